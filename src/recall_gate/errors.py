@@ -1,0 +1,35 @@
+"""Errors that own their message: what failed, where, and the fix.
+
+The CLI turns a `RecallGateError` into one line on stderr and its exit code;
+nothing below the CLI prints or exits.
+"""
+
+from __future__ import annotations
+
+__all__ = ["GateFailure", "InputError", "RecallGateError"]
+
+
+class RecallGateError(Exception):
+    """Base error: a message naming the file/field, and a fix."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, fix: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+    def __str__(self) -> str:
+        if self.fix:
+            return f"{self.message}\n  fix: {self.fix}"
+        return self.message
+
+
+class InputError(RecallGateError):
+    """Unusable input or configuration (exit code 2)."""
+
+
+class GateFailure(RecallGateError):
+    """A gate failed: integrity, a set floor, or an enforced regression (exit code 1)."""
+
+    exit_code = 1

@@ -1,0 +1,31 @@
+"""Stable content fingerprints: a baseline made on other data is stale."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from recall_gate.models import Card, CaseLabel
+
+__all__ = ["fingerprint_cards", "fingerprint_cases", "fingerprint_settings"]
+
+
+def _digest(payload: Any) -> str:
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+
+def fingerprint_cases(cases: Iterable[CaseLabel]) -> str:
+    """Of the scored labels only (id, groups, gold): a query edit is not staleness
+    of the gold, but it is of retrieval: use the cases' full dump when it matters."""
+    return _digest(sorted((c.model_dump(mode="json") for c in cases), key=lambda d: d["id"]))
+
+
+def fingerprint_cards(cards: Iterable[Card]) -> str:
+    return _digest(sorted((c.model_dump(mode="json") for c in cards), key=lambda d: d["id"]))
+
+
+def fingerprint_settings(settings: Mapping[str, Any]) -> str:
+    return _digest(dict(settings))

@@ -1,0 +1,135 @@
+"""Retrieval metrics over ranked id sequences (ADR-0023 (A)).
+
+Conventions, shared by every function here:
+
+* A ranking is a sequence of card ids, best first. It is de-duplicated by
+  first occurrence **before** the cut at ``k``: a stray duplicate can neither
+  count twice nor push a later card out of the top k.
+* ``gold`` is a set of card ids. Every function assumes it is non-empty; the
+  evaluator never scores a case with empty gold (ADR-0023 (B)).
+* Relevance is binary: every gold card has gain 1.
+
+Definitions (``top`` = the first ``k`` distinct ids of the ranking):
+
+* ``retrieval_hit_at_k``    = 1.0 if ``gold ∩ top`` is non-empty, else 0.0.
+  Matches trec_eval ``success_k``.
+* ``retrieval_recall_at_k`` = ``|gold ∩ top| / |gold|``. A conservative lower
+  bound under disjunctive gold. Matches trec_eval ``recall_k``.
+* ``retrieval_ndcg_at_k``   = ``DCG / IDCG`` with ``DCG = Σ 1/log2(rank+1)``
+  over gold cards at 1-based ``rank ≤ k`` and ``IDCG`` the same sum over the
+  ideal ranking cut at ``k``, i.e. over ranks ``1..min(|gold|, k)``; so the
+  value never exceeds 1.0. Matches trec_eval ``ndcg_cut_k`` (binary qrels).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence, Set
+from itertools import accumulate, islice
+
+__all__ = [
+    "HIT",
+    "METRIC_KEYS",
+    "NDCG",
+    "RECALL",
+    "dedupe_first",
+    "hit_at_k",
+    "ideal_dcg",
+    "ndcg_at_k",
+    "recall_at_k",
+    "score_ranking",
+    "top_k",
+]
+
+HIT = "retrieval_hit_at_k"
+RECALL = "retrieval_recall_at_k"
+NDCG = "retrieval_ndcg_at_k"
+METRIC_KEYS: tuple[str, str, str] = (HIT, RECALL, NDCG)
+
+# Discount 1/log2(rank+1) for 0-based position i (rank = i + 1) and its
+# prefix sums (the ideal DCG of n relevant cards); grown on demand for large k.
+_DISCOUNT: list[float] = []
+_IDEAL: list[float] = [0.0]
+
+
+def _grow(n: int) -> None:
+    start = len(_DISCOUNT)
+    if n <= start:
+        return
+    new = [1.0 / math.log2(i + 2) for i in range(start, max(n, 2 * start, 64))]
+    _DISCOUNT.extend(new)
+    _IDEAL.extend(accumulate(new, initial=_IDEAL[-1]))
+    del _IDEAL[start + 1]  # accumulate repeats the initial value
+
+
+def dedupe_first(ids: Iterable[str]) -> list[str]:
+    """Ids in first-occurrence order, later duplicates dropped."""
+    return list(dict.fromkeys(ids))
+
+
+def top_k(ranking: Iterable[str], k: int) -> list[str]:
+    """The first ``k`` distinct ids of ``ranking`` (de-duplicated before the cut)."""
+    if k <= 0:
+        raise ValueError(f"k must be a positive integer, got {k}")
+    return list(islice(dict.fromkeys(ranking), k))
+
+
+def ideal_dcg(n_relevant: int, k: int) -> float:
+    """DCG of the ideal ranking cut at k: ranks 1..min(n_relevant, k)."""
+    n = min(n_relevant, k)
+    _grow(n)
+    return _IDEAL[n]
+
+
+def hit_at_k(ranking: Iterable[str], gold: Set[str], k: int) -> float:
+    """1.0 if any gold id is among the first k distinct ids, else 0.0."""
+    return 1.0 if not gold.isdisjoint(top_k(ranking, k)) else 0.0
+
+
+def recall_at_k(ranking: Iterable[str], gold: Set[str], k: int) -> float:
+    """|gold ∩ top-k| / |gold| over the first k distinct ids."""
+    return sum(1 for card in top_k(ranking, k) if card in gold) / len(gold)
+
+
+def ndcg_at_k(ranking: Iterable[str], gold: Set[str], k: int) -> float:
+    """Binary-gain nDCG@k with the ideal ranking cut at k (never above 1.0)."""
+    top = top_k(ranking, k)
+    _grow(len(top))
+    dcg = sum(_DISCOUNT[i] for i, card in enumerate(top) if card in gold)
+    return dcg / ideal_dcg(len(gold), k)
+
+
+def score_ranking(
+    ranking: Sequence[str],
+    *,
+    gold: Set[str],
+    relevant: Set[str] | None = None,
+    k: int,
+) -> dict[str, float]:
+    """The metric triad for one ranking in one pass.
+
+    ``gold`` is the disjunctive citation field (``must_cite_one_of``): hit@k is
+    computed on it. ``relevant`` (``relevant_ids``, when a case carries it) is
+    the relevance set for recall@k and nDCG@k; it defaults to ``gold``.
+    Returns ``{}`` when the relevance set is empty (ADR-0023 (B)).
+    """
+    rel = gold if relevant is None else relevant
+    if not gold or not rel:
+        return {}
+    top = top_k(ranking, k)
+    _grow(len(top))
+    found = 0
+    dcg = 0.0
+    discount = _DISCOUNT
+    for i, card in enumerate(top):
+        if card in rel:
+            found += 1
+            dcg += discount[i]
+    # With no separate relevance set, a relevant card found is a gold card found.
+    hit_found = found if rel is gold else not gold.isdisjoint(top)
+    hit = 1.0 if hit_found else 0.0
+    return {
+        HIT: hit,
+        RECALL: found / len(rel),
+        NDCG: dcg / ideal_dcg(len(rel), k),
+    }

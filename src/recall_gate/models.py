@@ -1,0 +1,194 @@
+"""Domain records: cards, chunks, cases, captured artifacts and results.
+
+Frozen pydantic models with ``extra="forbid"``: a typo in a field name is an
+error, not a silently ignored key. Field names are the contract of DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+__all__ = [
+    "CASE_TYPES",
+    "LANGUAGES",
+    "SCHEMA_VERSION",
+    "Aggregates",
+    "Artifact",
+    "Card",
+    "Case",
+    "CaseLabel",
+    "CaseResult",
+    "CaseType",
+    "Chunk",
+    "CitationOutcome",
+    "Language",
+    "MetricSummary",
+    "Provenance",
+    "Results",
+    "RetrievedItem",
+]
+
+SCHEMA_VERSION = 1
+
+Language = Literal["en", "es-419", "pt-BR"]
+CaseType = Literal["golden", "adversarial", "capability", "no_match"]
+CitationOutcome = Literal["ok", "retrieval_miss", "citation_miss"]
+LANGUAGES: tuple[str, ...] = ("en", "es-419", "pt-BR")
+CASE_TYPES: tuple[str, ...] = ("golden", "adversarial", "capability", "no_match")
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Card(_Record):
+    """A parent card of the knowledge base."""
+
+    id: str = Field(min_length=1)
+    language: Language
+    title: str = Field(min_length=1)
+    body: str = Field(min_length=1)
+    tags: tuple[str, ...] = ()
+
+
+class Chunk(_Record):
+    """A piece of a card; ``parent_id`` is the card's id."""
+
+    id: str = Field(min_length=1)
+    parent_id: str = Field(min_length=1)
+    text: str = Field(min_length=1)
+
+
+class CaseLabel(_Record):
+    """What scoring needs of a case: its groups and its gold.
+
+    ``must_cite_one_of`` is disjunctive: citing any one card satisfies the
+    citation contract; hit@k is computed on it. ``relevant_ids``, when present,
+    is the relevance set for recall@k and nDCG@k (ADR-0023 future work 2).
+    """
+
+    id: str = Field(min_length=1)
+    language: Language
+    case_type: CaseType
+    must_cite_one_of: tuple[str, ...] = ()
+    relevant_ids: tuple[str, ...] | None = None
+
+    @model_validator(mode="after")
+    def _relevant_needs_gold(self) -> CaseLabel:
+        if self.relevant_ids is not None:
+            if not self.relevant_ids:
+                raise ValueError(
+                    "relevant_ids is empty: omit the field, or list the relevant card ids"
+                )
+            if not self.must_cite_one_of:
+                raise ValueError(
+                    "relevant_ids is set but must_cite_one_of is empty: "
+                    "a case is scored only when it carries gold (ADR-0023 (C))"
+                )
+        return self
+
+    @property
+    def gold_labelled(self) -> bool:
+        return bool(self.must_cite_one_of)
+
+
+class Case(CaseLabel):
+    """An evaluation case as written in a cases file: a label plus its query."""
+
+    query: str = Field(min_length=1)
+
+
+class RetrievedItem(_Record):
+    """One retrieved item; card identity is ``parent_id`` if set, else ``id``."""
+
+    id: str = Field(min_length=1)
+    parent_id: str | None = None
+    score: float | None = None
+
+    @property
+    def card_id(self) -> str:
+        return self.parent_id if self.parent_id else self.id
+
+
+class Artifact(_Record):
+    """What a runner captured for one case (one JSONL line).
+
+    A line may carry its case's fields so that a capture is self-contained.
+    ``timings_ms`` and ``query`` are informational (the built-in runner writes them).
+    """
+
+    case_id: str = Field(min_length=1)
+    retrieved: tuple[RetrievedItem | str, ...]
+    cited: tuple[str, ...] | None = None
+    must_cite_one_of: tuple[str, ...] | None = None
+    relevant_ids: tuple[str, ...] | None = None
+    language: Language | None = None
+    case_type: CaseType | None = None
+    query: str | None = None
+    timings_ms: dict[str, float] | None = None
+
+    @field_validator("retrieved")
+    @classmethod
+    def _no_empty_ids(
+        cls, items: tuple[RetrievedItem | str, ...]
+    ) -> tuple[RetrievedItem | str, ...]:
+        for i, item in enumerate(items):
+            if isinstance(item, str) and not item:
+                raise ValueError(f"retrieved[{i}] is an empty id")
+        return items
+
+    def ranked_card_ids(self) -> list[str]:
+        """Card ids in rank order (duplicates kept; the metrics de-duplicate)."""
+        return [item if isinstance(item, str) else item.card_id for item in self.retrieved]
+
+
+class MetricSummary(_Record):
+    """A mean over the cases that carry the metric key, and their count."""
+
+    mean: float
+    n: int = Field(ge=0)
+
+
+class Aggregates(_Record):
+    """Means with n: overall, per case type and per language."""
+
+    overall: dict[str, MetricSummary]
+    by_case_type: dict[str, dict[str, MetricSummary]]
+    by_language: dict[str, dict[str, MetricSummary]]
+
+
+class CaseResult(_Record):
+    """Per-case record: metrics (``{}`` for empty gold) and the ranked card ids."""
+
+    case_id: str
+    language: Language
+    case_type: CaseType
+    metrics: dict[str, float]
+    ranked_ids: tuple[str, ...]
+    must_cite_one_of: tuple[str, ...] = ()
+    relevant_ids: tuple[str, ...] | None = None
+    cited: tuple[str, ...] | None = None
+    citation_outcome: CitationOutcome | None = None
+
+
+class Provenance(_Record):
+    """Where a result came from: fingerprints let a stale baseline be detected."""
+
+    tool_version: str
+    dataset_fingerprint: str
+    kb_fingerprint: str | None = None
+    config_fingerprint: str | None = None
+    embedder: str | None = None
+    retrieval_mode: str | None = None
+
+
+class Results(_Record):
+    """The ``--json`` output of ``score`` and ``run``."""
+
+    schema_version: int = SCHEMA_VERSION
+    k: int = Field(gt=0)
+    provenance: Provenance
+    cases: tuple[CaseResult, ...]
+    aggregates: Aggregates
