@@ -14,6 +14,7 @@ case) and the fix. Formats:
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -28,9 +29,12 @@ from recall_gate.models import Artifact, Card, Case
 
 __all__ = [
     "describe_validation_error",
+    "ensure_readable",
+    "iter_jsonl_lines",
     "load_artifacts",
     "load_cards",
     "load_cases",
+    "parse_artifact_line",
     "parse_yaml",
     "read_text",
 ]
@@ -51,14 +55,16 @@ def read_text(path: Path, *, what: str) -> str:
         ) from None
     except IsADirectoryError:
         raise InputError(
-            f"{path}: is a directory, expected a {what} file", fix="pass the file's path"
+            f"{path}: is a directory, expected the {what}", fix=f"pass the {what}'s path"
         ) from None
     except OSError as exc:
         raise InputError(
             f"{path}: cannot read {what}: {exc.strerror}", fix="check the path and permissions"
         ) from None
     if b"\x00" in raw:
-        raise InputError(f"{path}: is a binary file, expected a {what}", fix="pass a text file")
+        raise InputError(
+            f"{path}: is a binary file, expected the {what} as text", fix="pass a UTF-8 text file"
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -94,6 +100,8 @@ def describe_validation_error(exc: ValidationError) -> str:
             msg = "unknown field (check its spelling)"
         elif err["type"] == "missing":
             msg = "required field is missing"
+        elif err["type"] == "tuple_type":
+            msg = "Input should be a valid list"  # YAML / JSON users write lists, not tuples
         parts.append(f"field `{loc}`: {msg}" if loc else msg)
     more = len(exc.errors()) - 3
     if more > 0:
@@ -111,16 +119,79 @@ def _validate(model: type[M], data: Any, *, where: str, fix: str) -> M:
 
 
 def _jsonl(text: str, *, source: str) -> Iterator[tuple[int, Any]]:
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Split on "\n" only: str.splitlines() also breaks on U+2028, U+0085 and
+    # friends, which JSON allows unescaped inside strings.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
+        yield number, _json_line(line, number=number, source=source)
+
+
+def _json_line(line: str, *, number: int, source: str) -> Any:
+    """One JSONL line parsed; invalid JSON is an error naming the line and column."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{source}:{number}: invalid JSON: {exc.msg} (column {exc.colno})",
+            fix="write one JSON object per line (JSON Lines)",
+        ) from None
+
+
+_BLOCK_CHARS = 1 << 22
+
+
+def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a JSONL file with their numbers, streamed in blocks.
+
+    What ``_jsonl(read_text(path, what=what))`` walks, in flat memory: lines are
+    split on "\n" only and numbered the same way. An unreadable, undecodable or
+    empty file raises :func:`read_text`'s error. A caller that rejects a line must
+    call :func:`ensure_readable` first: a binary or non-UTF-8 file is reported as
+    such even when the bad byte comes after the bad line.
+    """
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError:
+        read_text(path, what=what)  # raises the message of an unreadable path
+        raise
+    number = 0
+    content = False
+    with handle:
+        tail = ""
         try:
-            yield number, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                f"{source}:{number}: invalid JSON: {exc.msg} (column {exc.colno})",
-                fix="write one JSON object per line (JSON Lines)",
-            ) from None
+            while block := handle.read(_BLOCK_CHARS):
+                lines = (tail + block).split("\n")
+                tail = lines.pop()
+                for line in lines:
+                    number += 1
+                    if line and not line.isspace():  # i.e. line.strip()
+                        content = True
+                        yield number, line
+        except UnicodeDecodeError:
+            read_text(path, what=what)  # raises: binary or not UTF-8
+            raise
+    if tail and not tail.isspace():
+        yield number + 1, tail
+    elif not content:
+        read_text(path, what=what)  # raises: empty
+
+
+def ensure_readable(path: Path, *, what: str) -> None:
+    """Raise :func:`read_text`'s error if the file is binary or not UTF-8 (streamed check)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with path.open("rb") as handle:
+            while block := handle.read(_BLOCK_CHARS):
+                if b"\x00" in block:
+                    break
+                decoder.decode(block)
+            else:
+                decoder.decode(b"", final=True)
+                return
+    except (OSError, UnicodeDecodeError):
+        pass
+    read_text(path, what=what)
 
 
 # --- cards -------------------------------------------------------------------
@@ -138,7 +209,10 @@ def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
         )
     for end in range(1, len(lines)):
         if lines[end].strip() == "---":
-            meta = parse_yaml("\n".join(lines[1:end]) or "{}", source=source)
+            # A leading newline stands in for the opening '---', so YAML errors
+            # name the line of the file, not of the front matter.
+            meta_text = "\n".join(lines[1:end])
+            meta = parse_yaml("\n" + meta_text if meta_text.strip() else "{}", source=source)
             return meta, "\n".join(lines[end + 1 :]).strip()
     raise InputError(
         f"{source}: front matter is not closed", fix="add a '---' line after the card's fields"
@@ -260,10 +334,21 @@ def load_artifacts(path: Path) -> list[tuple[int, Artifact]]:
     """Captured artifacts with their line numbers."""
     source = str(path)
     text = read_text(path, what="artifacts file")
-    out = []
-    for number, obj in _jsonl(text, source=source):
-        where = f"{source}:{number}"
-        if isinstance(obj, dict) and isinstance(obj.get("case_id"), str):
-            where += f" (case {obj['case_id']})"
-        out.append((number, _validate(Artifact, obj, where=where, fix=_ARTIFACT_FIX)))
-    return out
+    return [
+        (number, _artifact_at(obj, number=number, source=source))
+        for number, obj in _jsonl(text, source=source)
+    ]
+
+
+def _artifact_at(obj: Any, *, number: int, source: str) -> Artifact:
+    where = f"{source}:{number}"
+    if isinstance(obj, dict) and isinstance(obj.get("case_id"), str):
+        where += f" (case {obj['case_id']})"
+    return _validate(Artifact, obj, where=where, fix=_ARTIFACT_FIX)
+
+
+def parse_artifact_line(line: str, *, number: int, source: str) -> Artifact:
+    """One artifacts JSONL line, as :func:`load_artifacts` reads it (same errors)."""
+    return _artifact_at(
+        _json_line(line, number=number, source=source), number=number, source=source
+    )

@@ -31,14 +31,15 @@ def _duplicates(kind: str, located: Sequence[tuple[str, str]]) -> list[Problem]:
     seen: dict[str, list[str]] = defaultdict(list)
     for where, ident in located:
         seen[ident].append(where)
+    # Every repeat is listed, not only the second one: a fix must find them all.
     return [
         Problem(
-            where=places[1],
+            where=place,
             message=f"duplicate {kind} id {ident!r}",
             hint=f"first defined at {places[0]}; give each {kind} a unique id",
         )
         for ident, places in seen.items()
-        if len(places) > 1
+        for place in places[1:]
     ]
 
 
@@ -60,7 +61,9 @@ def find_problems(
                 near = difflib.get_close_matches(gold_id, card_ids, n=1, cutoff=0.5)
                 problems.append(
                     Problem(
-                        where=f"{where} (case {case.id})",
+                        where=where
+                        if where.endswith(f"(id {case.id})")
+                        else f"{where} (case {case.id})",
                         message=f"{field} id {gold_id!r} resolves to no card",
                         hint=f"did you mean {near[0]!r}?" if near else "no similar card id",
                     )

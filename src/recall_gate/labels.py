@@ -8,14 +8,22 @@ disagreement is an error: silently preferring one would score the wrong gold.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+
+from pydantic import ValidationError
 
 from recall_gate.errors import InputError
 from recall_gate.models import Artifact, CaseLabel
 
-__all__ = ["label_artifacts"]
+__all__ = ["label_artifacts", "second_artifact_error"]
 
 _LABEL_FIELDS = ("language", "case_type", "must_cite_one_of", "relevant_ids")
+
+
+def _shown(value: object) -> str:
+    """A field value as the user wrote it (JSON), not as a Python repr."""
+    return json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
 
 
 def _same(field: str, case_value: object, artifact_value: object) -> bool:
@@ -41,8 +49,20 @@ def _label_from_artifact(artifact: Artifact, *, where: str) -> CaseLabel:
             must_cite_one_of=artifact.must_cite_one_of or (),
             relevant_ids=artifact.relevant_ids,
         )
-    except ValueError as exc:
-        raise InputError(f"{where}: {exc}", fix="fix the case's gold fields") from None
+    except ValidationError as exc:
+        # One line of our validators' own words, not pydantic's multi-line report.
+        reasons = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+        raise InputError(
+            f"{where}: case {artifact.case_id!r}: {reasons}", fix="fix the case's gold fields"
+        ) from None
+
+
+def second_artifact_error(source: str, number: int, case_id: str, first: int) -> InputError:
+    """The error for a second capture line of one case (also raised by the streaming scorer)."""
+    return InputError(
+        f"{source}:{number}: second artifact for case {case_id!r} (first on line {first})",
+        fix="keep one line per case",
+    )
 
 
 def label_artifacts(
@@ -60,10 +80,8 @@ def label_artifacts(
     first_line: dict[str, int] = {}
     for number, artifact in artifacts:
         if artifact.case_id in first_line:
-            raise InputError(
-                f"{artifacts_source}:{number}: second artifact for case {artifact.case_id!r} "
-                f"(first on line {first_line[artifact.case_id]})",
-                fix="keep one line per case",
+            raise second_artifact_error(
+                artifacts_source, number, artifact.case_id, first_line[artifact.case_id]
             )
         first_line[artifact.case_id] = number
     if cases is None:
@@ -92,7 +110,8 @@ def label_artifacts(
             if captured is not None and not _same(field, getattr(case, field), captured):
                 raise InputError(
                     f"{artifacts_source}:{number}: case {case.id!r} field `{field}` is "
-                    f"{captured!r} in the capture but {getattr(case, field)!r} in {cases_source}",
+                    f"{_shown(captured)} in the capture but {_shown(getattr(case, field))} "
+                    f"in {cases_source}",
                     fix="re-capture against the current case set "
                     "(the cases file is the source of truth)",
                 )

@@ -38,6 +38,7 @@ __all__ = [
     "ndcg_at_k",
     "recall_at_k",
     "score_ranking",
+    "score_triad",
     "top_k",
 ]
 
@@ -99,6 +100,36 @@ def ndcg_at_k(ranking: Iterable[str], gold: Set[str], k: int) -> float:
     return dcg / ideal_dcg(len(gold), k)
 
 
+def score_triad(
+    ranking: Iterable[str], gold: Set[str], rel: Set[str], k: int
+) -> tuple[float, float, float]:
+    """(hit@k, recall@k, nDCG@k) for a non-empty ``gold`` and relevance set ``rel``.
+
+    The loop under :func:`score_ranking`, positional and dict-free for hot
+    loops (the streaming scorer of ``score --artifacts``). Pass ``rel`` as the
+    very object ``gold`` when the case has no separate relevance set.
+    """
+    if k <= 0:
+        top_k(ranking, k)  # raises the ValueError
+    top = list(dict.fromkeys(ranking))[:k]
+    discount = _DISCOUNT
+    if len(top) > len(discount):
+        _grow(len(top))
+    found = 0
+    dcg = 0.0
+    for i, card in enumerate(top):
+        if card in rel:
+            found += 1
+            dcg += discount[i]
+    n_rel = len(rel)
+    n_ideal = n_rel if n_rel < k else k
+    if n_ideal >= len(_IDEAL):
+        _grow(n_ideal)
+    # With no separate relevance set, a relevant card found is a gold card found.
+    hit_found = found if rel is gold else not gold.isdisjoint(top)
+    return (1.0 if hit_found else 0.0), found / n_rel, dcg / _IDEAL[n_ideal]
+
+
 def score_ranking(
     ranking: Sequence[str],
     *,
@@ -116,20 +147,5 @@ def score_ranking(
     rel = gold if relevant is None else relevant
     if not gold or not rel:
         return {}
-    top = top_k(ranking, k)
-    _grow(len(top))
-    found = 0
-    dcg = 0.0
-    discount = _DISCOUNT
-    for i, card in enumerate(top):
-        if card in rel:
-            found += 1
-            dcg += discount[i]
-    # With no separate relevance set, a relevant card found is a gold card found.
-    hit_found = found if rel is gold else not gold.isdisjoint(top)
-    hit = 1.0 if hit_found else 0.0
-    return {
-        HIT: hit,
-        RECALL: found / len(rel),
-        NDCG: dcg / ideal_dcg(len(rel), k),
-    }
+    hit, recall, ndcg = score_triad(ranking, gold, rel, k)
+    return {HIT: hit, RECALL: recall, NDCG: ndcg}
