@@ -7,7 +7,8 @@ group names) goes through :func:`escape_markdown` so that it renders inert.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from recall_gate.aggregate import CITATION_COVERAGE
@@ -23,6 +24,7 @@ __all__ = [
     "format_mean",
     "metric_label",
     "render_report",
+    "render_summary",
     "table",
 ]
 
@@ -52,12 +54,19 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 
 
 def escape_markdown(text: str) -> str:
-    """Make user text inert in GitHub Markdown: no markup, no HTML, no pings."""
-    text = " ".join(text.split())  # newlines would break a table row
+    """Make user text inert in GitHub Markdown: no markup, no HTML, no pings.
+
+    Whitespace runs (newlines too: they would break a table row) become one
+    space; other invisible characters (controls, bidi overrides) become U+FFFD
+    so they cannot disguise text; Markdown punctuation is backslash-escaped;
+    a zero-width joiner after ``@`` and ``#`` stops mentions (``@org/team``)
+    and issue cross-references (``#123``, ``org/repo#1``).
+    """
+    text = " ".join(text.split())
+    text = "".join(c if c.isprintable() else "\ufffd" for c in text)
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = text.replace("&", "&amp;")
-    # A zero-width joiner after '@' stops @user / @org/team mentions.
-    return text.replace("@", "@\u200d")
+    return text.replace("@", "@\u200d").replace("#", "#\u200d")
 
 
 def metric_label(metric: str, k: int) -> str:
@@ -116,13 +125,38 @@ def render_report(
     results: Results, *, gate: GateResult | None = None, fmt: Format = "markdown"
 ) -> str:
     """The report of one results set: gate verdict, table with n, caveats, definitions."""
-    k = results.k
-    agg = results.aggregates
+    outcomes: Counter[str] = Counter(
+        c.citation_outcome for c in results.cases if c.citation_outcome
+    )
+    return render_summary(
+        k=results.k,
+        aggregates=results.aggregates,
+        total=len(results.cases),
+        scored=sum(1 for c in results.cases if c.metrics),
+        outcomes=outcomes,
+        gate=gate,
+        fmt=fmt,
+    )
+
+
+def render_summary(
+    *,
+    k: int,
+    aggregates: Aggregates,
+    total: int,
+    scored: int,
+    outcomes: Mapping[str, int],
+    gate: GateResult | None = None,
+    fmt: Format = "markdown",
+) -> str:
+    """:func:`render_report` from the counts alone (the streaming scorer keeps no cases).
+
+    ``outcomes`` counts the citation outcomes of the cases that have one.
+    """
+    agg = aggregates
     metrics = list(METRIC_KEYS)
     if CITATION_COVERAGE in agg.overall:
         metrics.append(CITATION_COVERAGE)
-    total = len(results.cases)
-    scored = sum(1 for c in results.cases if c.metrics)
     parts = [_heading(f"recall-gate: retrieval quality at k = {k}", fmt)]
     if gate is not None:
         parts.append(_verdict_lines(gate, k, fmt))
@@ -132,9 +166,8 @@ def render_report(
     )
     header = ["group", "name", "n", *(metric_label(m, k) for m in metrics)]
     parts.append(table(header, _group_rows(agg, metrics, fmt), fmt))
-    outcomes = [c.citation_outcome for c in results.cases if c.citation_outcome]
-    if outcomes:
-        counts = {o: outcomes.count(o) for o in ("ok", "retrieval_miss", "citation_miss")}
+    if any(outcomes.values()):
+        counts = {o: outcomes.get(o, 0) for o in ("ok", "retrieval_miss", "citation_miss")}
         parts.append(
             "Citation outcomes (gold-labelled cases with captured citations): "
             f"ok {counts['ok']}, retrieval miss {counts['retrieval_miss']}, "
