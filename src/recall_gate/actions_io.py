@@ -6,8 +6,7 @@ What a step can hand back to the runner, and nothing else:
   (``name<<DELIMITER`` blocks, so a value may span lines);
 - the job summary, appended to the file named by ``GITHUB_STEP_SUMMARY``
   (GitHub refuses a step's summary above 1 MiB, so it is cut below that);
-- workflow commands on stdout: ``::warning::``, ``::error::``, ``::notice::``
-  annotations and ``::add-mask::``;
+- annotations on stdout: ``::warning::``, ``::error::``, ``::notice::``;
 
 and what a step can learn from it: the event that triggered the run
 (`load_event`, from the file named by ``GITHUB_EVENT_PATH``). What a
@@ -18,6 +17,10 @@ It receives the two paths and the stream; the CLI reads them from the
 environment. Outside Actions (no paths, ``commands=False``) outputs and the
 summary are dropped and annotations become plain ``warning: ...`` lines, so
 the same code path serves a laptop.
+
+The token is masked by the action itself (``::add-mask::`` in its first step,
+before any tool runs), not here: a command whose stdout is redirected to a
+file would write the secret into that file instead of to the runner.
 
 Escaping follows the runner's own rules (actions/toolkit ``command.ts``): in
 a command's message ``%``, CR and LF are percent-encoded; in its properties
@@ -145,13 +148,6 @@ class ActionsRunner:
             return
         props = f" title={escape_property(title)}" if title else ""
         self.stream.write(f"::{level}{props}::{escape_data(message)}\n")
-
-    def mask(self, secret: str) -> None:
-        """Ask the runner to replace ``secret`` with ``***`` in the log from now on."""
-        if self.commands and secret:
-            for line in secret.splitlines():  # the runner masks line by line
-                if line.strip():
-                    self.stream.write(f"::add-mask::{escape_data(line)}\n")
 
     # -- internals ---------------------------------------------------------------
 

@@ -743,7 +743,6 @@ def _cmd_comment(args: argparse.Namespace, io: _Io) -> int:
 
     runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
     token = io.environ.get("GITHUB_TOKEN", "")
-    runner.mask(token)
     marker = comment_marker(args.profile)
     body = read_text(args.body, what="comment body")
     event_path = io.environ.get("GITHUB_EVENT_PATH", "")
@@ -917,7 +916,6 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: _Io) -> int:
 
     runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
     token = io.environ.get("GITHUB_TOKEN", "")
-    runner.mask(token)
     relative = Path(args.file)
     if relative.is_absolute() or ".." in relative.parts:
         raise InputError(
