@@ -16,6 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from io import TextIOWrapper
 from pathlib import Path
 from typing import Literal, NoReturn, TextIO
 
@@ -1018,4 +1019,17 @@ def main(
 
 
 def entry_point() -> None:
-    sys.exit(main())
+    """Console script: ``main()`` with the process's streams and exit code."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, TextIOWrapper):
+            # A lone surrogate in a user's id must print as an escape, not crash.
+            stream.reconfigure(errors="backslashreplace")
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`recall-gate … | head`): nothing is left to say
+        # to it; point stdout at devnull so the interpreter's final flush is quiet.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)

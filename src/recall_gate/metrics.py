@@ -100,36 +100,6 @@ def ndcg_at_k(ranking: Iterable[str], gold: Set[str], k: int) -> float:
     return dcg / ideal_dcg(len(gold), k)
 
 
-def score_triad(
-    ranking: Iterable[str], gold: Set[str], rel: Set[str], k: int
-) -> tuple[float, float, float]:
-    """(hit@k, recall@k, nDCG@k) for a non-empty ``gold`` and relevance set ``rel``.
-
-    The loop under :func:`score_ranking`, positional and dict-free for hot
-    loops (the streaming scorer of ``score --artifacts``). Pass ``rel`` as the
-    very object ``gold`` when the case has no separate relevance set.
-    """
-    if k <= 0:
-        top_k(ranking, k)  # raises the ValueError
-    top = list(dict.fromkeys(ranking))[:k]
-    discount = _DISCOUNT
-    if len(top) > len(discount):
-        _grow(len(top))
-    found = 0
-    dcg = 0.0
-    for i, card in enumerate(top):
-        if card in rel:
-            found += 1
-            dcg += discount[i]
-    n_rel = len(rel)
-    n_ideal = n_rel if n_rel < k else k
-    if n_ideal >= len(_IDEAL):
-        _grow(n_ideal)
-    # With no separate relevance set, a relevant card found is a gold card found.
-    hit_found = found if rel is gold else not gold.isdisjoint(top)
-    return (1.0 if hit_found else 0.0), found / n_rel, dcg / _IDEAL[n_ideal]
-
-
 def score_ranking(
     ranking: Sequence[str],
     *,
@@ -147,5 +117,42 @@ def score_ranking(
     rel = gold if relevant is None else relevant
     if not gold or not rel:
         return {}
-    hit, recall, ndcg = score_triad(ranking, gold, rel, k)
-    return {HIT: hit, RECALL: recall, NDCG: ndcg}
+    if k <= 0:
+        top_k(ranking, k)  # raises the ValueError
+    # Hot loop (the streaming scorer calls this per case): inlined top_k/ideal_dcg.
+    top = list(dict.fromkeys(ranking))[:k]
+    if len(top) > len(_DISCOUNT):
+        _grow(len(top))
+    # The relevant cards in the top k (a C-level intersection for the usual frozenset).
+    found_cards = (
+        rel.intersection(top) if isinstance(rel, frozenset | set) else {c for c in top if c in rel}
+    )
+    found = len(found_cards)
+    dcg = 0.0
+    if found:
+        discount = _DISCOUNT
+        for i in sorted(map(top.index, found_cards)):  # summed in rank order
+            dcg += discount[i]
+    n_rel = len(rel)
+    n_ideal = n_rel if n_rel < k else k
+    if n_ideal >= len(_IDEAL):
+        _grow(n_ideal)
+    # With no separate relevance set, a relevant card found is a gold card found.
+    hit_found = found if rel is gold else not gold.isdisjoint(top)
+    return {
+        HIT: 1.0 if hit_found else 0.0,
+        RECALL: found / n_rel,
+        NDCG: dcg / _IDEAL[n_ideal],
+    }
+
+
+def score_triad(
+    ranking: Sequence[str], gold: Set[str], rel: Set[str], k: int
+) -> tuple[float, float, float]:
+    """(hit@k, recall@k, nDCG@k) for a non-empty ``gold`` and relevance set ``rel``.
+
+    The positional form of :func:`score_ranking`: pass ``rel`` as the very
+    object ``gold`` when the case has no separate relevance set.
+    """
+    metrics = score_ranking(ranking, gold=gold, relevant=None if rel is gold else rel, k=k)
+    return metrics[HIT], metrics[RECALL], metrics[NDCG]

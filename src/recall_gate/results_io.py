@@ -57,7 +57,11 @@ def atomic_write_text(path: Path, text: str) -> None:
             f"{path}: cannot write: {exc.strerror}", fix="check the directory and its permissions"
         ) from None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        # backslashreplace: a lone surrogate (legal as a JSON escape) is written
+        # back as the same escape instead of crashing the encoder.
+        with os.fdopen(
+            fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n"
+        ) as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

@@ -25,6 +25,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -33,18 +34,36 @@ from recall_gate.dataset import ensure_readable, iter_jsonl_lines, parse_artifac
 from recall_gate.errors import InputError
 from recall_gate.evaluate import classify_citation
 from recall_gate.labels import _label_from_artifact, second_artifact_error
-from recall_gate.metrics import HIT, NDCG, RECALL, score_triad
+from recall_gate.metrics import HIT, NDCG, RECALL, score_ranking
 from recall_gate.models import CASE_TYPES, LANGUAGES, Aggregates, Artifact
 
 __all__ = ["ARTIFACTS_WHAT", "StreamedScores", "score_artifacts_file"]
 
 ARTIFACTS_WHAT = "artifacts file"
 
-_ARTIFACT_KEYS = frozenset(Artifact.model_fields)
+# The Artifact fields the fast path checks (a field added to the model later
+# takes the slow path until it is checked here too).
+_ARTIFACT_KEYS = frozenset(
+    (
+        "case_id",
+        "retrieved",
+        "cited",
+        "must_cite_one_of",
+        "relevant_ids",
+        "language",
+        "case_type",
+        "query",
+        "timings_ms",
+    )
+)
 _ITEM_KEYS = frozenset(("id", "parent_id", "score"))
+_ITEM_FIELDS = itemgetter("id", "parent_id", "score")
 _LANGUAGES = frozenset(LANGUAGES)
 _CASE_TYPES = frozenset(CASE_TYPES)
 _COLUMNS = (HIT, RECALL, NDCG, CITATION_COVERAGE)
+# case_id, retrieved, must_cite_one_of, language, case_type (and cited): past
+# these a line has query / timings_ms / relevant_ids, checked apart.
+_COMMON_KEYS = 5
 # json.loads turns "\ud800" into a lone surrogate, which pydantic may refuse:
 # such a line takes the slow path (orjson refuses it outright).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
@@ -123,6 +142,7 @@ def _card_of(item: object) -> str | None:
 
 
 def _cards(items: list[Any]) -> list[str] | None:
+    """Card ids of ``retrieved`` if the schema surely accepts every item, else None."""
     try:
         "".join(items)
     except TypeError:
@@ -135,9 +155,7 @@ def _cards(items: list[Any]) -> list[str] | None:
         # The shape a runner writes: {"id": str, "parent_id": str, "score": float}.
         if type(item) is dict and len(item) == 3:
             try:
-                ident = item["id"]
-                parent = item["parent_id"]
-                score = item["score"]
+                ident, parent, score = _ITEM_FIELDS(item)
             except KeyError:
                 return None
             if (
@@ -154,6 +172,20 @@ def _cards(items: list[Any]) -> list[str] | None:
             return None
         append(card)
     return cards
+
+
+def _rare_fields_ok(obj: dict[str, Any]) -> bool:
+    """``relevant_ids`` absent; ``query`` and ``timings_ms`` exactly as the schema takes them."""
+    query = obj.get("query")
+    timings = obj.get("timings_ms")
+    return (
+        obj.get("relevant_ids") is None
+        and (query is None or type(query) is str)
+        and (
+            timings is None
+            or (type(timings) is dict and all(type(v) is float for v in timings.values()))
+        )
+    )
 
 
 def _optional_ok(obj: dict[str, Any]) -> bool:
@@ -247,7 +279,12 @@ class _Scorer:
             ensure_readable(self.path, what=ARTIFACTS_WHAT)
             raise
 
-    def add(self, line: str, number: int) -> None:
+    def add(self, line: str, number: int) -> bool:
+        """One line, any line; whether no error is due yet."""
+        self._add(line, number)
+        return self.duplicate is None and self.unlabelled is None
+
+    def _add(self, line: str, number: int) -> None:
         case_id, cards, cited, gold, relevant, language, case_type = self.parse(line, number)
         self.total += 1
         first = self.first_line.setdefault(case_id, number)
@@ -275,10 +312,14 @@ class _Scorer:
             gold, relevant = list(label.must_cite_one_of), _ids(label.relevant_ids)
         cell = self.cells.get((case_type, language))
         if cell is None:
-            cell = self.acc.appenders(case_type, language, _COLUMNS)
-            self.cells[(case_type, language)] = cell
+            cell = self.cell(case_type, language)
         if gold:  # else no keys and no n (ADR-0023 (B))
             self.score(cell, cards, cited, gold, relevant)
+
+    def cell(self, case_type: str, language: str) -> tuple[Callable[[float], None], ...]:
+        """The appenders of a group's columns (registers the group)."""
+        cell = self.cells[(case_type, language)] = self.acc.appenders(case_type, language, _COLUMNS)
+        return cell
 
     def score(
         self,
@@ -289,26 +330,28 @@ class _Scorer:
         relevant: list[str] | None,
     ) -> None:
         gold_set = frozenset(gold)
-        rel = gold_set if relevant is None else frozenset(relevant)
-        hit, recall, ndcg = score_triad(cards, gold_set, rel, self.k)
+        rel = None if relevant is None else frozenset(relevant)
+        metrics = score_ranking(cards, gold=gold_set, relevant=rel, k=self.k)
+        hit = metrics[HIT]
         self.scored += 1
         cell[0](hit)
-        cell[1](recall)
-        cell[2](ndcg)
+        cell[1](metrics[RECALL])
+        cell[2](metrics[NDCG])
         if cited is not None:
             outcome = classify_citation(hit=hit, gold=gold_set, cited=cited)
             self.outcomes[outcome] += 1
             cell[3](1.0 if outcome == "ok" else 0.0)
 
-    def result(self) -> StreamedScores:
+    def result(self, *, total: int, scored: int) -> StreamedScores:
+        """The scores, with the counts of the fast path added; or the error due."""
         if self.duplicate is not None:
             raise self.duplicate
         if self.unlabelled is not None:
             raise self.unlabelled
         return StreamedScores(
             aggregates=self.acc.result(),
-            total=self.total,
-            scored=self.scored,
+            total=self.total + total,
+            scored=self.scored + scored,
             outcomes=self.outcomes,
         )
 
@@ -316,7 +359,63 @@ class _Scorer:
 def score_artifacts_file(path: Path, *, k: int) -> StreamedScores:
     """Score a self-contained capture (every line carries its case's fields) at ``k``."""
     scorer = _Scorer(path, k=k)
-    add = scorer.add
+    first_line = scorer.first_line
+    cells = scorer.cells
+    outcomes = scorer.outcomes
+    total = scored = 0
+    clean = True  # no error due yet
     for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
-        add(line, number)
-    return scorer.result()
+        # Fast path, inlined: a well-formed, labelled, first line of its case with no
+        # separate relevance set. Anything else goes to scorer.add (same result, slower).
+        obj = _loads(line)
+        if type(obj) is not dict:
+            clean = scorer.add(line, number)
+            continue
+        case_id = obj.get("case_id")
+        items = obj.get("retrieved")
+        gold = obj.get("must_cite_one_of")
+        cited = obj.get("cited")
+        language = obj.get("language")
+        case_type = obj.get("case_type")
+        if not (
+            type(case_id) is str
+            and case_id
+            and type(items) is list
+            and type(gold) is list
+            and type(language) is str
+            and language in _LANGUAGES
+            and type(case_type) is str
+            and case_type in _CASE_TYPES
+            and _is_str_list(gold)
+            and (cited is None or _is_str_list(cited))
+            # The five keys above (and cited) and no other, or only known others.
+            and (
+                len(obj) == _COMMON_KEYS + ("cited" in obj)
+                or (obj.keys() <= _ARTIFACT_KEYS and _rare_fields_ok(obj))
+            )
+            and clean
+        ):
+            clean = scorer.add(line, number)
+            continue
+        cards = _cards(items)
+        if cards is None or first_line.setdefault(case_id, number) != number:
+            clean = scorer.add(line, number)
+            continue
+        total += 1
+        cell = cells.get((case_type, language))
+        if cell is None:
+            cell = scorer.cell(case_type, language)
+        if not gold:
+            continue  # no gold: no keys, no n (ADR-0023 (B))
+        gold_set = frozenset(gold)
+        metrics = score_ranking(cards, gold=gold_set, k=k)
+        hit = metrics[HIT]
+        scored += 1
+        cell[0](hit)
+        cell[1](metrics[RECALL])
+        cell[2](metrics[NDCG])
+        if cited is not None:
+            outcome = classify_citation(hit=hit, gold=gold_set, cited=cited)
+            outcomes[outcome] += 1
+            cell[3](1.0 if outcome == "ok" else 0.0)
+    return scorer.result(total=total, scored=scored)

@@ -1,0 +1,35 @@
+"""``python -m benchmarks [BENCHMARK] [ARGS…]``: run one benchmark (default: scoring).
+
+* ``scoring`` — recall-gate's ``score`` path against ranx and pytrec_eval
+  (``python -m benchmarks scoring --help``);
+* ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = {"scoring": "benchmarks.bench_scoring", "runner": "benchmarks.bench_runner"}
+
+
+def main(argv: list[str]) -> int:
+    name = "scoring"
+    if argv and argv[0] in BENCHMARKS:
+        name, argv = argv[0], argv[1:]
+    elif argv and argv[0] in ("-h", "--help") and len(argv) == 1:
+        print(__doc__)
+        return 0
+    try:
+        module = importlib.import_module(BENCHMARKS[name])
+    except ModuleNotFoundError as exc:
+        if exc.name != BENCHMARKS[name]:
+            raise
+        print(f"benchmark {name!r} is not available ({BENCHMARKS[name]} is missing)")
+        return 2
+    code = module.main(argv)
+    return code if isinstance(code, int) else 0  # a main() may return None
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,490 @@
+"""Scoring speed: recall-gate's `score` path against ranx and pytrec_eval, same data, one run.
+
+Every path runs in its own subprocess (peak RSS per path from ``os.wait4``) on
+the same seeded artifacts JSONL (``benchmarks.gen_cases``):
+
+* ``recall-gate``: ``recall_gate.cli.main(["score", "--artifacts", F, "--k", K])``
+  in-process: parse + label + score + aggregate + render the report.
+* ``pytrec_eval`` / ``ranx``: parse the same JSONL, build their qrels and run
+  (card id = ``parent_id`` else ``id``, first occurrence kept, score = rank
+  order; cases with empty gold left out, as recall-gate leaves them out of
+  every mean) and evaluate hit / recall / nDCG at k.
+* ``scoring loop``: ``score_ranking`` over pre-parsed rankings, one thread.
+
+All three parse with the same JSON parser (orjson when installed, as
+recall-gate does; ``--parser json`` forces the standard library for all), so
+the comparison is of the work after parsing too. Import and interpreter
+start-up are outside the timed span; ranx's JIT is warmed up first. The three
+tools' overall means must agree within 1e-6, or the run fails.
+
+Usage: ``python -m benchmarks scoring [--cases N | --quick] [--repeat R]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from benchmarks.gen_cases import write_artifacts
+
+__all__ = ["main"]
+
+DEFAULT_CASES = 1_000_000
+QUICK_CASES = 100_000
+SEED = 20240601
+GENERATOR_VERSION = 1  # bump when gen_cases changes its output
+AGREEMENT = 1e-6
+TARGET_RATIO = 5.0
+TARGET_RSS_MB = 1024.0
+TARGET_LOOP = 300_000.0
+MB = 1024 * 1024
+
+PATHS = ("recall-gate", "pytrec_eval", "ranx", "scoring-loop")
+METRICS = ("hit", "recall", "ndcg")
+
+
+# --- workers (each runs in its own subprocess) ---------------------------------
+
+
+def _json_loads(parser: str) -> Callable[[str], Any]:
+    if parser == "orjson":
+        import orjson
+
+        return orjson.loads
+    return json.loads
+
+
+def _lines(path: Path) -> Iterator[str]:
+    with path.open(encoding="utf-8") as handle:
+        yield from handle
+
+
+def _peer_inputs(
+    path: Path, loads: Callable[[str], Any]
+) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, float]]]:
+    """qrels and run as both peers take them: gold-labelled cases only."""
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for line in _lines(path):
+        obj = loads(line)
+        gold = obj["must_cite_one_of"]
+        if not gold:
+            continue
+        case_id = obj["case_id"]
+        qrels[case_id] = dict.fromkeys(gold, 1)
+        items = obj["retrieved"]
+        scores: dict[str, float] = {}
+        rank_score = float(len(items))
+        for item in items:
+            card = item if isinstance(item, str) else (item.get("parent_id") or item["id"])
+            if card not in scores:  # first occurrence = best rank
+                scores[card] = rank_score
+            rank_score -= 1.0
+        run[case_id] = scores
+    return qrels, run
+
+
+def _worker_recall_gate(path: Path, k: int) -> dict[str, Any]:
+    import io
+
+    from recall_gate import cli
+    from recall_gate.metrics import HIT, NDCG, RECALL
+    from recall_gate.stream import StreamedScores, score_artifacts_file
+
+    captured: list[StreamedScores] = []
+
+    def spy(p: Path, *, k: int) -> StreamedScores:
+        captured.append(score_artifacts_file(p, k=k))
+        return captured[-1]
+
+    vars(cli)["score_artifacts_file"] = spy  # read the means, untimed
+    out = io.StringIO()
+    started, cpu = time.perf_counter(), time.process_time()
+    code = cli.main(["score", "--artifacts", str(path), "--k", str(k)], environ={}, stdout=out)
+    total, cpu = time.perf_counter() - started, time.process_time() - cpu
+    if code != 0:
+        raise SystemExit(f"recall-gate score exited {code}")
+    if not captured:  # the CLI no longer goes through score_artifacts_file: score apart
+        captured.append(score_artifacts_file(path, k=k))
+    overall = captured[0].aggregates.overall
+    return {
+        "total_s": total,
+        "cpu_s": cpu,
+        "cases": captured[0].total,
+        "scored": captured[0].scored,
+        "means": {
+            m: overall[key].mean for m, key in zip(METRICS, (HIT, RECALL, NDCG), strict=True)
+        },
+        "report_head": out.getvalue().splitlines()[:14],
+    }
+
+
+def _worker_pytrec(path: Path, k: int, parser: str) -> dict[str, Any]:
+    import pytrec_eval
+
+    loads = _json_loads(parser)
+    started, cpu = time.perf_counter(), time.process_time()
+    qrels, run = _peer_inputs(path, loads)
+    built = time.perf_counter()
+    names = {"hit": f"success_{k}", "recall": f"recall_{k}", "ndcg": f"ndcg_cut_{k}"}
+    evaluator = pytrec_eval.RelevanceEvaluator(
+        qrels, {f"success.{k}", f"recall.{k}", f"ndcg_cut.{k}"}
+    )
+    per_query = evaluator.evaluate(run)
+    # A query that trec_eval drops (nothing retrieved) scores 0 in recall-gate's means.
+    means = {
+        m: math.fsum(per_query[q][name] for q in per_query) / len(qrels)
+        for m, name in names.items()
+    }
+    done, cpu = time.perf_counter(), time.process_time() - cpu
+    return {
+        "total_s": done - started,
+        "cpu_s": cpu,
+        "build_s": built - started,
+        "eval_s": done - built,
+        "scored": len(qrels),
+        "means": means,
+    }
+
+
+def _worker_ranx(path: Path, k: int, parser: str) -> dict[str, Any]:
+    from ranx import Qrels, Run, evaluate
+
+    metrics = [f"hit_rate@{k}", f"recall@{k}", f"ndcg@{k}"]
+    # Warm the numba JIT (compiled on first use) outside the timed span.
+    evaluate(Qrels({"q": {"a": 1}}), Run({"q": {"a": 1.0, "b": 0.5}}), metrics)
+    loads = _json_loads(parser)
+    started, cpu = time.perf_counter(), time.process_time()
+    qrels, run = _peer_inputs(path, loads)
+    built = time.perf_counter()
+    scores = evaluate(Qrels(qrels), Run(run), metrics)
+    done, cpu = time.perf_counter(), time.process_time() - cpu
+    return {
+        "total_s": done - started,
+        "cpu_s": cpu,  # all threads: ranx evaluates in parallel
+        "build_s": built - started,
+        "eval_s": done - built,
+        "scored": len(qrels),
+        "means": {m: float(scores[name]) for m, name in zip(METRICS, metrics, strict=True)},
+    }
+
+
+def _worker_loop(path: Path, k: int, parser: str, repeat: int) -> dict[str, Any]:
+    from recall_gate.metrics import score_ranking
+
+    loads = _json_loads(parser)
+    interned: dict[str, str] = {}
+    data: list[tuple[list[str], frozenset[str]]] = []
+    for line in _lines(path):
+        obj = loads(line)
+        gold = obj["must_cite_one_of"]
+        if not gold:
+            continue
+        ranking = [
+            item if isinstance(item, str) else (item.get("parent_id") or item["id"])
+            for item in obj["retrieved"]
+        ]
+        data.append(
+            (
+                [interned.setdefault(c, c) for c in ranking],
+                frozenset(interned.setdefault(c, c) for c in gold),
+            )
+        )
+    del interned
+    best = best_cpu = math.inf
+    for _ in range(repeat):
+        started, cpu = time.perf_counter(), time.process_time()
+        for ranking, gold in data:
+            score_ranking(ranking, gold=gold, k=k)
+        best = min(best, time.perf_counter() - started)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
+    return {
+        "total_s": best,
+        "cpu_s": best_cpu,
+        "scored": len(data),
+        "rate": len(data) / best,
+        "cpu_rate": len(data) / best_cpu,
+    }
+
+
+# --- the driver ------------------------------------------------------------------
+
+
+def _machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        for row in Path("/proc/cpuinfo").read_text().splitlines():
+            if row.startswith("model name"):
+                model = row.split(":", 1)[1].strip()
+                break
+        mem_kb = next(
+            int(row.split()[1])
+            for row in Path("/proc/meminfo").read_text().splitlines()
+            if row.startswith("MemTotal")
+        )
+        memory = f", {mem_kb / MB:.0f} GB RAM"
+    except (OSError, StopIteration, ValueError):
+        memory = ""
+    return (
+        f"{model}, {os.cpu_count()} CPUs{memory}, {platform.system()} {platform.release()}, "
+        f"Python {platform.python_version()}"
+    )
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def _spawn(args: list[str]) -> tuple[dict[str, Any], float, float]:
+    """Run a worker; its JSON result, its wall time (s) and its peak RSS (MB)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.bench_scoring", "--worker", *args],
+        stdout=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert proc.stdout is not None
+    output = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"worker {args[0]} failed (exit {proc.returncode})")
+    return json.loads(output), wall, usage.ru_maxrss / 1024  # ru_maxrss is in KB on Linux
+
+
+def _data_file(args: argparse.Namespace) -> Path:
+    if args.data is not None:
+        return Path(args.data)
+    workdir = Path(args.workdir or Path(tempfile.gettempdir()) / "recall-gate-bench")
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / f"artifacts-{args.cases}-s{args.seed}-g{GENERATOR_VERSION}.jsonl"
+    if not path.is_file():
+        print(f"generating {args.cases:,} cases → {path} …", flush=True)
+        partial = path.with_suffix(".partial")
+        write_artifacts(partial, args.cases, seed=args.seed)
+        partial.replace(path)
+    return path
+
+
+def _fmt_rate(cases: float, seconds: float) -> str:
+    return f"{cases / seconds / 1000:,.0f}k"
+
+
+def _check_agreement(runs: dict[str, dict[str, Any]]) -> float:
+    """Largest |Δ| between recall-gate's overall means and each peer's; fails past 1e-6."""
+    ours = runs["recall-gate"]["means"]
+    worst = 0.0
+    for peer in ("pytrec_eval", "ranx"):
+        if peer not in runs:
+            continue
+        theirs = runs[peer]["means"]
+        if runs[peer]["scored"] != runs["recall-gate"]["scored"]:
+            raise SystemExit(
+                f"{peer} scored {runs[peer]['scored']} cases, recall-gate scored "
+                f"{runs['recall-gate']['scored']}: not the same comparison"
+            )
+        for metric in METRICS:
+            delta = abs(ours[metric] - theirs[metric])
+            worst = max(worst, delta)
+            assert delta <= AGREEMENT, (
+                f"{peer} {metric} mean {theirs[metric]!r} differs from recall-gate's "
+                f"{ours[metric]!r} by {delta:.3g} > {AGREEMENT}: not an apples-to-apples comparison"
+            )
+    return worst
+
+
+def run_benchmark(args: argparse.Namespace) -> int:
+    parser = args.parser
+    if parser == "auto":
+        try:
+            import orjson  # noqa: F401
+        except ImportError:
+            parser = "json"
+        else:
+            parser = "orjson"
+    data = _data_file(args)
+    size_mb = data.stat().st_size / MB
+    paths = [p for p in PATHS if p not in args.skip]
+    print(
+        f"recall-gate scoring benchmark: {args.cases:,} cases, k = {args.k}, "
+        f"{size_mb:,.0f} MB of JSONL ({data}), JSON parser: {parser}\n"
+        f"machine: {_machine()}\nload average at start: {_load()}",
+        flush=True,
+    )
+    common = ["--file", str(data), "--k", str(args.k), "--parser", parser]
+    best: dict[str, dict[str, Any]] = {}
+    walls: dict[str, float] = {}
+    rss: dict[str, float] = {}
+    order = [p for p in ("recall-gate", "pytrec_eval") if p in paths]
+    for round_ in range(args.repeat):  # interleaved, best of R: the machine may be shared
+        for name in order + [p for p in ("ranx",) if p in paths and round_ == 0]:
+            result, wall, peak = _spawn([name, *common])
+            print(f"  {name:<12} run {round_ + 1}: {result['total_s']:.2f} s", flush=True)
+            if name not in best or result["total_s"] < best[name]["total_s"]:
+                best[name], walls[name] = result, wall
+            rss[name] = max(rss.get(name, 0.0), peak)
+    if "scoring-loop" in paths:
+        best["scoring-loop"], walls["scoring-loop"], rss["scoring-loop"] = _spawn(
+            ["scoring-loop", *common, "--repeat", str(max(3, args.repeat))]
+        )
+    worst = _check_agreement(best)
+    print(f"load average at end: {_load()}\n")
+    _report(args, best=best, walls=walls, rss=rss, worst=worst)
+    if args.json_out:
+        raw = {"best": best, "rss_mb": rss, "wall_s": walls, "parser": parser}
+        Path(args.json_out).write_text(json.dumps(raw, indent=2) + "\n")
+    return 0
+
+
+def _report(
+    args: argparse.Namespace,
+    *,
+    best: dict[str, dict[str, Any]],
+    walls: dict[str, float],
+    rss: dict[str, float],
+    worst: float,
+) -> None:
+    """The side-by-side table and the verdicts against the issue's targets."""
+    ours = best["recall-gate"]
+    rows = [
+        [
+            "path",
+            "wall s",
+            "CPU s",
+            "cases/s",
+            "peak RSS",
+            "parse+build s",
+            "evaluate s",
+            "wall ÷ ours",
+            "CPU ÷ ours",
+        ]
+    ]
+    for name, label in (
+        ("recall-gate", "recall-gate score (CLI)"),
+        ("pytrec_eval", "pytrec_eval"),
+        ("ranx", "ranx"),
+    ):
+        if name not in best:
+            continue
+        r = best[name]
+        rows.append(
+            [
+                label,
+                f"{r['total_s']:.2f}",
+                f"{r['cpu_s']:.2f}",
+                _fmt_rate(args.cases, r["total_s"]),
+                f"{rss[name]:,.0f} MB",
+                f"{r['build_s']:.2f}" if "build_s" in r else "one pass",
+                f"{r['eval_s']:.2f}" if "eval_s" in r else "(streamed)",
+                f"{r['total_s'] / ours['total_s']:.1f}×",
+                f"{r['cpu_s'] / ours['cpu_s']:.1f}×",
+            ]
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for i, row in enumerate(rows):
+        print(
+            "  ".join(
+                c.ljust(w) if j == 0 else c.rjust(w)
+                for j, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
+        if i == 0:
+            print("  ".join("-" * w for w in widths))
+    print(
+        "(in-process times, from opening the file to the means; interpreter start-up and imports"
+        " excluded. CPU s counts every thread. subprocess wall: "
+        + ", ".join(f"{n} {w:.1f} s" for n, w in walls.items())
+        + ")"
+    )
+    peers = [p for p in ("pytrec_eval", "ranx") if p in best]
+    verdicts = []
+    if peers:
+        fastest = min(peers, key=lambda p: best[p]["total_s"])
+        ratio = best[fastest]["total_s"] / ours["total_s"]
+        verdicts.append(
+            f"end to end vs the faster peer ({fastest}): {ratio:.1f}× on wall time, "
+            f"{best[fastest]['cpu_s'] / ours['cpu_s']:.1f}× on CPU time "
+            f"({'meets' if ratio >= TARGET_RATIO else 'BELOW'} the {TARGET_RATIO:.0f}× target)"
+        )
+    verdicts.append(
+        f"recall-gate peak RSS: {rss['recall-gate']:.0f} MB "
+        f"({'under' if rss['recall-gate'] < TARGET_RSS_MB else 'OVER'} 1 GB)"
+    )
+    if "scoring-loop" in best:
+        loop = best["scoring-loop"]
+        verdicts.append(
+            f"pure scoring loop (score_ranking over {loop['scored']:,} pre-parsed gold cases, "
+            f"1 thread, best of {max(3, args.repeat)}): {loop['rate'] / 1000:,.0f}k cases/s on "
+            f"wall time, {loop['cpu_rate'] / 1000:,.0f}k cases/s on CPU time "
+            f"({'meets' if loop['rate'] >= TARGET_LOOP else 'BELOW'} the 300k target on wall time)"
+        )
+    verdicts.append(
+        f"agreement: overall hit/recall/nDCG means of all tools within {worst:.1e} (≤ {AGREEMENT})"
+    )
+    print("\n".join(f"- {v}" for v in verdicts))
+
+
+def _worker_main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("name", choices=PATHS)
+    p.add_argument("--file", type=Path, required=True)
+    p.add_argument("--k", type=int, required=True)
+    p.add_argument("--parser", choices=("json", "orjson"), required=True)
+    p.add_argument("--repeat", type=int, default=3)
+    a = p.parse_args(argv)
+    if a.name == "recall-gate" and a.parser == "json":
+        sys.modules["orjson"] = None  # type: ignore[assignment]  # recall-gate's parser too
+    if a.name == "recall-gate":
+        result = _worker_recall_gate(a.file, a.k)
+    elif a.name == "pytrec_eval":
+        result = _worker_pytrec(a.file, a.k, a.parser)
+    elif a.name == "ranx":
+        result = _worker_ranx(a.file, a.k, a.parser)
+    else:
+        result = _worker_loop(a.file, a.k, a.parser, a.repeat)
+    sys.stdout.write(json.dumps(result))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--worker"]:
+        return _worker_main(argv[1:])
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks scoring",
+        description=__doc__.splitlines()[0] if __doc__ else None,
+    )
+    p.add_argument("--cases", type=int, default=None, help=f"default {DEFAULT_CASES:,}")
+    p.add_argument("--quick", action="store_true", help=f"{QUICK_CASES:,} cases (smoke run)")
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--repeat", type=int, default=1, help="runs per path, best kept (ranx: 1)")
+    p.add_argument("--parser", choices=("auto", "json", "orjson"), default="auto")
+    p.add_argument("--skip", action="append", default=[], choices=PATHS, help="leave a path out")
+    p.add_argument("--data", help="an existing artifacts JSONL to use instead of generating one")
+    p.add_argument("--workdir", help="where generated data is cached (default: the temp dir)")
+    p.add_argument("--json-out", help="also write the raw results here")
+    args = p.parse_args(argv)
+    if args.cases is None:
+        args.cases = QUICK_CASES if args.quick else DEFAULT_CASES
+    if "recall-gate" in args.skip:
+        p.error("recall-gate is the subject of the benchmark: it cannot be skipped")
+    return run_benchmark(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
