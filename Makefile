@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run check lint types test test-fast bench zizmor clean
+.PHONY: install run check lint types test test-fast test-act bench bench-scale zizmor clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -35,10 +35,19 @@ test: $(STAMP)
 test-fast: $(STAMP)
 	$(BIN)/pytest -n 2 -m "not integration and not act"
 
+test-act: $(STAMP)
+	$(BIN)/pytest -n 2 -m act
+
 check: lint types zizmor test
 
+# Scoring path vs ranx and pytrec_eval (10^6 cases), then the built-in runner
+# (cold / warm / overhead ratio on the reference set). bench-scale: 10k cards.
 bench: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks
+	$(BIN)/python -m benchmarks scoring
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner
+
+bench-scale: $(STAMP)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner --only-scale
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

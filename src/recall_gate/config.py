@@ -23,7 +23,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from recall_gate.dataset import describe_validation_error, parse_yaml, read_text
 from recall_gate.errors import InputError
@@ -54,11 +54,28 @@ class EmbedderSettings(_Section):
     batch_size: int = Field(default=64, gt=0)
     device: str = "cpu"
     normalize: bool = True
+    # Instruction prefixes for models trained with them (E5: "query: " /
+    # "passage: "; BGE: a query instruction). Empty for the bundled model.
+    query_prefix: str = ""
+    document_prefix: str = ""
 
 
 class ChunkingSettings(_Section):
+    # Bounds a chunk's body; the card title is added on top (see `title`).
     max_chars: int = Field(default=600, ge=100)
     overlap_chars: int = Field(default=0, ge=0)
+    # "every": each chunk starts with the card title, so a chunk deep in a card
+    # still names its subject; "first": only the first chunk carries it.
+    title: Literal["every", "first"] = "every"
+
+    @model_validator(mode="after")
+    def _overlap_below_max(self) -> ChunkingSettings:
+        if self.overlap_chars >= self.max_chars // 2:
+            raise ValueError(
+                f"overlap_chars ({self.overlap_chars}) must be less than half of "
+                f"max_chars ({self.max_chars})"
+            )
+        return self
 
 
 class StoreSettings(_Section):
@@ -66,7 +83,17 @@ class StoreSettings(_Section):
     path: Path | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=8000, gt=0, lt=65536)
-    collection: str = Field(default="recall-gate", min_length=3, max_length=63)
+    # Chroma's rule for collection names, checked here so the error names the field.
+    collection: str = Field(
+        default="recall-gate",
+        min_length=3,
+        max_length=63,
+        pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$",
+    )
+    # HNSW search breadth. Chroma's default (100) is approximate enough that
+    # the tail of a 50-chunk candidate list can vary between two builds of the
+    # same data; 256 makes it reproducible at the cost of slower queries.
+    ef_search: int = Field(default=256, gt=0)
 
 
 class HybridSettings(_Section):
@@ -74,20 +101,42 @@ class HybridSettings(_Section):
     bm25_weight: float = Field(default=1.0, ge=0)
     rrf_k: int = Field(default=60, gt=0)
 
+    @model_validator(mode="after")
+    def _some_weight(self) -> HybridSettings:
+        if self.dense_weight == 0 and self.bm25_weight == 0:
+            raise ValueError("dense_weight and bm25_weight are both 0: nothing would rank")
+        return self
+
 
 class RetrievalSettings(_Section):
     mode: Literal["dense", "hybrid"] = "dense"
+    # Chunks fetched per query before parent expansion (and fusion / rerank).
     candidates: int = Field(default=50, gt=0)
     hybrid: HybridSettings = HybridSettings()
+    # Search only the cards in the case's language (for a KB whose languages
+    # are served separately); off: the whole KB competes, as in one index.
+    same_language: bool = False
 
 
 class RerankerSettings(_Section):
     enabled: bool = False
     model: str | None = None
+    # The top chunks of the first stage that the cross-encoder re-orders.
     candidates: int = Field(default=20, gt=0)
+    batch_size: int = Field(default=32, gt=0)
+
+    @model_validator(mode="after")
+    def _model_when_enabled(self) -> RerankerSettings:
+        if self.enabled and not self.model:
+            raise ValueError(
+                "reranker.enabled is true but reranker.model is not set "
+                "(a sentence-transformers CrossEncoder name or path)"
+            )
+        return self
 
 
 class CacheSettings(_Section):
+    # Embedding cache directory; null disables it (every run loads the model).
     path: Path | None = Path(".recall-gate-cache")
 
 
@@ -135,8 +184,9 @@ class Config(_Section):
         """What changes retrieved ids: a baseline made with other values is stale."""
         return {
             "k": self.k,
-            "embedder": self.embedder.model,
-            "normalize": self.embedder.normalize,
+            # batch size and device do not change the vectors; prefixes do.
+            "embedder": self.embedder.model_dump(mode="json", exclude={"batch_size", "device"}),
+            "ef_search": self.store.ef_search,
             "chunking": self.chunking.model_dump(mode="json"),
             "retrieval": self.retrieval.model_dump(mode="json"),
             "reranker": self.reranker.model_dump(mode="json"),

@@ -1,0 +1,401 @@
+"""``capture()``: ingest a KB into Chroma, retrieve every case, record artifacts.
+
+This is the built-in runner behind ``recall-gate run``. It writes exactly the
+artifacts format that ``recall-gate score`` reads (one scoring path for both):
+per case, the ranked cards after parent expansion, each as its best chunk
+(``id`` = chunk id, ``parent_id`` = card id, ``score``), plus the case's own
+fields, so a saved capture is self-contained. Every distinct card found among
+the ``candidates`` chunks is kept, not only the top k, so a capture can be
+re-scored at a larger k.
+
+Stages, timed exclusively (:class:`~recall_gate.runner.timing.Stopwatch`):
+``model_load`` (resolving the model identity, and loading models when
+needed), ``chunk``, ``embed_kb``, ``ingest``, ``embed_queries``, ``retrieve``,
+``rerank``. Per-case ``timings_ms`` hold ``embed_query`` (the batch's time
+shared equally, since queries are embedded together), ``retrieve`` (the
+batched dense search shared equally, plus the case's own BM25 and fusion)
+and, when enabled, ``rerank`` (the case's own cross-encoder time).
+
+Output: progress bars (tqdm, on stderr) only when ``progress`` is true (the
+CLI passes "stderr is a terminal"); a few summary lines through ``log``
+either way, never a bar in CI logs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from recall_gate.config import Config
+from recall_gate.errors import InputError
+from recall_gate.models import Artifact, Card, Case, Chunk, RetrievedItem
+from recall_gate.runner.bm25 import Bm25Index
+from recall_gate.runner.cache import EmbeddingCache
+from recall_gate.runner.chunking import chunk_cards
+from recall_gate.runner.embedder import Embedder, EmbedResult, embed_texts
+from recall_gate.runner.expansion import ScoredChunk, expand_to_parents
+from recall_gate.runner.model_source import sha256_file
+from recall_gate.runner.rerank import Reranker
+from recall_gate.runner.retrieval import fuse_hybrid
+from recall_gate.runner.store import (
+    ChunkStore,
+    SyncOutcome,
+    describe_store,
+    open_client,
+    store_errors,
+)
+from recall_gate.runner.timing import Stopwatch
+
+__all__ = ["STAGES", "Capture", "IngestReport", "capture"]
+
+STAGES: tuple[str, ...] = (
+    "model_load",
+    "chunk",
+    "embed_kb",
+    "ingest",
+    "embed_queries",
+    "retrieve",
+    "rerank",
+)
+_SCORE_DIGITS = 6
+_TIMING_DIGITS = 3
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """How the KB reached the store (see :mod:`recall_gate.runner.store`).
+
+    ``outcome``: ``created`` (new collection), ``reused`` (nothing written),
+    ``updated`` (only changed cards re-ingested) or ``rebuilt`` (another
+    embedder had built it). Chunk counts: ``chunks_written`` went into the
+    store, of which ``chunks_embedded`` were encoded by the model and
+    ``chunks_from_cache`` came from the embedding cache.
+    """
+
+    store: str
+    collection: str
+    outcome: SyncOutcome
+    reason: str
+    cards: int
+    chunks: int
+    cards_reingested: int
+    cards_removed: int
+    chunks_written: int
+    chunks_deleted: int
+    chunks_embedded: int
+    chunks_from_cache: int
+
+    @property
+    def reused(self) -> bool:
+        return self.outcome == "reused"
+
+
+@dataclass(frozen=True)
+class Capture:
+    """The result of :func:`capture`: artifacts plus how the run went."""
+
+    artifacts: list[Artifact]
+    embedder_id: str
+    timings_ms: dict[str, float]
+    ingest: IngestReport
+    queries_embedded: int
+    queries_from_cache: int
+    model_loaded: bool
+
+
+def _check_unique(cards: Sequence[Card]) -> None:
+    dupes = sorted(ident for ident, n in Counter(c.id for c in cards).items() if n > 1)
+    if dupes:
+        raise InputError(
+            f"duplicate card id(s) in the KB: {', '.join(dupes[:5])}",
+            fix="give each card a unique id (`recall-gate check` lists them all)",
+        )
+
+
+def _bar(items: Iterable[T], *, progress: bool, desc: str, total: int) -> Iterable[T]:
+    if not progress:
+        return items
+    from tqdm import tqdm
+
+    bar: Iterable[T] = tqdm(items, desc=desc, total=total, unit="case")
+    return bar
+
+
+def _item(chunk: ScoredChunk) -> RetrievedItem:
+    score = None if chunk.score is None else round(chunk.score, _SCORE_DIGITS)
+    return RetrievedItem(id=chunk.chunk_id, parent_id=chunk.parent_id, score=score)
+
+
+def _dense_search(
+    store: ChunkStore,
+    result: EmbedResult,
+    cases: Sequence[Case],
+    *,
+    n: int,
+    same_language: bool,
+    progress: bool,
+) -> list[list[ScoredChunk]]:
+    if not same_language:
+        return store.query(result.vectors, n=n, progress=progress)
+    out: list[list[ScoredChunk]] = [[] for _ in cases]
+    for language in sorted({c.language for c in cases}):
+        rows = [i for i, c in enumerate(cases) if c.language == language]
+        found = store.query(result.vectors[rows], n=n, language=language, progress=progress)
+        for row, hits in zip(rows, found, strict=True):
+            out[row] = hits
+    return out
+
+
+def capture(
+    config: Config,
+    cards: Sequence[Card],
+    cases: Sequence[Case],
+    *,
+    progress: bool,
+    log: Callable[[str], object],
+    embedder: Embedder | None = None,
+) -> Capture:
+    """Ingest ``cards`` into the configured Chroma store and retrieve every case.
+
+    ``embedder`` lets a caller share one loaded model across captures (its
+    settings must equal ``config.embedder``); by default one is created and
+    the model is loaded only if some text is missing from the cache.
+    Raises :class:`InputError` for an unusable model, store or setting.
+    """
+    if embedder is not None and embedder.settings != config.embedder:
+        raise ValueError("the shared embedder's settings differ from config.embedder")
+    started = time.perf_counter()
+    clock = Stopwatch()
+    _check_unique(cards)
+    with clock.stage("chunk"):
+        chunks = chunk_cards(cards, config.chunking)
+    languages = {card.id: str(card.language) for card in cards}
+    where_title = "every chunk" if config.chunking.title == "every" else "the first chunk"
+    log(
+        f"chunked {len(cards)} cards into {len(chunks)} chunks "
+        f"(max {config.chunking.max_chars} chars, title on {where_title})"
+    )
+    with clock.stage("model_load"):
+        embedder = embedder or Embedder(config.embedder)
+        # Resolved now, loaded later: a bad reranker path fails before any work.
+        reranker = (
+            Reranker(config.reranker, device=config.embedder.device)
+            if config.reranker.enabled
+            else None
+        )
+    was_loaded = embedder.loaded
+    cache = EmbeddingCache(config.cache.path) if config.cache.path is not None else None
+    run = _Run(config, embedder, reranker, cache, clock, progress, log)
+    try:
+        return _capture(run, chunks, languages, cases, started=started, was_loaded=was_loaded)
+    finally:
+        if cache is not None:
+            cache.close()
+
+
+@dataclass
+class _Run:
+    """What the stages of one capture share."""
+
+    config: Config
+    embedder: Embedder
+    reranker: Reranker | None
+    cache: EmbeddingCache | None
+    clock: Stopwatch
+    progress: bool
+    log: Callable[[str], object]
+
+    def embed(self, texts: Sequence[str]) -> EmbedResult:
+        return embed_texts(
+            texts,
+            embedder=self.embedder,
+            cache=self.cache,
+            progress=self.progress,
+            on_load=lambda load: self.clock.run("model_load", load),
+        )
+
+
+def _ingest(
+    run: _Run, chunks: Sequence[Chunk], languages: dict[str, str], *, embedder_id: str
+) -> tuple[ChunkStore, IngestReport]:
+    config = run.config
+    kb_result: list[EmbedResult] = []
+
+    def embed_chunks(to_write: Sequence[Chunk]) -> Any:
+        with run.clock.stage("embed_kb"):
+            prefix = config.embedder.document_prefix
+            kb_result.append(run.embed([prefix + c.text for c in to_write]))
+        return kb_result[-1].vectors
+
+    where = describe_store(config.store)
+    with run.clock.stage("ingest"), store_errors(config.store):
+        client = open_client(config.store)
+        store = ChunkStore(
+            client,
+            config.store.collection,
+            embedder_id=embedder_id,
+            ef_search=config.store.ef_search,
+        )
+        sync = store.sync(chunks, languages, embed=embed_chunks, progress=run.progress)
+    kb = kb_result[0] if kb_result else None
+    report = IngestReport(
+        store=where,
+        collection=config.store.collection,
+        outcome=sync.outcome,
+        reason=sync.reason,
+        cards=len(languages),
+        chunks=len(chunks),
+        cards_reingested=sync.cards_reingested,
+        cards_removed=sync.cards_removed,
+        chunks_written=sync.chunks_written,
+        chunks_deleted=sync.chunks_deleted,
+        chunks_embedded=kb.encoded if kb else 0,
+        chunks_from_cache=kb.from_cache if kb else 0,
+    )
+    run.log(
+        f"store: {sync.outcome} collection {config.store.collection!r} in {where} "
+        f"({sync.reason}); {report.chunks_written} chunks written "
+        f"({report.chunks_embedded} embedded by the model, {report.chunks_from_cache} from cache)"
+    )
+    return store, report
+
+
+def _first_stage(
+    run: _Run,
+    store: ChunkStore,
+    queries: EmbedResult,
+    cases: Sequence[Case],
+    *,
+    chunks: Sequence[Chunk],
+    languages: dict[str, str],
+) -> tuple[list[list[ScoredChunk]], list[float]]:
+    """Dense (or hybrid) chunk rankings per case, and each case's share of the time."""
+    settings = run.config.retrieval
+    with run.clock.stage("retrieve"):
+        before = time.perf_counter()
+        with store_errors(run.config.store):
+            dense = _dense_search(
+                store,
+                queries,
+                cases,
+                n=settings.candidates,
+                same_language=settings.same_language,
+                progress=run.progress,
+            )
+        share = (time.perf_counter() - before) * 1000.0 / max(len(cases), 1)
+        own = [share] * len(cases)
+        if settings.mode == "dense":
+            return dense, own
+        bm25 = Bm25Index(chunks, languages)
+        fused = []
+        for i, case in _bar(
+            enumerate(cases), progress=run.progress, desc="hybrid", total=len(cases)
+        ):
+            t = time.perf_counter()
+            lexical = bm25.search(
+                case.query,
+                n=settings.candidates,
+                language=case.language if settings.same_language else None,
+            )
+            fused.append(
+                fuse_hybrid(dense[i], lexical, settings=settings.hybrid, limit=settings.candidates)
+            )
+            own[i] += (time.perf_counter() - t) * 1000.0
+        return fused, own
+
+
+def _rerank(
+    run: _Run,
+    reranker: Reranker,
+    rankings: list[list[ScoredChunk]],
+    cases: Sequence[Case],
+    texts: dict[str, str],
+) -> tuple[list[list[ScoredChunk]], list[float]]:
+    """Cross-encoder re-ordered rankings and each case's rerank time."""
+    with run.clock.stage("model_load"):
+        reranker.load(progress=run.progress)
+    out = []
+    own = []
+    with run.clock.stage("rerank"):
+        for i, case in _bar(
+            enumerate(cases), progress=run.progress, desc="rerank", total=len(cases)
+        ):
+            t = time.perf_counter()
+            out.append(reranker.rerank(case.query, rankings[i], texts))
+            own.append((time.perf_counter() - t) * 1000.0)
+    return out, own
+
+
+def _artifact(case: Case, ranking: Sequence[ScoredChunk], timings: dict[str, float]) -> Artifact:
+    return Artifact(
+        case_id=case.id,
+        retrieved=tuple(_item(c) for c in expand_to_parents(ranking)),
+        must_cite_one_of=case.must_cite_one_of,
+        relevant_ids=case.relevant_ids,
+        language=case.language,
+        case_type=case.case_type,
+        query=case.query,
+        timings_ms={k: round(v, _TIMING_DIGITS) for k, v in timings.items()},
+    )
+
+
+def _capture(
+    run: _Run,
+    chunks: Sequence[Chunk],
+    languages: dict[str, str],
+    cases: Sequence[Case],
+    *,
+    started: float,
+    was_loaded: bool,
+) -> Capture:
+    config, clock = run.config, run.clock
+    with clock.stage("model_load"):
+        digest = run.cache.file_digest if run.cache is not None else sha256_file
+        embedder_id = run.embedder.identity(digest_file=digest, progress=run.progress)
+    run.log(
+        f"embedder {embedder_id}" + (f", cache {run.cache.path}" if run.cache is not None else "")
+    )
+    store, ingest = _ingest(run, chunks, languages, embedder_id=embedder_id)
+
+    with clock.stage("embed_queries"):
+        queries = run.embed([config.embedder.query_prefix + case.query for case in cases])
+    run.log(
+        f"queries: {len(cases)} ({queries.encoded} embedded by the model, "
+        f"{queries.from_cache} from cache)"
+    )
+    rankings, retrieve_ms = _first_stage(
+        run, store, queries, cases, chunks=chunks, languages=languages
+    )
+    rerank_ms: list[float] | None = None
+    if run.reranker is not None:
+        texts = {chunk.id: chunk.text for chunk in chunks}
+        rankings, rerank_ms = _rerank(run, run.reranker, rankings, cases, texts)
+
+    embed_share = clock.ms.get("embed_queries", 0.0) / max(len(cases), 1)
+    artifacts = []
+    for i, case in enumerate(cases):
+        timings = {"embed_query": embed_share, "retrieve": retrieve_ms[i]}
+        if rerank_ms is not None:
+            timings["rerank"] = rerank_ms[i]
+        artifacts.append(_artifact(case, rankings[i], timings))
+    timings_ms = {stage: round(clock.ms.get(stage, 0.0), _TIMING_DIGITS) for stage in STAGES}
+    timings_ms["total"] = round((time.perf_counter() - started) * 1000.0, _TIMING_DIGITS)
+    mode = config.retrieval.mode + ("+rerank" if config.reranker.enabled else "")
+    run.log(
+        f"retrieved {len(cases)} cases ({mode}, {config.retrieval.candidates} candidates); "
+        f"total {timings_ms['total'] / 1000.0:.1f} s"
+    )
+    return Capture(
+        artifacts=artifacts,
+        embedder_id=embedder_id,
+        timings_ms=timings_ms,
+        ingest=ingest,
+        queries_embedded=queries.encoded,
+        queries_from_cache=queries.from_cache,
+        model_loaded=run.embedder.loaded and not was_loaded,
+    )
