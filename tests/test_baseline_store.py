@@ -304,3 +304,19 @@ def test_an_option_like_or_blank_ref_is_refused_before_git_runs(tmp_path: Path, 
 def test_outside_a_work_tree_the_ref_cannot_be_read(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="is not inside a git work tree"):
         read_baseline_at_ref(Path("b.json"), ref="main", cwd=tmp_path)
+
+
+def test_atomic_write_gives_a_new_file_shareable_permissions_and_keeps_existing_ones(
+    tmp_path: Path,
+) -> None:
+    from recall_gate.results_io import atomic_write_text
+
+    fresh = tmp_path / "fresh.json"
+    atomic_write_text(fresh, "{}\n")
+    assert fresh.stat().st_mode & 0o077 != 0  # readable by others (umask permitting), not 0600
+    kept = tmp_path / "kept.json"
+    kept.write_text("old\n")
+    kept.chmod(0o640)
+    atomic_write_text(kept, "new\n")
+    assert kept.stat().st_mode & 0o777 == 0o640
+    assert kept.read_text() == "new\n"

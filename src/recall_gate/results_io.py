@@ -47,6 +47,16 @@ def dump_json(payload: Any) -> str:
     return json.dumps(_round_floats(payload), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
+def _file_mode(path: Path) -> int:
+    """Keep an existing file's permissions; a new file gets 0644 less the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o644 & ~umask
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` via a temp file + rename in the same directory."""
     try:
@@ -65,6 +75,8 @@ def atomic_write_text(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        # mkstemp creates 0600; a report or baseline is meant to be shared.
+        os.chmod(tmp, _file_mode(path))
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
