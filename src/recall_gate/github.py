@@ -165,6 +165,25 @@ def _parse(model: type[_RecordT], data: Any, *, what: str) -> _RecordT:
         ) from None
 
 
+_ErrorT = TypeVar("_ErrorT", bound=GitHubError)
+
+
+def _reworded(exc: _ErrorT, message: str, *, fix: str) -> _ErrorT:
+    """The client's HTTP-level ``exc`` told for this operation.
+
+    Same class (callers still catch e.g. `GitHubPermissionError`), same status,
+    call and GitHub message; only the message and the fix are the operation's.
+    """
+    return type(exc)(
+        message,
+        fix=fix,
+        status=exc.status,
+        method=exc.method,
+        path=exc.path,
+        github_message=exc.github_message,
+    )
+
+
 # -- markers -----------------------------------------------------------------
 
 
@@ -334,29 +353,23 @@ def _current_head_sha(client: GitHubClient, *, owner: str, name: str, pr_number:
 
 
 def _pr_not_found(exc: GitHubNotFound, *, where: str) -> GitHubNotFound:
-    return GitHubNotFound(
+    return _reworded(
+        exc,
         f"pull request {where} was not found (deleted, transferred, or not visible to the "
         "token); no comment was posted",
         fix="check the PR number passed to `recall-gate comment`; for a private repository "
         "the token needs `pull-requests: read`",
-        status=exc.status,
-        method=exc.method,
-        path=exc.path,
-        github_message=exc.github_message,
     )
 
 
 def _comment_permission_error(
     exc: GitHubPermissionError, *, verb: str, where: str
 ) -> GitHubPermissionError:
-    return GitHubPermissionError(
+    return _reworded(
+        exc,
         f"could not {verb} the recall-gate comment on {where}: the token cannot write PR "
         f"comments (fork PR or read-only token); GitHub said: {exc.github_message}",
         fix=_COMMENT_WRITE_FIX,
-        status=exc.status,
-        method=exc.method,
-        path=exc.path,
-        github_message=exc.github_message,
     )
 
 
@@ -449,33 +462,16 @@ def create_pull_request(
 ) -> CreatedPullRequest:
     """Open a PR from branch ``head`` into ``base``."""
     owner, name = _split_repo(repo)
-    try:
-        raw = client.post(
-            f"/repos/{owner}/{name}/pulls",
-            json={"title": title, "head": head, "base": base, "body": body},
-        )
-    except GitHubPermissionError as exc:
-        raise GitHubPermissionError(
-            f"could not open a pull request {head} → {base} in {repo}: the token may not "
-            f"create pull requests; GitHub said: {exc.github_message}",
-            fix=_PR_WRITE_FIX,
-            status=exc.status,
-            method=exc.method,
-            path=exc.path,
-            github_message=exc.github_message,
-        ) from exc
-    except GitHubError as exc:
-        if exc.status != 422:
-            raise
-        raise GitHubError(
-            f"could not open a pull request {head} → {base} in {repo}: {exc.github_message}",
-            fix="if a PR for this branch is already open, update or close it first; "
-            "otherwise check that both branches exist and differ",
-            status=exc.status,
-            method=exc.method,
-            path=exc.path,
-            github_message=exc.github_message,
-        ) from exc
+    raw = _create(
+        client,
+        f"/repos/{owner}/{name}/pulls",
+        json={"title": title, "head": head, "base": base, "body": body},
+        failure=f"could not open a pull request {head} → {base} in {repo}",
+        denied="the token may not create pull requests",
+        denied_fix=_PR_WRITE_FIX,
+        refused_fix="if a PR for this branch is already open, update or close it first; "
+        "otherwise check that both branches exist and differ",
+    )
     pull = _parse(_Pull, raw, what=f"creating a pull request in {repo}")
     return CreatedPullRequest(number=pull.number, url=pull.html_url)
 
@@ -486,13 +482,10 @@ def get_branch_sha(client: GitHubClient, *, repo: str, branch: str) -> str:
     try:
         raw = client.get(f"/repos/{owner}/{name}/git/ref/heads/{_path_part(branch)}")
     except GitHubNotFound as exc:
-        raise GitHubNotFound(
+        raise _reworded(
+            exc,
             f"branch {branch!r} was not found in {repo}",
             fix="check the branch name (the default branch, for a baseline update)",
-            status=exc.status,
-            method=exc.method,
-            path=exc.path,
-            github_message=exc.github_message,
         ) from exc
     return _parse(_Ref, raw, what=f"reading branch {branch} of {repo}").object.sha
 
@@ -500,32 +493,15 @@ def get_branch_sha(client: GitHubClient, *, repo: str, branch: str) -> str:
 def create_branch(client: GitHubClient, *, repo: str, branch: str, from_sha: str) -> None:
     """Create ``branch`` pointing at ``from_sha``."""
     owner, name = _split_repo(repo)
-    try:
-        client.post(
-            f"/repos/{owner}/{name}/git/refs",
-            json={"ref": f"refs/heads/{branch}", "sha": _full_sha(from_sha)},
-        )
-    except GitHubPermissionError as exc:
-        raise GitHubPermissionError(
-            f"could not create branch {branch!r} in {repo}: the token may not push; "
-            f"GitHub said: {exc.github_message}",
-            fix=_CONTENTS_WRITE_FIX,
-            status=exc.status,
-            method=exc.method,
-            path=exc.path,
-            github_message=exc.github_message,
-        ) from exc
-    except GitHubError as exc:
-        if exc.status != 422:
-            raise
-        raise GitHubError(
-            f"could not create branch {branch!r} in {repo}: {exc.github_message}",
-            fix="delete the existing branch (or merge/close its PR) or choose another name",
-            status=exc.status,
-            method=exc.method,
-            path=exc.path,
-            github_message=exc.github_message,
-        ) from exc
+    _create(
+        client,
+        f"/repos/{owner}/{name}/git/refs",
+        json={"ref": f"refs/heads/{branch}", "sha": _full_sha(from_sha)},
+        failure=f"could not create branch {branch!r} in {repo}",
+        denied="the token may not push",
+        denied_fix=_CONTENTS_WRITE_FIX,
+        refused_fix="delete the existing branch (or merge/close its PR) or choose another name",
+    )
 
 
 def put_file(
@@ -552,19 +528,39 @@ def put_file(
     try:
         raw = client.put(api_path, json=payload)
     except GitHubPermissionError as exc:
-        raise GitHubPermissionError(
+        raise _reworded(
+            exc,
             f"could not commit {path} to branch {branch!r} of {repo}: the token may not push; "
             f"GitHub said: {exc.github_message}",
             fix=_CONTENTS_WRITE_FIX,
-            status=exc.status,
-            method=exc.method,
-            path=exc.path,
-            github_message=exc.github_message,
         ) from exc
     return _parse(_PutResult, raw, what=f"committing {path} to {branch}").commit.sha
 
 
 # -- helpers -----------------------------------------------------------------
+
+
+def _create(
+    client: GitHubClient,
+    path: str,
+    *,
+    json: dict[str, str],
+    failure: str,
+    denied: str,
+    denied_fix: str,
+    refused_fix: str,
+) -> Any:
+    """POST a new object; a 403 or a 422 becomes ``failure``: ``denied`` or GitHub's reason."""
+    try:
+        return client.post(path, json=json)
+    except GitHubPermissionError as exc:
+        raise _reworded(
+            exc, f"{failure}: {denied}; GitHub said: {exc.github_message}", fix=denied_fix
+        ) from exc
+    except GitHubError as exc:
+        if exc.status != 422:
+            raise
+        raise _reworded(exc, f"{failure}: {exc.github_message}", fix=refused_fix) from exc
 
 
 def _split_repo(repo: str) -> tuple[str, str]:
