@@ -118,11 +118,18 @@ def _add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
     )
 
 
+def _add_subcommands(
+    p: argparse.ArgumentParser, *, dest: str, metavar: str = "ACTION"
+) -> argparse._SubParsersAction[_Parser]:
+    sub = p.add_subparsers(dest=dest, metavar=metavar, parser_class=_Parser)
+    sub.required = True
+    return sub
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="recall-gate", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--version", action="version", version=f"recall-gate {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    sub.required = True
+    sub = _add_subcommands(parser, dest="command", metavar="COMMAND")
 
     check = sub.add_parser("check", help="dataset integrity: every gold id resolves, ids unique")
     _add_config(check)
@@ -380,8 +387,25 @@ def _optional_path(text: str) -> Path | None:
     return Path(text) if text.strip() else None
 
 
+def _add_baseline_file(p: argparse.ArgumentParser, flag: str) -> None:
+    p.add_argument(
+        flag,
+        type=_optional_path,
+        metavar="PATH",
+        help="the baseline file (default: baselines/<profile>.json)",
+    )
+
+
+def _add_profile(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--profile",
+        type=_profile_name,
+        metavar="NAME",
+        help="profile (default: the config's, else 'default'): names the baseline file",
+    )
+
+
 def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
-    profile_help = "profile (default: the config's, else 'default'): names the baseline file"
     compare = sub.add_parser(
         "compare",
         help="deltas, flips, staleness and the gate verdict against a baseline",
@@ -393,12 +417,7 @@ def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
     compare.add_argument(
         "--current", type=Path, required=True, metavar="PATH", help="this run's results JSON"
     )
-    compare.add_argument(
-        "--baseline",
-        type=_optional_path,
-        metavar="PATH",
-        help="the baseline file (default: baselines/<profile>.json)",
-    )
+    _add_baseline_file(compare, "--baseline")
     compare.add_argument(
         "--baseline-ref",
         type=_optional_text,
@@ -406,7 +425,7 @@ def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="read the baseline as it is at this git revision (the PR's base); a different "
         "working-tree file is reported as the PR's edit of the baseline",
     )
-    compare.add_argument("--profile", type=_profile_name, metavar="NAME", help=profile_help)
+    _add_profile(compare)
     compare.add_argument(
         "--markdown",
         type=_optional_path,
@@ -431,10 +450,7 @@ def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
 
     baseline = sub.add_parser("baseline", help="write the committed baseline")
-    actions = baseline.add_subparsers(
-        dest="baseline_command", metavar="ACTION", parser_class=_Parser
-    )
-    actions.required = True
+    actions = _add_subcommands(baseline, dest="baseline_command")
     update = actions.add_parser(
         "update",
         help="write a baseline atomically from a results file",
@@ -447,13 +463,8 @@ def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
     update.add_argument(
         "--results", type=Path, required=True, metavar="PATH", help="results JSON (score/run)"
     )
-    update.add_argument(
-        "--out",
-        type=_optional_path,
-        metavar="PATH",
-        help="the baseline file (default: baselines/<profile>.json)",
-    )
-    update.add_argument("--profile", type=_profile_name, metavar="NAME", help=profile_help)
+    _add_baseline_file(update, "--out")
+    _add_profile(update)
     update.add_argument("--reason", default="", metavar="TEXT", help="why the baseline moves")
     update.add_argument(
         "--created-at",
@@ -475,10 +486,7 @@ def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
 
     floors = sub.add_parser("floors", help="evidence-based floors (ADR-0023 future work 1)")
-    floor_actions = floors.add_subparsers(
-        dest="floors_command", metavar="ACTION", parser_class=_Parser
-    )
-    floor_actions.required = True
+    floor_actions = _add_subcommands(floors, dest="floors_command")
     suggest = floor_actions.add_parser(
         "suggest",
         help="observed − margin per metric, from a baseline",
@@ -486,13 +494,8 @@ def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
         "the Wilson 95% lower bound (at least --min-margin), rounded down to two decimals.",
     )
     _add_config(suggest)
-    suggest.add_argument(
-        "--baseline",
-        type=_optional_path,
-        metavar="PATH",
-        help="the baseline file (default: baselines/<profile>.json)",
-    )
-    suggest.add_argument("--profile", type=_profile_name, metavar="NAME", help=profile_help)
+    _add_baseline_file(suggest, "--baseline")
+    _add_profile(suggest)
     suggest.add_argument(
         "--min-margin", type=_fraction, metavar="X", help="smallest margin (default 0.02)"
     )
