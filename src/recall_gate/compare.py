@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from recall_gate.baseline import Baseline
@@ -375,15 +375,17 @@ def compare_to_baseline(
     where the baseline lives, for the report; ``edit`` records that the pull
     request changes it.
     """
+    # What every outcome states; the checks below add what they found.
+    outline = Comparison(
+        k=current.k,
+        current=current,
+        baseline=baseline,
+        baseline_path=baseline_path,
+        baseline_ref=baseline_ref,
+        edit=edit,
+    )
     if baseline is None:
-        return Comparison(
-            k=current.k,
-            current=current,
-            baseline=None,
-            baseline_path=baseline_path,
-            baseline_ref=baseline_ref,
-            edit=edit,
-        )
+        return outline
     stale = _stale_reasons(current, baseline)
     base_by_id = {c.case_id: c for c in baseline.cases}
     cur_by_id = {c.case_id: c for c in current.cases}
@@ -397,16 +399,7 @@ def compare_to_baseline(
         ),
     )
     if any(s.what == "k" for s in stale):
-        return Comparison(
-            k=current.k,
-            current=current,
-            baseline=baseline,
-            baseline_path=baseline_path,
-            baseline_ref=baseline_ref,
-            stale=stale,
-            cases=changes,
-            edit=edit,
-        )
+        return replace(outline, stale=stale, cases=changes)
     relabelled = set(changes.relabelled)
     pairs = [
         (base_by_id[c.case_id], c)
@@ -451,23 +444,13 @@ def compare_to_baseline(
                 rank_after=_rank(c.ranked_ids, card, k),
             )
         )
-    return Comparison(
-        k=k,
-        current=current,
-        baseline=baseline,
-        baseline_path=baseline_path,
-        baseline_ref=baseline_ref,
+    return replace(
+        outline,
         stale=stale,
         deltas=tuple(deltas),
         flips=tuple(flips),
         rank_moves=rank_moves,
-        cases=CaseChanges(
-            added=changes.added,
-            removed=changes.removed,
-            relabelled=changes.relabelled,
-            compared=len(pairs),
-        ),
-        edit=edit,
+        cases=replace(changes, compared=len(pairs)),
     )
 
 
