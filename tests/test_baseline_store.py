@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from git_repo import git, needs_git
 from recall_gate.aggregate import aggregate
 from recall_gate.baseline import Baseline, make_baseline, normalise_timestamp
 from recall_gate.baseline_store import (
@@ -219,39 +218,16 @@ def test_current_results_may_be_a_results_file_or_a_baseline(tmp_path: Path) -> 
 
 # --- at a git revision ---------------------------------------------------------------
 
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-def _git(repo: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.invalid",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.invalid",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    done = subprocess.run(
-        ["git", "-c", "commit.gpgsign=false", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
 
 def _repo_with(tmp_path: Path, files: Sequence[tuple[str, str]]) -> Path:
     repo = tmp_path / "repo"
     repo.mkdir()
-    _git(repo, "init", "-q", "-b", "main")
+    git(repo, "init", "-q", "-b", "main")
     for name, text in files:
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text, encoding="utf-8")
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-q", "--allow-empty", "-m", "base")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "base")
     return repo
 
 

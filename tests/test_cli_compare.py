@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
+from git_repo import git, needs_git
 from recall_gate.cli import main
 from recall_gate.comment import COMMENT_BUDGET, text_length
 
@@ -395,36 +394,15 @@ def test_a_results_file_given_as_baseline_exits_2_with_the_command_that_fixes_it
 
 # --- compare --baseline-ref ---------------------------------------------------------------
 
-needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-
-
-def _git(repo: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.invalid",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.invalid",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_CONFIG_NOSYSTEM": "1",
-    }
-    subprocess.run(
-        ["git", "-c", "commit.gpgsign=false", *args],
-        cwd=repo,
-        env=env,
-        check=True,
-        capture_output=True,
-    )
-
 
 @needs_git
 def test_a_pr_that_edits_the_baseline_is_compared_with_the_base_one(
     tmp_path: Path, runs: dict[str, Path]
 ) -> None:
-    _git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "init", "-q", "-b", "main")
     update(tmp_path, runs["good"], "--reason", "base")
-    _git(tmp_path, "add", BASELINE)
-    _git(tmp_path, "commit", "-q", "-m", "baseline")
+    git(tmp_path, "add", BASELINE)
+    git(tmp_path, "commit", "-q", "-m", "baseline")
     # The PR re-baselines on its degraded run, hoping to pass.
     update(tmp_path, runs["bad"], "--reason", "looks fine to me")
     data = tmp_path / "c.json"
@@ -446,8 +424,8 @@ def test_a_pr_that_edits_the_baseline_is_compared_with_the_base_one(
 
 @needs_git
 def test_an_unknown_baseline_ref_exits_2(tmp_path: Path, runs: dict[str, Path]) -> None:
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "empty")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "empty")
     run = cli(
         ["compare", "--current", str(runs["good"]), "--baseline-ref", "origin/main"], tmp_path
     )
@@ -463,8 +441,8 @@ def test_an_unknown_baseline_ref_exits_2(tmp_path: Path, runs: dict[str, Path]) 
 def test_no_baseline_at_the_ref_but_one_in_the_pr_is_the_first_baseline(
     tmp_path: Path, runs: dict[str, Path]
 ) -> None:
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "commit", "-q", "--allow-empty", "-m", "empty")
+    git(tmp_path, "init", "-q", "-b", "main")
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "empty")
     update(tmp_path, runs["good"], "--reason", "first")
     run = cli(["compare", "--current", str(runs["good"]), "--baseline-ref", "main"], tmp_path)
     assert run.code == 0

