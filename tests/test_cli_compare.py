@@ -508,3 +508,49 @@ def test_floors_suggest_without_a_baseline_says_how_to_make_one(tmp_path: Path) 
         "  fix: create it: `recall-gate baseline update --results results.json "
         "--out baselines/default.json`\n"
     )
+
+
+# --- score / run compare with the committed baseline ----------------------------------
+
+
+def test_score_compares_with_the_profile_baseline_and_equals_the_run_it_was_made_from(
+    tmp_path: Path, runs: dict[str, Path]
+) -> None:
+    # nDCG at ranks 2-4 has more digits than a baseline file keeps: the run the
+    # baseline was made from must still compare as unchanged, not "likely real".
+    assert update(tmp_path, runs["good"], "--reason", "first").code == 0
+    run = cli(["score", "--artifacts", str(tmp_path / "good.jsonl")], tmp_path)
+    assert run.code == 0, run.err
+    assert "Baseline: baselines/default.json" in run.out
+    assert "likely real (" not in run.out  # a noise cell, not the legend
+    assert "changed rank" not in run.out
+
+
+def test_score_with_a_tolerance_fails_on_a_regression_against_the_profile_baseline(
+    tmp_path: Path, runs: dict[str, Path]
+) -> None:
+    assert update(tmp_path, runs["good"], "--reason", "first").code == 0
+    bad = tmp_path / "bad.jsonl"
+    assert cli(["score", "--artifacts", str(bad)], tmp_path).code == 0  # report-only
+    run = cli(["score", "--artifacts", str(bad), "--max-regression", "0.05"], tmp_path)
+    assert run.code == 1, run.out
+
+
+def test_score_with_a_tolerance_and_no_baseline_reports_no_baseline_yet(
+    tmp_path: Path, runs: dict[str, Path]
+) -> None:
+    run = cli(
+        ["score", "--artifacts", str(tmp_path / "good.jsonl"), "--max-regression", "0.05"],
+        tmp_path,
+    )
+    assert run.code == 0, run.err
+    assert "No baseline yet" in run.out
+
+
+def test_score_without_a_baseline_prints_the_results_report(
+    tmp_path: Path, runs: dict[str, Path]
+) -> None:
+    run = cli(["score", "--artifacts", str(tmp_path / "good.jsonl")], tmp_path)
+    assert run.code == 0, run.err
+    assert "Baseline:" not in run.out
+    assert "carry gold and are scored" in run.out

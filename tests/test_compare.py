@@ -358,3 +358,17 @@ def test_comparison_json_carries_the_action_outputs_and_details() -> None:
         "hit", "recall", "ndcg", "n", "n_cases", "delta", "baseline", "gate",
         "would_fail_detail", "suggested_floors", "deltas", "flips", "cases",
     }  # fmt: skip
+
+
+def test_a_baseline_file_compares_equal_to_the_run_it_was_made_from() -> None:
+    from recall_gate.baseline_store import dump_baseline, parse_baseline
+
+    # Ranks 2 and 3 give nDCG 0.6309297…, 0.5: more digits than a file keeps.
+    cases = [case(f"c{i}", rank, language=LANGS[i % 3]) for i, rank in enumerate([1, 2, 3, 2] * 5)]
+    current = results(cases)
+    stored = parse_baseline(dump_baseline(baseline_of(cases)), source="baseline.json")
+    comparison = compare_to_baseline(
+        current=current, baseline=stored, baseline_path="baselines/default.json"
+    )
+    assert comparison.rank_moves == 0
+    assert all(d.delta == 0.0 for d in comparison.deltas if d.delta is not None)

@@ -40,7 +40,14 @@ from recall_gate.comment import (
     render_comment,
     render_comparison_text,
 )
-from recall_gate.compare import BaselineEdit, compare_to_baseline, comparison_json, judge_comparison
+from recall_gate.compare import (
+    BaselineEdit,
+    Comparison,
+    ComparisonVerdict,
+    compare_to_baseline,
+    comparison_json,
+    judge_comparison,
+)
 from recall_gate.config import Config, GateSettings, load_config
 from recall_gate.config_edit import write_gate_settings
 from recall_gate.dataset import (
@@ -143,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--k", type=_positive_int, metavar="K")
     _add_outputs(score)
     _add_gate(score)
+    _add_baseline_comparison(score)
 
     run = sub.add_parser("run", help="ingest the KB into Chroma, retrieve every case, score")
     _add_config(run, required=True)
@@ -150,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--artifacts-out", type=Path, metavar="PATH", help="write the capture here")
     _add_outputs(run)
     _add_gate(run)
+    _add_baseline_comparison(run)
 
     _add_compare_commands(sub)
     _add_comment(sub)
@@ -206,10 +215,11 @@ def _score_and_report(
     labelled: Sequence[tuple[CaseLabel, Artifact]],
     k: int,
     provenance: Provenance,
-    floors: Floors,
+    config: Config | None,
     args: argparse.Namespace,
     io: _Io,
 ) -> int:
+    floors = _floors(args, config)
     records = [
         score_case(label, artifact.ranked_card_ids(), k=k, cited=artifact.cited)
         for label, artifact in labelled
@@ -217,13 +227,36 @@ def _score_and_report(
     results = Results(
         k=k, provenance=provenance, cases=tuple(records), aggregates=aggregate(records)
     )
-    gate = decide(results.aggregates, floors=floors)
     if args.json is not None:
         write_results(args.json, results)
+    baseline = _baseline_to_compare(args, io, config)
+    if baseline is not None:
+        # The same report as the PR comment: deltas, flips and the verdict.
+        profile = _profile_of(args, config)
+        comparison, verdict = _judge_against_baseline(
+            results, path=baseline, args=args, io=io, config=config
+        )
+        if args.markdown is not None:
+            atomic_write_text(args.markdown, render_comment(comparison, verdict, profile=profile))
+        io.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
+        return _exit_for(verdict.gate)
+    gate = decide(results.aggregates, floors=floors)
     if args.markdown is not None:
         atomic_write_text(args.markdown, render_report(results, gate=gate, fmt="markdown"))
     io.stdout.write(render_report(results, gate=gate, fmt="text"))
     return _exit_for(gate)
+
+
+def _baseline_to_compare(args: argparse.Namespace, io: _Io, config: Config | None) -> Path | None:
+    """The baseline `score` / `run` compare with: ``--baseline``, else the
+    profile's file when it exists or when a tolerance asks for one (then a
+    missing file is reported as "no baseline yet"); None: results only."""
+    if args.baseline is not None:
+        return Path(args.baseline)
+    path = io.cwd / default_baseline_path(_profile_of(args, config))
+    if path.exists() or _tolerance(args, config) is not None:
+        return path
+    return None
 
 
 def _score_streamed(args: argparse.Namespace, io: _Io, *, config: Config | None, k: int) -> int:
@@ -283,7 +316,7 @@ def _cmd_check(args: argparse.Namespace, io: _Io) -> int:
 def _cmd_score(args: argparse.Namespace, io: _Io) -> int:
     config = _config(args, io, required=False)
     k = args.k or (config.k if config else DEFAULT_K)
-    if not args.cases and args.json is None:
+    if not args.cases and args.json is None and _baseline_to_compare(args, io, config) is None:
         # Self-contained capture and no results file: one streamed pass, flat memory.
         return _score_streamed(args, io, config=config, k=k)
     artifacts = load_artifacts(args.artifacts)
@@ -303,7 +336,7 @@ def _cmd_score(args: argparse.Namespace, io: _Io) -> int:
         labelled=labelled,
         k=k,
         provenance=provenance,
-        floors=_floors(args, config),
+        config=config,
         args=args,
         io=io,
     )
@@ -357,7 +390,7 @@ def _cmd_run(args: argparse.Namespace, io: _Io) -> int:
         labelled=labelled,
         k=config.k,
         provenance=provenance,
-        floors=_floors(args, config),
+        config=config,
         args=args,
         io=io,
     )
@@ -405,6 +438,35 @@ def _add_profile(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_tolerance(p: argparse._ActionsContainer) -> None:
+    p.add_argument(
+        "--max-regression",
+        type=_fraction,
+        metavar="X",
+        help="tolerance: fail when a metric drops by more than X in any group",
+    )
+
+
+def _add_baseline_comparison(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "baseline (compared when --baseline is given, the profile's baseline file "
+        "exists, or a tolerance is set)"
+    )
+    g.add_argument(
+        "--baseline",
+        type=_optional_path,
+        metavar="PATH",
+        help="the baseline file (default: baselines/<profile>.json when it exists)",
+    )
+    g.add_argument(
+        "--profile",
+        type=_profile_name,
+        metavar="NAME",
+        help="profile (default: the config's, else 'default'): names the baseline file",
+    )
+    _add_tolerance(g)
+
+
 def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
     compare = sub.add_parser(
         "compare",
@@ -442,12 +504,7 @@ def _add_compare_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--json", type=_optional_path, metavar="PATH", help="write the comparison JSON here"
     )
     _add_gate(compare)
-    compare.add_argument(
-        "--max-regression",
-        type=_fraction,
-        metavar="X",
-        help="tolerance: fail when a metric drops by more than X in any group",
-    )
+    _add_tolerance(compare)
 
     baseline = sub.add_parser("baseline", help="write the committed baseline")
     actions = _add_subcommands(baseline, dest="baseline_command")
@@ -521,15 +578,16 @@ def _shown(path: Path, io: _Io) -> str:
         return str(path)
 
 
-def _cmd_compare(args: argparse.Namespace, io: _Io) -> int:
-    config = _config(args, io, required=False)
-    profile = _profile_of(args, config)
-    current = read_current_results(args.current)
-    path = args.baseline or io.cwd / default_baseline_path(profile)
+def _judge_against_baseline(
+    current: Results, *, path: Path, args: argparse.Namespace, io: _Io, config: Config | None
+) -> tuple[Comparison, ComparisonVerdict]:
+    """Compare ``current`` with the baseline at ``path`` (at ``--baseline-ref``
+    when given) and apply the floors and the tolerance."""
+    ref = getattr(args, "baseline_ref", None)
     shown = _shown(path, io)
     edit = None
-    if args.baseline_ref:
-        stored = read_baseline_at_ref(path, ref=args.baseline_ref, cwd=io.cwd)
+    if ref:
+        stored = read_baseline_at_ref(path, ref=ref, cwd=io.cwd)
         working = read_baseline(path, display=shown)
         old = stored.baseline if stored else None
         new = working.baseline if working else None
@@ -541,15 +599,28 @@ def _cmd_compare(args: argparse.Namespace, io: _Io) -> int:
         current=current,
         baseline=stored.baseline if stored else None,
         baseline_path=shown,
-        baseline_ref=args.baseline_ref,
+        baseline_ref=ref,
         edit=edit,
     )
-    gate_settings = config.gate if config else GateSettings()
-    max_regression = (
-        args.max_regression if args.max_regression is not None else gate_settings.max_regression
-    )
     verdict = judge_comparison(
-        comparison, floors=_floors(args, config), max_regression=max_regression
+        comparison, floors=_floors(args, config), max_regression=_tolerance(args, config)
+    )
+    return comparison, verdict
+
+
+def _tolerance(args: argparse.Namespace, config: Config | None) -> float | None:
+    if args.max_regression is not None:
+        return float(args.max_regression)
+    return config.gate.max_regression if config else None
+
+
+def _cmd_compare(args: argparse.Namespace, io: _Io) -> int:
+    config = _config(args, io, required=False)
+    profile = _profile_of(args, config)
+    current = read_current_results(args.current)
+    path = args.baseline or io.cwd / default_baseline_path(profile)
+    comparison, verdict = _judge_against_baseline(
+        current, path=path, args=args, io=io, config=config
     )
     if args.json is not None:
         atomic_write_text(

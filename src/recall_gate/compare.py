@@ -44,7 +44,14 @@ from recall_gate.gate import (
     suggest_floors,
 )
 from recall_gate.metrics import HIT, METRIC_KEYS, NDCG, RECALL
-from recall_gate.models import CASE_TYPES, LANGUAGES, Aggregates, CaseResult, Results
+from recall_gate.models import (
+    CASE_TYPES,
+    FLOAT_DIGITS,
+    LANGUAGES,
+    Aggregates,
+    CaseResult,
+    Results,
+)
 from recall_gate.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_bootstrap_ci
 
 __all__ = [
@@ -360,6 +367,11 @@ def _group_deltas(
     return out
 
 
+def _at_stored_precision(case: CaseResult) -> CaseResult:
+    rounded = {key: round(value, FLOAT_DIGITS) for key, value in case.metrics.items()}
+    return case if rounded == case.metrics else case.model_copy(update={"metrics": rounded})
+
+
 def compare_to_baseline(
     *,
     current: Results,
@@ -387,7 +399,9 @@ def compare_to_baseline(
     if baseline is None:
         return outline
     stale = _stale_reasons(current, baseline)
-    base_by_id = {c.case_id: c for c in baseline.cases}
+    # Compare at the stored precision: a baseline file keeps FLOAT_DIGITS, so
+    # the run it was made from must compare equal to it, not "changed" by 1e-7.
+    base_by_id = {c.case_id: _at_stored_precision(c) for c in baseline.cases}
     cur_by_id = {c.case_id: c for c in current.cases}
     changes = CaseChanges(
         added=tuple(c.case_id for c in current.cases if c.case_id not in base_by_id),
@@ -401,16 +415,17 @@ def compare_to_baseline(
     if any(s.what == "k" for s in stale):
         return replace(outline, stale=stale, cases=changes)
     relabelled = set(changes.relabelled)
+    current_cases = [_at_stored_precision(c) for c in current.cases]
     pairs = [
         (base_by_id[c.case_id], c)
-        for c in current.cases
+        for c in current_cases
         if c.case_id in base_by_id
         and c.case_id not in relabelled
         and c.metrics
         and base_by_id[c.case_id].metrics
     ]
-    scored_base = [c for c in baseline.cases if c.metrics]
-    scored_cur = [c for c in current.cases if c.metrics]
+    scored_base = [c for c in base_by_id.values() if c.metrics]
+    scored_cur = [c for c in current_cases if c.metrics]
     deltas: list[MetricDelta] = []
     for group in _ordered_groups([*scored_base, *scored_cur]):
         in_base = {c.case_id for c in scored_base if group.contains(c)}

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 __all__ = [
     "CASE_TYPES",
+    "FLOAT_DIGITS",
     "LANGUAGES",
     "SCHEMA_VERSION",
     "Aggregates",
@@ -31,6 +32,10 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+
+# Digits kept for floats in results and baseline files; comparisons happen at
+# this precision, so a stored baseline equals the run it was made from.
+FLOAT_DIGITS = 6
 
 Language = Literal["en", "es-419", "pt-BR"]
 CaseType = Literal["golden", "adversarial", "capability", "no_match"]

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from recall_gate.dataset import describe_validation_error, read_text
 from recall_gate.errors import InputError
-from recall_gate.models import SCHEMA_VERSION, Results
+from recall_gate.models import FLOAT_DIGITS, SCHEMA_VERSION, Results
 
 __all__ = [
     "FLOAT_DIGITS",
@@ -28,8 +28,6 @@ __all__ = [
     "read_results",
     "write_results",
 ]
-
-FLOAT_DIGITS = 6
 
 
 def _round_floats(value: Any) -> Any:
