@@ -290,7 +290,9 @@ def repo(base_tree: Path, tmp_path: Path, fake_api: FakeGitHub) -> Repo:
     return Repo(path=path, scratch=scratch, fake=fake_api, venv=Path(sys.prefix))
 
 
-def pr_event(number: int, head_sha: str, *, fork: bool = False) -> dict[str, Any]:
+def pr_event(
+    number: int, head_sha: str, *, fork: bool = False, base_sha: str = "c" * 40
+) -> dict[str, Any]:
     head_repo = "contributor/app" if fork else REPO
     return {
         "action": "synchronize",
@@ -303,7 +305,7 @@ def pr_event(number: int, head_sha: str, *, fork: bool = False) -> dict[str, Any
                 "label": f"{head_repo.split('/')[0]}:feature",
                 "repo": {"full_name": head_repo},
             },
-            "base": {"ref": "main", "sha": "c" * 40, "repo": {"full_name": REPO}},
+            "base": {"ref": "main", "sha": base_sha, "repo": {"full_name": REPO}},
         },
         "repository": {"full_name": REPO, "default_branch": "main", "owner": {"login": "octo"}},
     }
@@ -565,12 +567,13 @@ def test_the_fork_comment_workflow_rejects_results_that_fail_the_schema(repo: Re
 def test_the_pr_check_workflow_runs_the_built_in_runner(repo: Repo) -> None:
     (repo.path / "baselines" / "default.json").unlink()
     _git(repo.path, "commit", "-q", "-am", "no baseline yet")
+    base_sha = _git(repo.path, "rev-parse", "HEAD")  # the workflow reads the baseline there
     number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
 
     run = repo.run(
         "pull_request",
         workflow=".github/workflows/retrieval-eval.yml",
-        event=pr_event(number, HEAD_1),
+        event=pr_event(number, HEAD_1, base_sha=base_sha),
     )
 
     assert run.job_result == "success", run.text[-4000:]

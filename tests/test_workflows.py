@@ -88,6 +88,10 @@ def test_the_pr_check_uses_this_action_with_least_privilege_per_pr() -> None:
     gate = next(s for s in steps if s.get("uses") == "./")
     # Fork PRs have a read-only token: skip the comment there (the workflow_run path posts it).
     assert "head.repo.full_name == github.repository" in gate["with"]["comment"]
+    # A PR that edits baselines/ is compared with the base branch's copy.
+    assert gate["with"]["baseline-ref"] == "${{ github.event.pull_request.base.sha }}"
+    checkout = next(s for s in steps if "actions/checkout" in str(s.get("uses")))
+    assert checkout["with"]["fetch-depth"] == 0
     upload = next(s for s in steps if "upload-artifact" in str(s.get("uses")))
     assert upload["with"]["name"] == "recall-gate-results"
     assert upload["with"]["path"] == "${{ steps.gate.outputs.results-json }}"
