@@ -420,16 +420,16 @@ def _optional_path(text: str) -> Path | None:
     return Path(text) if text.strip() else None
 
 
-def _add_baseline_file(p: argparse.ArgumentParser, flag: str) -> None:
-    p.add_argument(
-        flag,
-        type=_optional_path,
-        metavar="PATH",
-        help="the baseline file (default: baselines/<profile>.json)",
-    )
+def _add_baseline_file(
+    p: argparse._ActionsContainer,
+    flag: str,
+    *,
+    help: str = "the baseline file (default: baselines/<profile>.json)",
+) -> None:
+    p.add_argument(flag, type=_optional_path, metavar="PATH", help=help)
 
 
-def _add_profile(p: argparse.ArgumentParser) -> None:
+def _add_profile(p: argparse._ActionsContainer) -> None:
     p.add_argument(
         "--profile",
         type=_profile_name,
@@ -452,18 +452,10 @@ def _add_baseline_comparison(p: argparse.ArgumentParser) -> None:
         "baseline (compared when --baseline is given, the profile's baseline file "
         "exists, or a tolerance is set)"
     )
-    g.add_argument(
-        "--baseline",
-        type=_optional_path,
-        metavar="PATH",
-        help="the baseline file (default: baselines/<profile>.json when it exists)",
+    _add_baseline_file(
+        g, "--baseline", help="the baseline file (default: baselines/<profile>.json if present)"
     )
-    g.add_argument(
-        "--profile",
-        type=_profile_name,
-        metavar="NAME",
-        help="profile (default: the config's, else 'default'): names the baseline file",
-    )
+    _add_profile(g)
     _add_tolerance(g)
 
 
