@@ -110,7 +110,14 @@ def _worker_recall_gate(path: Path, k: int) -> dict[str, Any]:
     vars(cli)["score_artifacts_file"] = spy  # read the means, untimed
     out = io.StringIO()
     started, cpu = time.perf_counter(), time.process_time()
-    code = cli.main(["score", "--artifacts", str(path), "--k", str(k)], environ={}, stdout=out)
+    # cwd = the data's folder: no baselines/ there, so `score` takes its streamed
+    # path instead of comparing with a committed baseline of the working tree.
+    code = cli.main(
+        ["score", "--artifacts", str(path), "--k", str(k)],
+        environ={},
+        stdout=out,
+        cwd=path.parent,
+    )
     total, cpu = time.perf_counter() - started, time.process_time() - cpu
     if code != 0:
         raise SystemExit(f"recall-gate score exited {code}")
