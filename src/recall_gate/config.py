@@ -20,6 +20,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,6 +39,7 @@ __all__ = [
     "RerankerSettings",
     "RetrievalSettings",
     "StoreSettings",
+    "apply_overrides",
     "load_config",
 ]
 
@@ -193,8 +195,38 @@ class Config(_Section):
         }
 
 
-def load_config(path: Path) -> Config:
-    """Load and validate a config file; relative paths resolve against its folder."""
+_SET_FIX = "write --set SECTION.KEY=VALUE, e.g. --set retrieval.mode=hybrid"
+
+
+def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """``--set a.b=value`` overrides on the raw settings, before validation, so a
+    wrong key or value gets the same message as in the file. Values are YAML
+    scalars (``true``, ``5``, ``null``, ``text``)."""
+    merged: dict[str, Any] = dict(data)
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        parts = key.strip().split(".")
+        if not sep or not all(parts):
+            raise InputError(f"--set {item!r}: expected KEY=VALUE", fix=_SET_FIX)
+        value = parse_yaml(raw, source=f"--set {key}") if raw.strip() else None
+        node = merged
+        for depth, part in enumerate(parts[:-1]):
+            child = node.get(part)
+            if child is None:
+                child = {}
+            elif not isinstance(child, dict):
+                section = ".".join(parts[: depth + 1])
+                raise InputError(f"--set {key}: `{section}` is not a section", fix=_SET_FIX)
+            node[part] = child = dict(child)
+            node = child
+        node[parts[-1]] = value
+    return merged
+
+
+def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:
+    """Load and validate a config file; relative paths resolve against its folder.
+
+    ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``)."""
     source = str(path)
     data = parse_yaml(read_text(path, what="config file"), source=source)
     if data is None:
@@ -203,6 +235,9 @@ def load_config(path: Path) -> Config:
         raise InputError(
             f"{source}: expected a mapping of settings", fix="see the README's config example"
         )
+    if overrides:
+        data = apply_overrides(data, overrides)
+        source = f"{source} (with --set)"
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:

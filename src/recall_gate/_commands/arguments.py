@@ -81,6 +81,12 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
         default=None,
         help=f"recall-gate.yaml (default: ./{DEFAULT_CONFIG}{'' if required else ' if present'})",
     )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a config setting, e.g. --set retrieval.mode=hybrid (repeatable)",
+    )
 
 
 def add_outputs(p: argparse.ArgumentParser) -> None:

@@ -29,14 +29,16 @@ Handler: TypeAlias = Callable[[argparse.Namespace, Io], int]
 
 
 def load_command_config(args: argparse.Namespace, io: Io, *, required: bool) -> Config | None:
+    """--config, else ./recall-gate.yaml if present, with the --set overrides."""
+    overrides = getattr(args, "set", None) or ()
     if args.config is not None:
-        return load_config(args.config)
+        return load_config(args.config, overrides=overrides)
     default = io.cwd / DEFAULT_CONFIG
     if default.is_file():
-        return load_config(default)
-    if required:
+        return load_config(default, overrides=overrides)
+    if required or overrides:
         raise InputError(
-            f"{default}: no config file",
+            f"{default}: no config file" + (" for --set to override" if overrides else ""),
             fix=f"create {DEFAULT_CONFIG} (see the README) or pass --config PATH",
         )
     return None
