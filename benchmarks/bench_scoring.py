@@ -107,7 +107,9 @@ def _worker_recall_gate(path: Path, k: int) -> dict[str, Any]:
         captured.append(score_artifacts_file(p, k=k))
         return captured[-1]
 
-    vars(cli)["score_artifacts_file"] = spy  # read the means, untimed
+    from recall_gate._commands import evaluation
+
+    vars(evaluation)["score_artifacts_file"] = spy  # read the means, untimed
     out = io.StringIO()
     started, cpu = time.perf_counter(), time.process_time()
     # cwd = the data's folder: no baselines/ there, so `score` takes its streamed
