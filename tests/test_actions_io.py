@@ -243,8 +243,9 @@ def test_failed_floors_and_regressions_are_errors() -> None:
     ]
 
 
-def test_report_only_gives_one_warning_with_what_would_fail() -> None:
-    would = [
+def drops(count: int) -> list[dict[str, Any]]:
+    """``count`` regression records of hit@k, 1.0 → 0.5 in groups g0, g1, …"""
+    return [
         {
             "metric": HIT,
             "group": f"g{i}",
@@ -254,8 +255,12 @@ def test_report_only_gives_one_warning_with_what_would_fail() -> None:
             "n": 4,
             "tolerance": 0.05,
         }
-        for i in range(5)
+        for i in range(count)
     ]
+
+
+def test_report_only_gives_one_warning_with_what_would_fail() -> None:
+    would = drops(5)
     notes = comparison_annotations(
         comparison(
             verdict="report-only",
@@ -290,18 +295,7 @@ def test_a_missing_baseline_is_a_notice_and_a_stale_one_a_warning() -> None:
 
 
 def test_more_than_ten_annotations_of_a_level_are_summarised() -> None:
-    regressions = [
-        {
-            "metric": HIT,
-            "group": f"g{i}",
-            "baseline": 1.0,
-            "current": 0.5,
-            "delta": -0.5,
-            "n": 4,
-            "tolerance": 0.05,
-        }
-        for i in range(14)
-    ]
+    regressions = drops(14)
     notes = comparison_annotations(
         comparison(
             verdict="fail",
