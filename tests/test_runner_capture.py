@@ -32,7 +32,7 @@ from recall_gate.labels import label_artifacts
 from recall_gate.metrics import HIT
 from recall_gate.models import Card, Case, RetrievedItem
 from recall_gate.results_io import dump_jsonl
-from recall_gate.runner import STAGES, Embedder, capture
+from recall_gate.runner import STAGES, Capture, Embedder, capture
 from recall_gate.runner.tokenizer import tokenize
 
 DIM = 64
@@ -124,7 +124,8 @@ def config(tmp_path: Path, **update: object) -> Config:
     return base.model_copy(update=update)
 
 
-def run(cfg: Config, embedder: Embedder | None = None, lines: list[str] | None = None) -> object:
+def run(cfg: Config, embedder: Embedder | None = None, lines: list[str] | None = None) -> Capture:
+    """``capture()`` of the reference cards and cases, quietly, log lines into ``lines``."""
     sink = lines if lines is not None else []
     return capture(
         cfg, CARDS, CASES, progress=False, log=sink.append, embedder=embedder or HashingEmbedder()
@@ -132,14 +133,7 @@ def run(cfg: Config, embedder: Embedder | None = None, lines: list[str] | None =
 
 
 def test_artifacts_carry_ranked_cards_and_the_case_fields(tmp_path: Path) -> None:
-    captured = capture(
-        config(tmp_path),
-        CARDS,
-        CASES,
-        progress=False,
-        log=lambda _: None,
-        embedder=HashingEmbedder(),
-    )
+    captured = run(config(tmp_path))
     assert [a.case_id for a in captured.artifacts] == ["c-parking", "c-refill", "c-none"]
     first = captured.artifacts[0]
     assert first.ranked_card_ids()[0] == "en-parking"
@@ -165,14 +159,7 @@ def test_artifacts_carry_ranked_cards_and_the_case_fields(tmp_path: Path) -> Non
 
 
 def test_the_capture_scores_through_the_same_path_as_score(tmp_path: Path) -> None:
-    captured = capture(
-        config(tmp_path),
-        CARDS,
-        CASES,
-        progress=False,
-        log=lambda _: None,
-        embedder=HashingEmbedder(),
-    )
+    captured = run(config(tmp_path))
     path = tmp_path / "artifacts.jsonl"
     path.write_text(dump_jsonl(captured.artifacts))
     labelled = label_artifacts(load_artifacts(path), CASES, artifacts_source=str(path))
@@ -182,17 +169,13 @@ def test_the_capture_scores_through_the_same_path_as_score(tmp_path: Path) -> No
 
 def test_a_warm_run_loads_no_model(tmp_path: Path) -> None:
     cold_embedder = HashingEmbedder()
-    cold = capture(
-        config(tmp_path), CARDS, CASES, progress=False, log=lambda _: None, embedder=cold_embedder
-    )
+    cold = run(config(tmp_path), cold_embedder)
     assert cold.model_loaded
     assert cold.ingest.chunks_embedded == cold.ingest.chunks == 5
     assert cold.queries_embedded == 3
     warm_embedder = HashingEmbedder()
     lines: list[str] = []
-    warm = capture(
-        config(tmp_path), CARDS, CASES, progress=False, log=lines.append, embedder=warm_embedder
-    )
+    warm = run(config(tmp_path), warm_embedder, lines)
     assert warm_embedder.loads == 0
     assert not warm.model_loaded
     assert (warm.ingest.chunks_embedded, warm.ingest.chunks_from_cache) == (0, 5)
@@ -205,9 +188,7 @@ def test_without_progress_nothing_but_log_lines_is_printed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lines: list[str] = []
-    capture(
-        config(tmp_path), CARDS, CASES, progress=False, log=lines.append, embedder=HashingEmbedder()
-    )
+    run(config(tmp_path), lines=lines)
     assert capsys.readouterr() == ("", "")
     assert lines[0] == "chunked 3 cards into 5 chunks (max 100 chars, title on every chunk)"
     assert lines[-1].startswith("retrieved 3 cases (dense, 50 candidates); total ")
@@ -215,9 +196,7 @@ def test_without_progress_nothing_but_log_lines_is_printed(
 
 def test_hybrid_fuses_bm25_and_dense(tmp_path: Path) -> None:
     cfg = config(tmp_path, retrieval=RetrievalSettings(mode="hybrid"))
-    captured = capture(
-        cfg, CARDS, CASES, progress=False, log=lambda _: None, embedder=HashingEmbedder()
-    )
+    captured = run(cfg)
     top = captured.artifacts[1].retrieved[0]
     assert isinstance(top, RetrievedItem)
     assert top.parent_id == "en-refills"
@@ -229,9 +208,7 @@ def test_hybrid_fuses_bm25_and_dense(tmp_path: Path) -> None:
 def test_same_language_searches_only_the_cases_language(tmp_path: Path) -> None:
     for mode in ("dense", "hybrid"):
         cfg = config(tmp_path, retrieval=RetrievalSettings(mode=mode, same_language=True))
-        captured = capture(
-            cfg, CARDS, CASES, progress=False, log=lambda _: None, embedder=HashingEmbedder()
-        )
+        captured = run(cfg)
         assert captured.artifacts[0].ranked_card_ids() == ["en-parking", "en-refills"]
         assert set(captured.artifacts[2].ranked_card_ids()) <= {"es-estacionamiento"}
 
@@ -240,7 +217,7 @@ def test_no_cache_means_every_text_is_encoded(tmp_path: Path) -> None:
     cfg = config(tmp_path, cache=CacheSettings(path=None))
     for _ in range(2):
         embedder = HashingEmbedder()
-        captured = capture(cfg, CARDS, CASES, progress=False, log=lambda _: None, embedder=embedder)
+        captured = run(cfg, embedder)
         assert captured.queries_embedded == 3
         assert embedder.loads == 1
     assert not (tmp_path / "cache").exists()
@@ -264,14 +241,14 @@ def test_a_missing_reranker_fails_before_any_work(tmp_path: Path) -> None:
     )
     embedder = HashingEmbedder()
     with pytest.raises(InputError, match="reranker model path"):
-        capture(cfg, CARDS, CASES, progress=False, log=lambda _: None, embedder=embedder)
+        run(cfg, embedder)
     assert embedder.loads == 0
 
 
 def test_a_shared_embedder_must_match_the_config(tmp_path: Path) -> None:
     other = HashingEmbedder(EmbedderSettings(batch_size=8))
     with pytest.raises(ValueError, match="settings differ"):
-        capture(config(tmp_path), CARDS, CASES, progress=False, log=lambda _: None, embedder=other)
+        run(config(tmp_path), other)
 
 
 def test_no_cases_and_no_cards_give_an_empty_capture(tmp_path: Path) -> None:
