@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from recall_gate.models import Card, Case
 
-__all__ = ["Problem", "find_problems"]
+__all__ = ["Problem", "duplicate_cases", "find_problems"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,6 +43,11 @@ def _duplicates(kind: str, located: Sequence[tuple[str, str]]) -> list[Problem]:
     ]
 
 
+def duplicate_cases(cases: Sequence[tuple[str, Case]]) -> list[Problem]:
+    """Every repeated case id (what scoring needs without a KB at hand)."""
+    return _duplicates("case", [(w, c.id) for w, c in cases])
+
+
 def find_problems(
     *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, Case]]
 ) -> list[Problem]:
@@ -50,7 +55,7 @@ def find_problems(
     relevant ids that resolve to no card (with the nearest existing id as a hint).
     Field validity (languages, case types) is enforced when files are loaded."""
     problems = _duplicates("card", [(w, c.id) for w, c in cards])
-    problems += _duplicates("case", [(w, c.id) for w, c in cases])
+    problems += duplicate_cases(cases)
     card_ids = sorted({c.id for _, c in cards})
     known = set(card_ids)
     for where, case in cases:

@@ -29,7 +29,7 @@ from recall_gate.errors import GateFailure, InputError
 from recall_gate.evaluate import score_case
 from recall_gate.fingerprint import fingerprint_cards, fingerprint_cases, fingerprint_settings
 from recall_gate.gate import decide
-from recall_gate.integrity import find_problems
+from recall_gate.integrity import duplicate_cases, find_problems
 from recall_gate.labels import label_artifacts
 from recall_gate.models import Artifact, Case, CaseLabel, Provenance, Results
 from recall_gate.render import render_report, render_summary
@@ -66,8 +66,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _unique_cases(located: Sequence[tuple[str, Case]]) -> list[Case]:
-    problems = find_problems(cards=(), cases=located)
-    dupes = [p for p in problems if p.message.startswith("duplicate case id")]
+    dupes = duplicate_cases(located)
     if dupes:
         raise InputError(str(dupes[0]), fix="give each case a unique id")
     return [case for _, case in located]
