@@ -18,8 +18,8 @@ def _digest(payload: Any) -> str:
 
 
 def fingerprint_cases(cases: Iterable[CaseLabel]) -> str:
-    """Of the scored labels only (id, groups, gold): a query edit is not staleness
-    of the gold, but it is of retrieval: use the cases' full dump when it matters."""
+    """Of every field of the records given: `run` passes whole cases, so a query
+    edit makes a baseline stale; `score` has only labels (id, groups, gold)."""
     return _digest(sorted((c.model_dump(mode="json") for c in cases), key=lambda d: d["id"]))
 
 
