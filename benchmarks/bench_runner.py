@@ -46,17 +46,17 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.scale_corpus import generate, write_corpus
-from recall_gate.aggregate import aggregate
-from recall_gate.config import (
+from recall_gate.core.aggregate import aggregate
+from recall_gate.core.evaluate import score_case
+from recall_gate.core.metrics import HIT
+from recall_gate.core.records import Card, Case
+from recall_gate.io.config import (
     CacheSettings,
     Config,
     StoreSettings,
     load_config,
 )
-from recall_gate.dataset import load_cards, load_cases
-from recall_gate.evaluate import score_case
-from recall_gate.metrics import HIT
-from recall_gate.models import Card, Case
+from recall_gate.io.dataset import load_cards, load_cases
 from recall_gate.runner import STAGES, Capture, Embedder, capture, chunk_cards
 
 REPO = Path(__file__).resolve().parent.parent

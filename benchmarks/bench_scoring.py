@@ -98,8 +98,8 @@ def _worker_recall_gate(path: Path, k: int) -> dict[str, Any]:
     import io
 
     from recall_gate import cli
-    from recall_gate.metrics import HIT, NDCG, RECALL
-    from recall_gate.stream import StreamedScores, score_artifacts_file
+    from recall_gate.core.metrics import HIT, NDCG, RECALL
+    from recall_gate.io.artifact_stream import StreamedScores, score_artifacts_file
 
     captured: list[StreamedScores] = []
 
@@ -107,7 +107,7 @@ def _worker_recall_gate(path: Path, k: int) -> dict[str, Any]:
         captured.append(score_artifacts_file(p, k=k))
         return captured[-1]
 
-    from recall_gate._commands import evaluation
+    from recall_gate.commands import evaluation
 
     vars(evaluation)["score_artifacts_file"] = spy  # read the means, untimed
     out = io.StringIO()
@@ -189,7 +189,7 @@ def _worker_ranx(path: Path, k: int, parser: str) -> dict[str, Any]:
 
 
 def _worker_loop(path: Path, k: int, parser: str, repeat: int) -> dict[str, Any]:
-    from recall_gate.metrics import score_ranking
+    from recall_gate.core.metrics import score_ranking
 
     loads = _json_loads(parser)
     interned: dict[str, str] = {}

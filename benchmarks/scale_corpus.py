@@ -24,7 +24,7 @@ import json
 import random
 from pathlib import Path
 
-from recall_gate.models import Card, Case
+from recall_gate.core.records import Card, Case
 
 __all__ = ["generate", "write_corpus"]
 

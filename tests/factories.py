@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recall_gate.aggregate import aggregate
-from recall_gate.baseline import Baseline, make_baseline
-from recall_gate.evaluate import score_case
-from recall_gate.models import CaseLabel, CaseResult, CaseType, Language, Provenance, Results
+from recall_gate.core.aggregate import aggregate
+from recall_gate.core.baseline import Baseline, make_baseline
+from recall_gate.core.evaluate import score_case
+from recall_gate.core.records import CaseLabel, CaseResult, CaseType, Language, Provenance, Results
 
 K = 5
 LANGS: tuple[Language, ...] = ("en", "es-419", "pt-BR")

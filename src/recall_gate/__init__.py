@@ -7,7 +7,7 @@ baseline, and gate a pull request on it.
 
 from __future__ import annotations
 
-from recall_gate.metrics import HIT, METRIC_KEYS, NDCG, RECALL, score_ranking
+from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL, score_ranking
 
 __all__ = ["HIT", "METRIC_KEYS", "NDCG", "RECALL", "__version__", "score_ranking"]
 

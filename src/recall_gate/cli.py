@@ -5,9 +5,9 @@ the pure core and prints. It alone reads the environment; nothing below it
 prints or exits. Every :class:`RecallGateError` becomes one message on stderr
 and its exit code (2 unusable input, 1 failed gate); never a traceback.
 
-The commands live in the private ``recall_gate._commands`` package, one module
+The commands live in the private ``recall_gate.commands`` package, one module
 per concept; each adds its subparsers here and hands back its handlers, which
-receive the :class:`~recall_gate._commands.context.Io` built below.
+receive the :class:`~recall_gate.commands.context.Io` built below.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TextIO
 
 from recall_gate import __version__
-from recall_gate._commands import baselines, evaluation, github_actions
-from recall_gate._commands.arguments import Parser, add_subcommands
-from recall_gate._commands.context import Handler, Io
+from recall_gate.commands import baselines, evaluation, github_actions
+from recall_gate.commands.arguments import Parser, add_subcommands
+from recall_gate.commands.context import Handler, Io
 from recall_gate.errors import RecallGateError
 
 __all__ = ["entry_point", "main"]

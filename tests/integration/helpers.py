@@ -6,10 +6,10 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from recall_gate.aggregate import aggregate
-from recall_gate.config import CacheSettings, Config, StoreSettings
-from recall_gate.evaluate import score_case
-from recall_gate.models import Aggregates, Card, Case
+from recall_gate.core.aggregate import aggregate
+from recall_gate.core.evaluate import score_case
+from recall_gate.core.records import Aggregates, Card, Case
+from recall_gate.io.config import CacheSettings, Config, StoreSettings
 from recall_gate.runner import Capture, Embedder, capture
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from recall_gate.metrics import HIT, NDCG, RECALL
+from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.runner import Embedder
 
 from .helpers import Reference, config_for, run_capture, score

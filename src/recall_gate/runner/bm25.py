@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from recall_gate.core.records import Chunk
 from recall_gate.errors import InputError
-from recall_gate.models import Chunk
 from recall_gate.runner.expansion import ScoredChunk
 from recall_gate.runner.tokenizer import tokenize
 

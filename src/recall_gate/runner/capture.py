@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from recall_gate.config import Config
+from recall_gate.core.records import Artifact, Card, Case, Chunk, RetrievedItem
 from recall_gate.errors import InputError
-from recall_gate.models import Artifact, Card, Case, Chunk, RetrievedItem
+from recall_gate.io.config import Config
 from recall_gate.runner.bm25 import Bm25Index
 from recall_gate.runner.cache import EmbeddingCache
 from recall_gate.runner.chunking import chunk_cards

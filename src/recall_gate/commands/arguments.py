@@ -1,0 +1,140 @@
+"""The argparse vocabulary the commands share: the parser class, value types
+and flag builders, so a flag reads and parses the same on every command."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from pathlib import Path
+from typing import NoReturn
+
+from recall_gate.commands.context import DEFAULT_CONFIG
+from recall_gate.errors import InputError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so main() owns every exit."""
+
+    def error(self, message: str) -> NoReturn:
+        raise InputError(f"{self.prog}: {message}", fix=f"see `{self.prog} --help`")
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
+    return value
+
+
+def fraction(text: str) -> float | None:
+    """A float in [0, 1]; an empty string means unset (how the action passes it)."""
+    if not text.strip():
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not (0.0 <= value <= 1.0) or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
+_PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def profile_name(text: str) -> str | None:
+    """A profile name; an empty string means unset (how the action passes it)."""
+    if not text.strip():
+        return None
+    if not _PROFILE_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"use letters, digits, '.', '_' or '-' (starting with a letter or digit), got {text!r}"
+        )
+    return text
+
+
+def optional_text(text: str) -> str | None:
+    return text.strip() or None
+
+
+def optional_path(text: str) -> Path | None:
+    return Path(text) if text.strip() else None
+
+
+def add_subcommands(
+    p: argparse.ArgumentParser, *, dest: str, metavar: str = "ACTION"
+) -> argparse._SubParsersAction[Parser]:
+    sub = p.add_subparsers(dest=dest, metavar=metavar, parser_class=Parser)
+    sub.required = True
+    return sub
+
+
+def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
+    p.add_argument(
+        "--config",
+        type=Path,
+        metavar="PATH",
+        default=None,
+        help=f"recall-gate.yaml (default: ./{DEFAULT_CONFIG}{'' if required else ' if present'})",
+    )
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a config setting, e.g. --set retrieval.mode=hybrid (repeatable)",
+    )
+
+
+def add_outputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", type=Path, metavar="PATH", help="write the results JSON here")
+    p.add_argument("--markdown", type=Path, metavar="PATH", help="write the Markdown report here")
+
+
+def add_gate(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("gate (all inactive when unset: report-only)")
+    g.add_argument("--min-hit", type=fraction, metavar="X", help="floor on overall hit@k")
+    g.add_argument("--min-recall", type=fraction, metavar="X", help="floor on overall recall@k")
+    g.add_argument("--min-ndcg", type=fraction, metavar="X", help="floor on overall nDCG@k")
+
+
+def add_baseline_file(
+    p: argparse._ActionsContainer,
+    flag: str,
+    *,
+    help: str = "the baseline file (default: baselines/<profile>.json)",
+) -> None:
+    p.add_argument(flag, type=optional_path, metavar="PATH", help=help)
+
+
+def add_profile(p: argparse._ActionsContainer) -> None:
+    p.add_argument(
+        "--profile",
+        type=profile_name,
+        metavar="NAME",
+        help="profile (default: the config's, else 'default'): names the baseline file",
+    )
+
+
+def add_tolerance(p: argparse._ActionsContainer) -> None:
+    p.add_argument(
+        "--max-regression",
+        type=fraction,
+        metavar="X",
+        help="tolerance: fail when a metric drops by more than X in any group",
+    )
+
+
+def add_baseline_comparison(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group(
+        "baseline (compared when --baseline is given, the profile's baseline file "
+        "exists, or a tolerance is set)"
+    )
+    add_baseline_file(
+        g, "--baseline", help="the baseline file (default: baselines/<profile>.json if present)"
+    )
+    add_profile(g)
+    add_tolerance(g)

@@ -1,0 +1,304 @@
+"""Baseline commands: ``compare`` (results against the baseline), ``baseline
+update`` (write the committed baseline) and ``floors suggest`` (floors from
+the baseline's evidence)."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from recall_gate.commands.arguments import (
+    Parser,
+    add_baseline_file,
+    add_config,
+    add_gate,
+    add_profile,
+    add_subcommands,
+    add_tolerance,
+    fraction,
+    optional_path,
+    optional_text,
+)
+from recall_gate.commands.context import (
+    Handler,
+    Io,
+    display_path,
+    load_command_config,
+    profile_of,
+)
+from recall_gate.commands.gating import exit_for, judge_against_baseline
+from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
+from recall_gate.core.compare import compare_to_baseline, comparison_json
+from recall_gate.core.gate import FLOOR_FLAGS, suggest_floors
+from recall_gate.core.records import Results
+from recall_gate.errors import InputError
+from recall_gate.io.baseline_store import (
+    default_baseline_path,
+    dump_baseline,
+    git_head_sha,
+    read_baseline,
+    read_current_results,
+    write_baseline,
+)
+from recall_gate.io.config_edit import write_gate_settings
+from recall_gate.io.dataset import describe_validation_error
+from recall_gate.io.results_store import atomic_write_text, dump_json
+from recall_gate.report.comparison import (
+    COMMENT_BUDGET,
+    render_baseline_update,
+    render_comment,
+    render_comparison_text,
+)
+from recall_gate.report.results import metric_label, table
+
+
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
+    compare = sub.add_parser(
+        "compare",
+        help="deltas, flips, staleness and the gate verdict against a baseline",
+        description="Compare a results file with the baseline: per metric and group, the "
+        "means on the cases present in both, Δ with a noise test, flipped cases, a stale or "
+        "missing baseline. Report-only (exit 0) until a floor or a tolerance is set.",
+    )
+    add_config(compare)
+    compare.add_argument(
+        "--current", type=Path, required=True, metavar="PATH", help="this run's results JSON"
+    )
+    add_baseline_file(compare, "--baseline")
+    compare.add_argument(
+        "--baseline-ref",
+        type=optional_text,
+        metavar="REF",
+        help="read the baseline as it is at this git revision (the PR's base); a different "
+        "working-tree file is reported as the PR's edit of the baseline",
+    )
+    add_profile(compare)
+    compare.add_argument(
+        "--markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
+    )
+    compare.add_argument(
+        "--full-markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the full report here (for the job summary)",
+    )
+    compare.add_argument(
+        "--json", type=optional_path, metavar="PATH", help="write the comparison JSON here"
+    )
+    add_gate(compare)
+    add_tolerance(compare)
+
+    baseline = sub.add_parser("baseline", help="write the committed baseline")
+    actions = add_subcommands(baseline, dest="baseline_command")
+    update = actions.add_parser(
+        "update",
+        help="write a baseline atomically from a results file",
+        description="Write baselines/<profile>.json from a results file: atomic, deterministic "
+        "bytes. created_at is --created-at, else $SOURCE_DATE_EPOCH, else the existing "
+        "file's when nothing else changed (so a re-run rewrites identical bytes), else now. "
+        "A file that is not a valid baseline is never overwritten.",
+    )
+    add_config(update)
+    update.add_argument(
+        "--results", type=Path, required=True, metavar="PATH", help="results JSON (score/run)"
+    )
+    add_baseline_file(update, "--out")
+    add_profile(update)
+    update.add_argument("--reason", default="", metavar="TEXT", help="why the baseline moves")
+    update.add_argument(
+        "--created-at",
+        type=optional_text,
+        metavar="TIMESTAMP",
+        help="ISO 8601, e.g. 2026-05-29T12:00:00Z",
+    )
+    update.add_argument(
+        "--git-sha",
+        type=optional_text,
+        metavar="SHA",
+        help="the evaluated commit (default: $GITHUB_SHA, else the checked-out HEAD)",
+    )
+    update.add_argument(
+        "--markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the old → new report here (the baseline PR's body)",
+    )
+
+    floors = sub.add_parser("floors", help="evidence-based floors (ADR-0023 future work 1)")
+    floor_actions = add_subcommands(floors, dest="floors_command")
+    suggest = floor_actions.add_parser(
+        "suggest",
+        help="observed − margin per metric, from a baseline",
+        description="Suggest floors from a baseline: observed mean minus a margin that reaches "
+        "the Wilson 95% lower bound (at least --min-margin), rounded down to two decimals.",
+    )
+    add_config(suggest)
+    add_baseline_file(suggest, "--baseline")
+    add_profile(suggest)
+    suggest.add_argument(
+        "--min-margin", type=fraction, metavar="X", help="smallest margin (default 0.02)"
+    )
+    suggest.add_argument(
+        "--write",
+        type=Path,
+        metavar="CONFIG",
+        help="write the floors into this config's `gate:` section (comments and order kept)",
+    )
+
+    return {"compare": _cmd_compare, "baseline": _cmd_baseline, "floors": _cmd_floors}
+
+
+def _cmd_compare(args: argparse.Namespace, io: Io) -> int:
+    config = load_command_config(args, io, required=False)
+    profile = profile_of(args, config)
+    current = read_current_results(args.current)
+    path = args.baseline or io.cwd / default_baseline_path(profile)
+    comparison, verdict = judge_against_baseline(
+        current, path=path, args=args, io=io, config=config
+    )
+    if args.json is not None:
+        atomic_write_text(
+            args.json, dump_json(comparison_json(comparison, verdict, profile=profile))
+        )
+    if args.markdown is not None:
+        atomic_write_text(
+            args.markdown,
+            render_comment(comparison, verdict, profile=profile, max_chars=COMMENT_BUDGET),
+        )
+    if args.full_markdown is not None:
+        atomic_write_text(args.full_markdown, render_comment(comparison, verdict, profile=profile))
+    io.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
+    return exit_for(verdict.gate)
+
+
+def _created_at(args: argparse.Namespace, io: Io, *, unchanged_since: str | None) -> str:
+    """--created-at, else $SOURCE_DATE_EPOCH, else ``unchanged_since``, else now."""
+    if args.created_at:
+        try:
+            return normalise_timestamp(args.created_at)
+        except ValueError as exc:
+            raise InputError(f"--created-at: {exc}", fix="pass e.g. 2026-05-29T12:00:00Z") from None
+    epoch = io.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            moment = datetime.fromtimestamp(int(epoch), tz=UTC)
+        except (ValueError, OverflowError, OSError):
+            raise InputError(
+                f"SOURCE_DATE_EPOCH={epoch!r} is not a Unix timestamp",
+                fix="set it to whole seconds since 1970 (`git log -1 --format=%ct`) or unset it",
+            ) from None
+        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if unchanged_since is not None:
+        return unchanged_since
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _make_baseline(
+    results: Results, *, created_at: str, git_sha: str | None, reason: str
+) -> Baseline:
+    try:
+        return make_baseline(results, created_at=created_at, git_sha=git_sha, reason=reason)
+    except ValidationError as exc:
+        raise InputError(
+            f"cannot make a baseline: {describe_validation_error(exc)}",
+            fix="check --git-sha (or $GITHUB_SHA) and --created-at",
+        ) from None
+
+
+def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
+    config = load_command_config(args, io, required=False)
+    profile = profile_of(args, config)
+    results = read_current_results(args.results)
+    if not any(case.metrics for case in results.cases):
+        raise InputError(
+            f"{args.results}: no case carries gold, so a baseline would compare nothing",
+            fix="score a case set with gold labels (`must_cite_one_of`)",
+        )
+    out = args.out or io.cwd / default_baseline_path(profile)
+    shown = display_path(out, io)
+    try:
+        existing = read_baseline(out, display=shown)
+    except InputError as exc:
+        raise InputError(
+            f"refusing to overwrite {shown}: {exc.message}",
+            fix="move that file away or pass another --out: only a valid baseline is replaced",
+        ) from None
+    git_sha = args.git_sha or io.environ.get("GITHUB_SHA") or git_head_sha(io.cwd)
+    unchanged_since = None
+    if existing is not None:
+        candidate = _make_baseline(
+            results,
+            created_at=existing.baseline.created_at,
+            git_sha=git_sha,
+            reason=args.reason,
+        )
+        if candidate == existing.baseline:
+            unchanged_since = existing.baseline.created_at
+    baseline = _make_baseline(
+        results,
+        created_at=_created_at(args, io, unchanged_since=unchanged_since),
+        git_sha=git_sha,
+        reason=args.reason,
+    )
+    text = dump_baseline(baseline)
+    if existing is not None and existing.text == text:
+        io.stdout.write(f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n")
+    else:
+        write_baseline(out, baseline)
+        io.stdout.write(f"recall-gate: wrote {shown}\n")
+    comparison = compare_to_baseline(
+        current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
+    )
+    if args.markdown is not None:
+        atomic_write_text(
+            args.markdown, render_baseline_update(comparison, new=baseline, path=shown)
+        )
+    io.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
+    return 0
+
+
+def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
+    config = load_command_config(args, io, required=False)
+    profile = profile_of(args, config)
+    path = args.baseline or io.cwd / default_baseline_path(profile)
+    shown = display_path(path, io)
+    stored = read_baseline(path, display=shown)
+    if stored is None:
+        raise InputError(
+            f"{shown}: no baseline yet, so no evidence for a floor",
+            fix=f"create it: `recall-gate baseline update --results results.json --out {shown}`",
+        )
+    margin = args.min_margin if args.min_margin is not None else 0.02
+    suggested = suggest_floors(stored.baseline.aggregates, min_margin=margin)
+    k = stored.baseline.k
+    rows = [
+        [
+            FLOOR_FLAGS[s.metric],
+            metric_label(s.metric, k),
+            f"{s.observed:.3f}",
+            str(s.n),
+            f"{s.margin:.3f}",
+            f"{s.floor:.2f}",
+        ]
+        for s in suggested
+    ]
+    io.stdout.write(
+        f"recall-gate: floors suggested from {shown} (observed − margin, down to the Wilson "
+        f"95% lower bound, at least {margin:.2f})\n\n"
+        + table(["flag", "metric", "observed", "n", "margin", "floor"], rows, "text")
+        + "\n"
+    )
+    if args.write is not None:
+        settings = {FLOOR_FLAGS[s.metric].replace("-", "_"): s.floor for s in suggested}
+        write_gate_settings(args.write, settings)
+        written = ", ".join(f"{key}: {value:.2f}" for key, value in settings.items())
+        io.stdout.write(
+            f"\nrecall-gate: wrote gate floors into {display_path(args.write, io)}: {written}\n"
+        )
+    return 0

@@ -1,0 +1,306 @@
+"""GitHub Actions commands: ``comment`` (the sticky PR comment),
+``actions-report`` (step outputs, job summary and annotations of a comparison)
+and ``propose-baseline`` (a baseline pull request through the REST API).
+
+Only these commands talk to GitHub; requests and the client load when one runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from recall_gate.commands.arguments import Parser, positive_int
+from recall_gate.commands.context import Handler, Io
+from recall_gate.errors import InputError
+
+
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
+    _add_comment(sub)
+    _add_actions_report(sub)
+    _add_propose_baseline(sub)
+    return {
+        "comment": _cmd_comment,
+        "actions-report": _cmd_actions_report,
+        "propose-baseline": _cmd_propose_baseline,
+    }
+
+
+# -- comment ---------------------------------------------------------------------
+
+DEFAULT_API_URL = "https://api.github.com"
+_COMMENT_ENV = """environment:
+  GITHUB_TOKEN         token allowed to write PR comments (required)
+  GITHUB_API_URL       REST API root (default https://api.github.com; GHES: https://HOST/api/v3)
+  GITHUB_REPOSITORY    default for --repo
+  GITHUB_EVENT_PATH    webhook payload: the PR number and head SHA of a pull_request
+                       event; for workflow_run, the PR is found from the run's head SHA
+  GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS   set by the Actions runner
+
+exit codes: 0 posted, updated, unchanged, skipped, or refused for lack of permission
+(a warning: a comment never changes the verdict); 2 anything else."""
+
+
+def _add_comment(sub: argparse._SubParsersAction[Parser]) -> None:
+    comment = sub.add_parser(
+        "comment",
+        help="upsert the sticky PR comment from a rendered report",
+        description="Create or update the ONE recall-gate comment of a profile on a pull "
+        "request (found by its hidden marker, across all pages); skipped when unchanged or "
+        "when the PR has moved on to a newer commit.",
+        epilog=_COMMENT_ENV,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    comment.add_argument(
+        "--body", type=Path, required=True, metavar="PATH", help="the comment's Markdown"
+    )
+    comment.add_argument(
+        "--profile", default="default", metavar="NAME", help="one comment per profile"
+    )
+    comment.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
+    comment.add_argument(
+        "--pr",
+        type=positive_int,
+        metavar="N",
+        help="default: the event's pull request, else the open PR whose head is --head-sha",
+    )
+    comment.add_argument(
+        "--head-sha", metavar="SHA", help="the commit reported on (default: the event's PR head)"
+    )
+
+
+def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
+    # Imported here: only this command talks to GitHub.
+    import requests
+
+    from recall_gate.io.actions_runner import ActionsRunner, EventContext, load_event
+    from recall_gate.io.dataset import read_text
+    from recall_gate.io.github import comment_marker, find_pr_for_head_sha, upsert_comment
+    from recall_gate.io.github_client import GitHubClient, GitHubPermissionError
+
+    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
+    token = io.environ.get("GITHUB_TOKEN", "")
+    marker = comment_marker(args.profile)
+    body = read_text(args.body, what="comment body")
+    event_path = io.environ.get("GITHUB_EVENT_PATH", "")
+    event = load_event(Path(event_path)) if event_path else EventContext()
+    head_sha = args.head_sha or event.head_sha
+    if head_sha is None:
+        if event_path and args.pr is None:
+            runner.annotate(
+                "notice",
+                "the triggering event is not about a pull request; no comment posted",
+                title="recall-gate",
+            )
+            return 0
+        raise InputError(
+            "no head commit to report on",
+            fix="pass --head-sha SHA (the pull request's head commit)",
+        )
+    repo = args.repo or io.environ.get("GITHUB_REPOSITORY") or event.repository
+    if not repo:
+        raise InputError(
+            "no repository to comment on",
+            fix="pass --repo OWNER/NAME (GITHUB_REPOSITORY inside GitHub Actions)",
+        )
+    if not token:
+        raise InputError(
+            "no GitHub token: GITHUB_TOKEN is not set",
+            fix="set GITHUB_TOKEN to a token allowed to write PR comments "
+            "(the action passes its `github-token` input)",
+        )
+    base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    with requests.Session() as session:
+        client = GitHubClient(session, base_url=base_url, token=token)
+        try:
+            pr = args.pr or event.pr_number
+            if pr is None:
+                pr = find_pr_for_head_sha(
+                    client, repo=repo, head_sha=head_sha, head_label=event.head_label
+                )
+            if pr is None:
+                runner.annotate(
+                    "notice",
+                    f"no open pull request of {repo} has head {head_sha}; no comment posted",
+                    title="recall-gate",
+                )
+                return 0
+            outcome = upsert_comment(
+                client,
+                repo=repo,
+                pr_number=pr,
+                marker=marker,
+                body=body,
+                bot_login=None,
+                head_sha=head_sha,
+            )
+        except GitHubPermissionError as exc:
+            runner.annotate("warning", str(exc), title="recall-gate: PR comment not posted")
+            runner.append_summary(
+                f"> [!WARNING]\n> The recall-gate PR comment was not posted: {exc.message}\n"
+                f">\n> Fix: {exc.fix}\n"
+            )
+            return 0
+    where = f"{repo}#{pr}"
+    if outcome.status == "skipped_stale":
+        io.stdout.write(
+            f"recall-gate: {where} has moved on to {outcome.pr_head_sha}; "
+            f"its comment was left to that commit's run\n"
+        )
+    else:
+        io.stdout.write(f"recall-gate: PR comment {outcome.status}: {outcome.html_url}\n")
+    for duplicate in outcome.deleted_duplicates:
+        io.stdout.write(f"recall-gate: deleted duplicate comment {duplicate}\n")
+    runner.set_outputs(
+        {"comment-status": str(outcome.status), "comment-url": outcome.html_url or ""}
+    )
+    return 0
+
+
+# -- actions-report ------------------------------------------------------------
+
+
+def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
+    report = sub.add_parser(
+        "actions-report",
+        help="GitHub Actions: step outputs, job summary and annotations of a comparison",
+        description="Turn `compare --json` into the action's step outputs (verdict, hit, "
+        "recall, ndcg, n, regressions), append a report to the job summary, and annotate "
+        "failed floors, regressions and a stale or missing baseline. Outside GitHub Actions "
+        "the annotations are printed as plain lines.",
+    )
+    report.add_argument(
+        "--comparison", type=Path, required=True, metavar="PATH", help="`compare --json` output"
+    )
+    report.add_argument(
+        "--summary", type=Path, metavar="PATH", help="Markdown to append to the job summary"
+    )
+
+
+def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
+    import json
+
+    from recall_gate.io.actions_runner import (
+        ActionsRunner,
+        comparison_annotations,
+        comparison_outputs,
+    )
+    from recall_gate.io.dataset import read_text
+
+    source = str(args.comparison)
+    try:
+        comparison = json.loads(read_text(args.comparison, what="comparison file"))
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})",
+            fix="pass the file written by `recall-gate compare --json`",
+        ) from None
+    if not isinstance(comparison, dict) or comparison.get("kind") != "recall-gate-comparison":
+        raise InputError(
+            f"{source}: not a recall-gate comparison (no kind: recall-gate-comparison)",
+            fix="pass the file written by `recall-gate compare --json`",
+        )
+    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
+    outputs = comparison_outputs(comparison)
+    runner.set_outputs(outputs)
+    if args.summary is not None:
+        runner.append_summary(read_text(args.summary, what="report"))
+    for note in comparison_annotations(comparison):
+        runner.annotate(note.level, note.message, title=note.title)
+    io.stdout.write(
+        "recall-gate: "
+        + ", ".join(f"{key}={value or '—'}" for key, value in outputs.items())
+        + "\n"
+    )
+    return 0
+
+
+# -- propose-baseline ----------------------------------------------------------
+
+
+def _add_propose_baseline(sub: argparse._SubParsersAction[Parser]) -> None:
+    propose = sub.add_parser(
+        "propose-baseline",
+        help="commit a baseline file to a new branch and open a pull request (REST API)",
+        description="Create a branch from --base, commit the baseline file to it and open a "
+        "pull request, all through the REST API: nothing is pushed to --base (protected "
+        "branches are fine) and no git credentials are needed.",
+        epilog="environment: GITHUB_TOKEN (contents: write, pull-requests: write), "
+        "GITHUB_API_URL, GITHUB_REPOSITORY; GITHUB_SERVER_URL and GITHUB_RUN_ID link the run.",
+    )
+    propose.add_argument(
+        "--file",
+        required=True,  # a str: it is the path inside the repository too
+        metavar="PATH",
+        help="the baseline file, relative to the repository root (the working directory)",
+    )
+    propose.add_argument("--base", required=True, metavar="BRANCH", help="the default branch")
+    propose.add_argument("--profile", default="default", metavar="NAME")
+    propose.add_argument("--reason", default="", metavar="TEXT", help="why the baseline moves")
+    propose.add_argument(
+        "--body", type=Path, metavar="PATH", help="Markdown for the PR body (old → new report)"
+    )
+    propose.add_argument("--branch", metavar="NAME", help="default: recall-gate/baseline-...")
+    propose.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
+
+
+def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
+    from datetime import UTC, datetime
+
+    import requests
+
+    from recall_gate.io.actions_runner import ActionsRunner
+    from recall_gate.io.dataset import read_text
+    from recall_gate.io.github import create_branch, create_pull_request, get_branch_sha, put_file
+    from recall_gate.io.github_client import GitHubClient
+    from recall_gate.report.results import escape_markdown
+
+    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
+    token = io.environ.get("GITHUB_TOKEN", "")
+    relative = Path(args.file)
+    if relative.is_absolute() or ".." in relative.parts:
+        raise InputError(
+            f"{relative}: the baseline must be given relative to the repository root",
+            fix="run from the repository root and pass e.g. baselines/default.json",
+        )
+    content = read_text(io.cwd / relative, what="baseline file").encode("utf-8")
+    repo = args.repo or io.environ.get("GITHUB_REPOSITORY", "")
+    if not repo:
+        raise InputError("no repository", fix="pass --repo OWNER/NAME")
+    if not token:
+        raise InputError(
+            "no GitHub token: GITHUB_TOKEN is not set",
+            fix="set GITHUB_TOKEN to a token with contents: write and pull-requests: write",
+        )
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    branch = args.branch or f"recall-gate/baseline-{args.profile}-{stamp}"
+    reason = " ".join(args.reason.split())
+    title = f"Update the {args.profile} retrieval baseline" + (f": {reason}" if reason else "")
+    lines = [f"Updates `{relative.as_posix()}` from an evaluation of `{args.base}`."]
+    run_id = io.environ.get("GITHUB_RUN_ID")
+    if run_id:
+        server = io.environ.get("GITHUB_SERVER_URL", "https://github.com")
+        lines[0] += f" Opened by [workflow run {run_id}]({server}/{repo}/actions/runs/{run_id})."
+    if args.body is not None:  # `baseline update --markdown`: reason, then old → new
+        lines += ["", read_text(args.body, what="PR body").rstrip("\n")]
+    else:
+        lines += ["", f"Reason: {escape_markdown(reason) if reason else '(none given)'}"]
+    base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    with requests.Session() as session:
+        client = GitHubClient(session, base_url=base_url, token=token)
+        sha = get_branch_sha(client, repo=repo, branch=args.base)
+        create_branch(client, repo=repo, branch=branch, from_sha=sha)
+        put_file(
+            client,
+            repo=repo,
+            branch=branch,
+            path=relative.as_posix(),
+            content=content,
+            message=title,
+        )
+        pull = create_pull_request(
+            client, repo=repo, head=branch, base=args.base, title=title, body="\n".join(lines)
+        )
+    io.stdout.write(f"recall-gate: opened pull request #{pull.number}: {pull.url}\n")
+    runner.set_outputs({"pull-request-url": pull.url, "branch": branch})
+    return 0

@@ -1,0 +1,695 @@
+"""Compare a run with its baseline (pure): deltas, flips, staleness, noise.
+
+Rules, each with a named test:
+
+* **Paired on common cases.** Means on both sides are recomputed from the
+  per-case records, restricted to the scored cases present in both runs *with
+  the same label* (language, case type, gold, relevant ids). A case whose gold
+  changed is "relabelled", not compared: its two scores answer different
+  questions. Added, removed and relabelled cases are listed; a group shows
+  "n compared of n total" when the sets differ.
+* **Groups**: overall, each case type and each language, for every metric of
+  the ADR triad; a group with no scored case on either side has no row.
+* **Flips**: a common case whose hit@k went 1 → 0 (lost) or 0 → 1 (gained),
+  with the gold card found on the hit side and its rank before → after
+  (``None`` when outside the top k).
+* **Noise**: exact two-sided McNemar test on the hit flips; a paired bootstrap
+  interval (fixed seed) for recall@k and nDCG@k; groups with fewer than
+  :data:`MIN_N_FOR_TEST` compared cases are marked and not tested.
+* **Staleness**: a different dataset, KB or retrieval-config fingerprint (or
+  embedder, or retrieval mode) makes the baseline *stale*: deltas are still
+  computed (they then measure the change too) and said so loudly. A different
+  k makes it *not comparable*: no delta, no flip, no regression.
+* **Regression**: a delta below ``-tolerance`` (absolute), per metric and group,
+  on the compared cases. Report-only mode evaluates the same checks at a
+  reference tolerance and at the floors suggested from the baseline, to say
+  what *would* fail.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from recall_gate.core.baseline import Baseline
+from recall_gate.core.gate import (
+    FLOOR_FLAGS,
+    Floors,
+    GateResult,
+    Regression,
+    SuggestedFloor,
+    decide,
+    suggest_floors,
+)
+from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.records import (
+    CASE_TYPES,
+    FLOAT_DIGITS,
+    LANGUAGES,
+    Aggregates,
+    CaseResult,
+    Results,
+)
+from recall_gate.core.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_bootstrap_ci
+
+__all__ = [
+    "COMPARISON_KIND",
+    "MIN_N_FOR_TEST",
+    "REFERENCE_TOLERANCE",
+    "SIGNIFICANCE",
+    "BaselineEdit",
+    "BaselineStatus",
+    "CaseChanges",
+    "Comparison",
+    "ComparisonVerdict",
+    "Flip",
+    "Group",
+    "MetricDelta",
+    "Noise",
+    "StaleReason",
+    "compare_to_baseline",
+    "comparison_json",
+    "find_regressions",
+    "judge_comparison",
+]
+
+COMPARISON_KIND = "recall-gate-comparison"
+# Below this many compared cases a group is marked and not tested.
+MIN_N_FOR_TEST = 10
+SIGNIFICANCE = 0.05
+# Report-only mode says what would fail at this absolute drop (five points).
+REFERENCE_TOLERANCE = 0.05
+# Deltas are compared after rounding, so 0.90 → 0.85 is not "beyond 0.05" by a
+# float's last bit.
+_DIGITS = 9
+
+GroupKind = Literal["overall", "case_type", "language"]
+BaselineStatus = Literal["ok", "stale", "not_comparable", "missing"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Group:
+    """A slice of the cases: all of them, one case type or one language."""
+
+    kind: GroupKind
+    name: str
+
+    @property
+    def label(self) -> str:
+        """Stable machine name: ``overall``, ``case_type:golden``, ``language:en``."""
+        return "overall" if self.kind == "overall" else f"{self.kind}:{self.name}"
+
+    def contains(self, case: CaseResult) -> bool:
+        if self.kind == "overall":
+            return True
+        value = case.case_type if self.kind == "case_type" else case.language
+        return value == self.name
+
+
+OVERALL = Group(kind="overall", name="all")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Noise:
+    """How much a delta can be told from a wobble.
+
+    hit@k carries ``p_value`` (exact McNemar on ``lost``/``gained`` flips);
+    recall@k and nDCG@k carry a bootstrap interval of the mean difference.
+    ``small_n``: too few compared cases, nothing tested.
+    """
+
+    small_n: bool
+    p_value: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    lost: int = 0
+    gained: int = 0
+
+    @property
+    def significant(self) -> bool | None:
+        """``None`` when untested; else whether the change is unlikely under no change."""
+        if self.small_n:
+            return None
+        if self.p_value is not None:
+            return self.p_value < SIGNIFICANCE
+        if self.ci_low is not None and self.ci_high is not None:
+            return self.ci_low > 0.0 or self.ci_high < 0.0
+        return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricDelta:
+    """One metric in one group: means on the compared cases, and the counts."""
+
+    metric: str
+    group: Group
+    baseline: float | None
+    current: float | None
+    n_compared: int
+    n_baseline: int
+    n_current: int
+    n_total: int
+    noise: Noise
+
+    @property
+    def delta(self) -> float | None:
+        if self.baseline is None or self.current is None:
+            return None
+        return self.current - self.baseline
+
+
+@dataclass(frozen=True, kw_only=True)
+class Flip:
+    """A case whose hit@k changed; ``card`` is the gold card on the hit side."""
+
+    case_id: str
+    language: str
+    case_type: str
+    direction: Literal["lost", "gained"]
+    card: str
+    rank_before: int | None
+    rank_after: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class StaleReason:
+    """One provenance field that differs between the baseline and this run."""
+
+    what: Literal["k", "dataset", "kb", "config", "embedder", "retrieval_mode"]
+    baseline: str
+    current: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseChanges:
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    relabelled: tuple[str, ...] = ()
+    compared: int = 0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed or self.relabelled)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineEdit:
+    """The pull request changes the baseline file: ``old`` (the base's) → ``new``.
+
+    ``None`` on one side: the PR adds the first baseline, or deletes it.
+    """
+
+    old: Baseline | None
+    new: Baseline | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Comparison:
+    """Everything a report needs about this run against its baseline."""
+
+    k: int
+    current: Results
+    baseline: Baseline | None
+    baseline_path: str
+    baseline_ref: str | None = None
+    stale: tuple[StaleReason, ...] = ()
+    deltas: tuple[MetricDelta, ...] = ()
+    flips: tuple[Flip, ...] = ()
+    rank_moves: int = 0
+    cases: CaseChanges = field(default_factory=CaseChanges)
+    edit: BaselineEdit | None = None
+
+    @property
+    def baseline_source(self) -> str:
+        """Where the baseline was read: ``path``, or ``ref:path`` at a git revision."""
+        return (
+            f"{self.baseline_ref}:{self.baseline_path}" if self.baseline_ref else self.baseline_path
+        )
+
+    @property
+    def status(self) -> BaselineStatus:
+        if self.baseline is None:
+            return "missing"
+        if any(s.what == "k" for s in self.stale):
+            return "not_comparable"
+        return "stale" if self.stale else "ok"
+
+    @property
+    def comparable(self) -> bool:
+        return self.status in ("ok", "stale")
+
+    @property
+    def lost(self) -> tuple[Flip, ...]:
+        return tuple(f for f in self.flips if f.direction == "lost")
+
+    @property
+    def gained(self) -> tuple[Flip, ...]:
+        return tuple(f for f in self.flips if f.direction == "gained")
+
+    def delta_for(self, metric: str, group: Group = OVERALL) -> MetricDelta | None:
+        for d in self.deltas:
+            if d.metric == metric and d.group == group:
+                return d
+        return None
+
+
+def _label_of(case: CaseResult) -> tuple[object, ...]:
+    relevant = None if case.relevant_ids is None else frozenset(case.relevant_ids)
+    return (case.language, case.case_type, frozenset(case.must_cite_one_of), relevant)
+
+
+def _stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, ...]:
+    out = []
+    if current.k != baseline.k:
+        out.append(StaleReason(what="k", baseline=str(baseline.k), current=str(current.k)))
+    now, then = current.provenance, baseline.provenance
+    pairs: list[tuple[Any, str | None, str | None]] = [
+        ("dataset", then.dataset_fingerprint, now.dataset_fingerprint),
+        ("kb", then.kb_fingerprint, now.kb_fingerprint),
+        ("config", then.config_fingerprint, now.config_fingerprint),
+        ("embedder", then.embedder, now.embedder),
+        ("retrieval_mode", then.retrieval_mode, now.retrieval_mode),
+    ]
+    # A field unknown on one side (a `score` run has no KB) cannot be compared.
+    out.extend(
+        StaleReason(what=what, baseline=old, current=new)
+        for what, old, new in pairs
+        if old is not None and new is not None and old != new
+    )
+    return tuple(out)
+
+
+def _ordered_groups(cases: Iterable[CaseResult]) -> list[Group]:
+    types: set[str] = set()
+    languages: set[str] = set()
+    for case in cases:
+        types.add(case.case_type)
+        languages.add(case.language)
+
+    def ordered(found: set[str], order: tuple[str, ...]) -> list[str]:
+        return [g for g in order if g in found] + sorted(found - set(order))
+
+    return [
+        OVERALL,
+        *(Group(kind="case_type", name=g) for g in ordered(types, CASE_TYPES)),
+        *(Group(kind="language", name=g) for g in ordered(languages, LANGUAGES)),
+    ]
+
+
+def _rank(ranked_ids: Sequence[str], card: str, k: int) -> int | None:
+    top = list(dict.fromkeys(ranked_ids))[:k]
+    return top.index(card) + 1 if card in top else None
+
+
+def _best_gold(case: CaseResult, k: int) -> str:
+    """The best-ranked gold card of a case that hits (its first gold card otherwise)."""
+    gold = set(case.must_cite_one_of)
+    for card in list(dict.fromkeys(case.ranked_ids))[:k]:
+        if card in gold:
+            return card
+    return case.must_cite_one_of[0]
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def _group_deltas(
+    group: Group,
+    pairs: Sequence[tuple[CaseResult, CaseResult]],
+    *,
+    n_baseline: int,
+    n_current: int,
+    n_total: int,
+    seed: str,
+) -> list[MetricDelta]:
+    n = len(pairs)
+    small = n < MIN_N_FOR_TEST
+    noises: dict[str, Noise] = {}
+    if n:
+        lost = sum(1 for b, c in pairs if b.metrics[HIT] > c.metrics[HIT])
+        gained = sum(1 for b, c in pairs if b.metrics[HIT] < c.metrics[HIT])
+        noises[HIT] = Noise(
+            small_n=small,
+            p_value=None if small else mcnemar_exact_p(lost=lost, gained=gained),
+            lost=lost,
+            gained=gained,
+        )
+        graded = (RECALL, NDCG)
+        if small:
+            noises.update({m: Noise(small_n=True) for m in graded})
+        else:
+            columns = [[c.metrics[m] - b.metrics[m] for b, c in pairs] for m in graded]
+            intervals = paired_bootstrap_ci(columns, seed=f"{seed}:{group.label}")
+            noises.update(
+                {
+                    m: Noise(small_n=False, ci_low=low, ci_high=high)
+                    for m, (low, high) in zip(graded, intervals, strict=True)
+                }
+            )
+    out = []
+    for metric in METRIC_KEYS:
+        out.append(
+            MetricDelta(
+                metric=metric,
+                group=group,
+                baseline=_mean([b.metrics[metric] for b, _ in pairs]) if n else None,
+                current=_mean([c.metrics[metric] for _, c in pairs]) if n else None,
+                n_compared=n,
+                n_baseline=n_baseline,
+                n_current=n_current,
+                n_total=n_total,
+                noise=noises.get(metric, Noise(small_n=True)),
+            )
+        )
+    return out
+
+
+def _at_stored_precision(case: CaseResult) -> CaseResult:
+    rounded = {key: round(value, FLOAT_DIGITS) for key, value in case.metrics.items()}
+    return case if rounded == case.metrics else case.model_copy(update={"metrics": rounded})
+
+
+def compare_to_baseline(
+    *,
+    current: Results,
+    baseline: Baseline | None,
+    baseline_path: str,
+    baseline_ref: str | None = None,
+    edit: BaselineEdit | None = None,
+    seed: str = BOOTSTRAP_SEED,
+) -> Comparison:
+    """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
+
+    ``baseline_path`` (and ``baseline_ref``, when read at a git revision) say
+    where the baseline lives, for the report; ``edit`` records that the pull
+    request changes it.
+    """
+    # What every outcome states; the checks below add what they found.
+    outline = Comparison(
+        k=current.k,
+        current=current,
+        baseline=baseline,
+        baseline_path=baseline_path,
+        baseline_ref=baseline_ref,
+        edit=edit,
+    )
+    if baseline is None:
+        return outline
+    stale = _stale_reasons(current, baseline)
+    # Compare at the stored precision: a baseline file keeps FLOAT_DIGITS, so
+    # the run it was made from must compare equal to it, not "changed" by 1e-7.
+    base_by_id = {c.case_id: _at_stored_precision(c) for c in baseline.cases}
+    cur_by_id = {c.case_id: c for c in current.cases}
+    changes = CaseChanges(
+        added=tuple(c.case_id for c in current.cases if c.case_id not in base_by_id),
+        removed=tuple(c.case_id for c in baseline.cases if c.case_id not in cur_by_id),
+        relabelled=tuple(
+            c.case_id
+            for c in current.cases
+            if c.case_id in base_by_id and _label_of(base_by_id[c.case_id]) != _label_of(c)
+        ),
+    )
+    if any(s.what == "k" for s in stale):
+        return replace(outline, stale=stale, cases=changes)
+    relabelled = set(changes.relabelled)
+    current_cases = [_at_stored_precision(c) for c in current.cases]
+    pairs = [
+        (base_by_id[c.case_id], c)
+        for c in current_cases
+        if c.case_id in base_by_id
+        and c.case_id not in relabelled
+        and c.metrics
+        and base_by_id[c.case_id].metrics
+    ]
+    scored_base = [c for c in base_by_id.values() if c.metrics]
+    scored_cur = [c for c in current_cases if c.metrics]
+    deltas: list[MetricDelta] = []
+    for group in _ordered_groups([*scored_base, *scored_cur]):
+        in_base = {c.case_id for c in scored_base if group.contains(c)}
+        in_cur = {c.case_id for c in scored_cur if group.contains(c)}
+        deltas += _group_deltas(
+            group,
+            [(b, c) for b, c in pairs if group.contains(c)],
+            n_baseline=len(in_base),
+            n_current=len(in_cur),
+            n_total=len(in_base | in_cur),
+            seed=seed,
+        )
+    k = current.k
+    flips = []
+    rank_moves = 0
+    for b, c in pairs:
+        before, after = b.metrics[HIT], c.metrics[HIT]
+        if before == after:
+            if any(abs(b.metrics[m] - c.metrics[m]) > 1e-9 for m in (RECALL, NDCG)):
+                rank_moves += 1
+            continue
+        card = _best_gold(b if before else c, k)
+        flips.append(
+            Flip(
+                case_id=c.case_id,
+                language=c.language,
+                case_type=c.case_type,
+                direction="lost" if before > after else "gained",
+                card=card,
+                rank_before=_rank(b.ranked_ids, card, k),
+                rank_after=_rank(c.ranked_ids, card, k),
+            )
+        )
+    return replace(
+        outline,
+        stale=stale,
+        deltas=tuple(deltas),
+        flips=tuple(flips),
+        rank_moves=rank_moves,
+        cases=replace(changes, compared=len(pairs)),
+    )
+
+
+def find_regressions(comparison: Comparison, *, tolerance: float) -> tuple[Regression, ...]:
+    """Every metric × group whose delta is below ``-tolerance`` (none if not comparable)."""
+    if not comparison.comparable:
+        return ()
+    out = []
+    for d in comparison.deltas:
+        delta = d.delta
+        if d.baseline is None or d.current is None or delta is None:
+            continue
+        if round(delta, _DIGITS) < -tolerance:
+            out.append(
+                Regression(
+                    metric=d.metric,
+                    group=d.group.label,
+                    baseline=d.baseline,
+                    current=d.current,
+                    n=d.n_compared,
+                    tolerance=tolerance,
+                )
+            )
+    return tuple(out)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonVerdict:
+    """The enforced gate, and (report-only) what would fail at reference knobs.
+
+    ``would_fail`` applies :data:`REFERENCE_TOLERANCE` and the floors suggested
+    from the baseline (from this run when there is none) to the same run.
+    """
+
+    gate: GateResult
+    floors: Floors
+    max_regression: float | None
+    suggested_floors: tuple[SuggestedFloor, ...]
+    reference_tolerance: float
+    would_fail: GateResult | None
+
+    @property
+    def would_fail_count(self) -> int:
+        if self.would_fail is None:
+            return 0
+        return len(self.would_fail.regressions) + len(self.would_fail.failed_floors)
+
+
+def _suggested_as_floors(suggested: Sequence[SuggestedFloor]) -> Floors:
+    by_metric = {s.metric: s.floor for s in suggested}
+    return Floors(
+        min_hit=by_metric.get(HIT), min_recall=by_metric.get(RECALL), min_ndcg=by_metric.get(NDCG)
+    )
+
+
+def judge_comparison(
+    comparison: Comparison,
+    *,
+    floors: Floors,
+    max_regression: float | None,
+    integrity_problems: Sequence[str] = (),
+    reference_tolerance: float = REFERENCE_TOLERANCE,
+) -> ComparisonVerdict:
+    """The gate verdict of a comparison (via :func:`recall_gate.core.gate.decide`).
+
+    Floors apply to the current run's overall means on all its cases; the
+    tolerance to the compared cases. Without a comparable baseline the
+    tolerance has nothing to check: reported, not failed.
+    """
+    current = comparison.current.aggregates
+    regressions = (
+        find_regressions(comparison, tolerance=max_regression) if max_regression is not None else ()
+    )
+    gate = decide(
+        current,
+        floors=floors,
+        regressions=regressions,
+        max_regression=max_regression,
+        integrity_problems=integrity_problems,
+    )
+    evidence: Aggregates = (
+        comparison.baseline.aggregates
+        if comparison.baseline is not None and comparison.comparable
+        else current
+    )
+    suggested = suggest_floors(evidence)
+    would_fail = None
+    if gate.verdict == "report-only":
+        would_fail = decide(
+            current,
+            floors=_suggested_as_floors(suggested),
+            regressions=find_regressions(comparison, tolerance=reference_tolerance),
+            max_regression=reference_tolerance,
+        )
+    return ComparisonVerdict(
+        gate=gate,
+        floors=floors,
+        max_regression=max_regression,
+        suggested_floors=suggested,
+        reference_tolerance=reference_tolerance,
+        would_fail=would_fail,
+    )
+
+
+_SHORT_KEYS = {HIT: "hit", RECALL: "recall", NDCG: "ndcg"}
+
+
+def _flip_json(flip: Flip) -> dict[str, Any]:
+    return {
+        "case_id": flip.case_id,
+        "language": flip.language,
+        "case_type": flip.case_type,
+        "card": flip.card,
+        "rank_before": flip.rank_before,
+        "rank_after": flip.rank_after,
+    }
+
+
+def _regression_json(r: Regression) -> dict[str, Any]:
+    return {
+        "metric": r.metric,
+        "group": r.group,
+        "baseline": r.baseline,
+        "current": r.current,
+        "delta": r.delta,
+        "n": r.n,
+        "tolerance": r.tolerance,
+    }
+
+
+def comparison_json(
+    comparison: Comparison, verdict: ComparisonVerdict, *, profile: str
+) -> dict[str, Any]:
+    """The machine-readable comparison (``compare --json``); keys are documented
+    in the README. Top-level ``verdict``, ``regressions``, ``hit``, ``recall``,
+    ``ndcg`` and ``n`` map one-to-one onto the action's outputs."""
+    overall = comparison.current.aggregates.overall
+    baseline = comparison.baseline
+    gate = verdict.gate
+    payload: dict[str, Any] = {
+        "kind": COMPARISON_KIND,
+        "schema_version": 1,
+        "profile": profile,
+        "k": comparison.k,
+        "verdict": gate.verdict,
+        "regressions": len(gate.regressions),
+        "would_fail": verdict.would_fail_count,
+        "n": overall[HIT].n if HIT in overall else 0,
+        "n_cases": len(comparison.current.cases),
+    }
+    for metric, short in _SHORT_KEYS.items():
+        payload[short] = overall[metric].mean if metric in overall else None
+    payload["delta"] = {
+        short: (d.delta if (d := comparison.delta_for(metric)) is not None else None)
+        for metric, short in _SHORT_KEYS.items()
+    }
+    payload["baseline"] = {
+        "status": comparison.status,
+        "source": comparison.baseline_source,
+        "path": comparison.baseline_path,
+        "ref": comparison.baseline_ref,
+        "created_at": baseline.created_at if baseline else None,
+        "git_sha": baseline.git_sha if baseline else None,
+        "reason": baseline.reason if baseline else None,
+        "k": baseline.k if baseline else None,
+        "stale": [
+            {"what": s.what, "baseline": s.baseline, "current": s.current} for s in comparison.stale
+        ],
+        "edited_in_pr": comparison.edit is not None,
+    }
+    payload["gate"] = {
+        "max_regression": verdict.max_regression,
+        **{flag.replace("-", "_"): v for flag, v in _floor_flags(verdict.floors)},
+        "failed_floors": [
+            {"metric": c.metric, "floor": c.floor, "observed": c.observed, "n": c.n}
+            for c in gate.failed_floors
+        ],
+        "regressions": [_regression_json(r) for r in gate.regressions],
+        "integrity_problems": list(gate.integrity_problems),
+    }
+    would = verdict.would_fail
+    payload["would_fail_detail"] = {
+        "tolerance": verdict.reference_tolerance,
+        "regressions": [_regression_json(r) for r in would.regressions] if would else [],
+        "failed_floors": [
+            {"metric": c.metric, "floor": c.floor, "observed": c.observed, "n": c.n}
+            for c in would.failed_floors
+        ]
+        if would
+        else [],
+    }
+    payload["suggested_floors"] = {
+        FLOOR_FLAGS[s.metric].replace("-", "_"): s.floor for s in verdict.suggested_floors
+    }
+    payload["deltas"] = [
+        {
+            "metric": d.metric,
+            "group": d.group.label,
+            "baseline": d.baseline,
+            "current": d.current,
+            "delta": d.delta,
+            "n": d.n_compared,
+            "n_total": d.n_total,
+            "p_value": d.noise.p_value,
+            "ci_low": d.noise.ci_low,
+            "ci_high": d.noise.ci_high,
+            "small_n": d.noise.small_n,
+            "significant": d.noise.significant,
+        }
+        for d in comparison.deltas
+    ]
+    payload["flips"] = {
+        "hit_to_miss": [_flip_json(f) for f in comparison.lost],
+        "miss_to_hit": [_flip_json(f) for f in comparison.gained],
+        "rank_moves": comparison.rank_moves,
+    }
+    payload["cases"] = {
+        "compared": comparison.cases.compared,
+        "added": list(comparison.cases.added),
+        "removed": list(comparison.cases.removed),
+        "relabelled": list(comparison.cases.relabelled),
+    }
+    return payload
+
+
+def _floor_flags(floors: Floors) -> list[tuple[str, float | None]]:
+    return [(FLOOR_FLAGS[m], v) for m, v in floors.by_metric().items()]

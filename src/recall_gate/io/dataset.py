@@ -1,0 +1,354 @@
+"""Loaders for the KB, cases and captured artifacts (adapter: file I/O).
+
+Every failure becomes one :class:`InputError` naming the file (and line or
+case) and the fix. Formats:
+
+* **KB**: a directory of Markdown cards, each with YAML front matter
+  (``id``, ``language``, ``title``, optional ``tags``) and the body below it;
+  or a YAML / JSONL file of card objects (``id``, ``language``, ``title``,
+  ``body``, optional ``tags``).
+* **Cases**: YAML (a top-level list, or a mapping with a ``cases:`` list) or
+  JSONL (one case object per line). Several files may be given.
+* **Artifacts**: JSONL, one ``{"case_id", "retrieved", "cited"?, ...}`` per line.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+from recall_gate.core.records import Artifact, Card, Case
+from recall_gate.errors import InputError
+
+__all__ = [
+    "describe_validation_error",
+    "ensure_readable",
+    "iter_jsonl_lines",
+    "load_artifacts",
+    "load_cards",
+    "load_cases",
+    "parse_artifact_line",
+    "parse_yaml",
+    "read_text",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+_YAML_SUFFIXES = (".yaml", ".yml")
+_JSONL_SUFFIXES = (".jsonl", ".ndjson")
+
+
+def read_text(path: Path, *, what: str) -> str:
+    """Read a UTF-8 text file; unreadable, binary or empty files are errors."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(
+            f"{path}: {what} not found", fix=f"check the path, or create the {what}"
+        ) from None
+    except IsADirectoryError:
+        raise InputError(
+            f"{path}: is a directory, expected the {what}", fix=f"pass the {what}'s path"
+        ) from None
+    except OSError as exc:
+        raise InputError(
+            f"{path}: cannot read {what}: {exc.strerror}", fix="check the path and permissions"
+        ) from None
+    if b"\x00" in raw:
+        raise InputError(
+            f"{path}: is a binary file, expected the {what} as text", fix="pass a UTF-8 text file"
+        )
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            f"{path}: is not UTF-8 text (byte {exc.start})", fix="save the file as UTF-8"
+        ) from None
+    if not text.strip():
+        raise InputError(f"{path}: {what} is empty", fix=f"add content to the {what}")
+    return text
+
+
+def parse_yaml(text: str, *, source: str) -> Any:
+    """Parse YAML safely (no arbitrary tags); errors name the line."""
+    try:
+        return YAML(typ="safe", pure=True).load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise InputError(
+            f"{source}:{line} invalid YAML: {problem}",
+            fix="fix the YAML syntax (quote strings containing ':' or '#')",
+        ) from None
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first few field errors as ``field `a.b`: message`` text."""
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err["loc"])
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown field (check its spelling)"
+        elif err["type"] == "missing":
+            msg = "required field is missing"
+        elif err["type"] == "tuple_type":
+            msg = "Input should be a valid list"  # YAML / JSON users write lists, not tuples
+        parts.append(f"field `{loc}`: {msg}" if loc else msg)
+    more = len(exc.errors()) - 3
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)
+
+
+def _validate(model: type[M], data: Any, *, where: str, fix: str) -> M:
+    if not isinstance(data, dict):
+        raise InputError(f"{where}: expected a mapping, got {type(data).__name__}", fix=fix)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{where}: {describe_validation_error(exc)}", fix=fix) from None
+
+
+def _jsonl(text: str, *, source: str) -> Iterator[tuple[int, Any]]:
+    # Split on "\n" only: str.splitlines() also breaks on U+2028, U+0085 and
+    # friends, which JSON allows unescaped inside strings.
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        yield number, _json_line(line, number=number, source=source)
+
+
+def _json_line(line: str, *, number: int, source: str) -> Any:
+    """One JSONL line parsed; invalid JSON is an error naming the line and column."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{source}:{number}: invalid JSON: {exc.msg} (column {exc.colno})",
+            fix="write one JSON object per line (JSON Lines)",
+        ) from None
+
+
+_BLOCK_CHARS = 1 << 22
+
+
+def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
+    """The non-blank lines of a JSONL file with their numbers, streamed in blocks.
+
+    What ``_jsonl(read_text(path, what=what))`` walks, in flat memory: lines are
+    split on "\n" only and numbered the same way. An unreadable, undecodable or
+    empty file raises :func:`read_text`'s error. A caller that rejects a line must
+    call :func:`ensure_readable` first: a binary or non-UTF-8 file is reported as
+    such even when the bad byte comes after the bad line.
+    """
+    try:
+        handle = path.open(encoding="utf-8-sig", newline="")
+    except OSError:
+        read_text(path, what=what)  # raises the message of an unreadable path
+        raise
+    number = 0
+    content = False
+    with handle:
+        tail = ""
+        try:
+            while block := handle.read(_BLOCK_CHARS):
+                lines = (tail + block).split("\n")
+                tail = lines.pop()
+                for line in lines:
+                    number += 1
+                    if line and not line.isspace():  # i.e. line.strip()
+                        content = True
+                        yield number, line
+        except UnicodeDecodeError:
+            read_text(path, what=what)  # raises: binary or not UTF-8
+            raise
+    if tail and not tail.isspace():
+        yield number + 1, tail
+    elif not content:
+        read_text(path, what=what)  # raises: empty
+
+
+def ensure_readable(path: Path, *, what: str) -> None:
+    """Raise :func:`read_text`'s error if the file is binary or not UTF-8 (streamed check)."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    try:
+        with path.open("rb") as handle:
+            while block := handle.read(_BLOCK_CHARS):
+                if b"\x00" in block:
+                    break
+                decoder.decode(block)
+            else:
+                decoder.decode(b"", final=True)
+                return
+    except (OSError, UnicodeDecodeError):
+        pass
+    read_text(path, what=what)
+
+
+# --- cards -------------------------------------------------------------------
+
+_CARD_FIX = "a card needs id, language (en | es-419 | pt-BR), title and a body"
+
+
+def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
+    lines = text.splitlines()
+    if not lines or lines[0].strip() != "---":
+        raise InputError(
+            f"{source}: no YAML front matter",
+            fix="start the card with a '---' line, the fields id/language/title, "
+            "then '---' and the body",
+        )
+    for end in range(1, len(lines)):
+        if lines[end].strip() == "---":
+            # A leading newline stands in for the opening '---', so YAML errors
+            # name the line of the file, not of the front matter.
+            meta_text = "\n".join(lines[1:end])
+            meta = parse_yaml("\n" + meta_text if meta_text.strip() else "{}", source=source)
+            return meta, "\n".join(lines[end + 1 :]).strip()
+    raise InputError(
+        f"{source}: front matter is not closed", fix="add a '---' line after the card's fields"
+    )
+
+
+def _card_from_markdown(path: Path) -> Card:
+    source = str(path)
+    meta, body = _split_front_matter(read_text(path, what="card"), source=source)
+    if not isinstance(meta, dict):
+        raise InputError(f"{source}: front matter must be a mapping of fields", fix=_CARD_FIX)
+    if "body" in meta:
+        raise InputError(
+            f"{source}: field `body` in front matter", fix="write the body below the front matter"
+        )
+    return _validate(Card, {**meta, "body": body}, where=source, fix=_CARD_FIX)
+
+
+def load_cards(path: Path) -> list[tuple[str, Card]]:
+    """Cards with where each was defined; see the module docstring for formats."""
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*.md") if p.is_file())
+        if not files:
+            raise InputError(
+                f"{path}: no *.md card files in the KB directory",
+                fix="add Markdown cards with YAML front matter, or point `kb` elsewhere",
+            )
+        return [(str(p), _card_from_markdown(p)) for p in files]
+    source = str(path)
+    text = read_text(path, what="KB file")
+    if path.suffix in _JSONL_SUFFIXES:
+        return [
+            (f"{source}:{n}", _validate(Card, obj, where=f"{source}:{n}", fix=_CARD_FIX))
+            for n, obj in _jsonl(text, source=source)
+        ]
+    if path.suffix in _YAML_SUFFIXES:
+        data = parse_yaml(text, source=source)
+        items = data.get("cards") if isinstance(data, dict) else data
+        if not isinstance(items, list):
+            raise InputError(
+                f"{source}: expected a list of cards (or a `cards:` list)", fix=_CARD_FIX
+            )
+        located = ((f"{source} card #{i}", obj) for i, obj in enumerate(items, start=1))
+        return [(w, _validate(Card, obj, where=w, fix=_CARD_FIX)) for w, obj in located]
+    if path.suffix == ".md":
+        return [(source, _card_from_markdown(path))]
+    raise InputError(
+        f"{source}: unknown KB format {path.suffix!r}",
+        fix="use a directory of .md cards, or a .yaml / .jsonl file of cards",
+    )
+
+
+# --- cases -------------------------------------------------------------------
+
+_CASE_FIX = (
+    "a case needs id, language (en | es-419 | pt-BR), case_type "
+    "(golden | adversarial | capability | no_match), query and must_cite_one_of "
+    "(a list of card ids, [] for none)"
+)
+
+
+def _case_where(source: str, index: int, obj: Any) -> str:
+    ident = obj.get("id") if isinstance(obj, dict) else None
+    return f"{source} case #{index}" + (f" (id {ident})" if isinstance(ident, str) else "")
+
+
+def _load_case_file(path: Path) -> list[tuple[str, Case]]:
+    source = str(path)
+    text = read_text(path, what="cases file")
+    if path.suffix in _JSONL_SUFFIXES:
+        return [
+            (f"{source}:{n}", _validate(Case, obj, where=f"{source}:{n}", fix=_CASE_FIX))
+            for n, obj in _jsonl(text, source=source)
+        ]
+    data = parse_yaml(text, source=source)
+    items = data.get("cases") if isinstance(data, dict) else data
+    if not isinstance(items, list):
+        raise InputError(
+            f"{source}: expected a top-level list of cases or a `cases:` list",
+            fix="write `cases:` followed by a list of case mappings",
+        )
+    if not items:
+        raise InputError(f"{source}: the case list is empty", fix="add at least one case")
+    out = []
+    for i, obj in enumerate(items, start=1):
+        where = _case_where(source, i, obj)
+        out.append((where, _validate(Case, obj, where=where, fix=_CASE_FIX)))
+    return out
+
+
+def load_cases(paths: Sequence[Path]) -> list[tuple[str, Case]]:
+    """Cases from one or more files (a directory means its *.yaml/*.yml/*.jsonl)."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(
+                p for p in path.iterdir() if p.suffix in (*_YAML_SUFFIXES, *_JSONL_SUFFIXES)
+            )
+            if not found:
+                raise InputError(
+                    f"{path}: no .yaml or .jsonl cases files in the directory",
+                    fix="point `cases` at a cases file or a directory holding them",
+                )
+            files.extend(found)
+        else:
+            files.append(path)
+    return [located for f in files for located in _load_case_file(f)]
+
+
+# --- artifacts ---------------------------------------------------------------
+
+_ARTIFACT_FIX = (
+    'each line is {"case_id": "...", "retrieved": ["card-id", ...]} '
+    '(an item may be {"id": ..., "parent_id": ..., "score": ...})'
+)
+
+
+def load_artifacts(path: Path) -> list[tuple[int, Artifact]]:
+    """Captured artifacts with their line numbers."""
+    source = str(path)
+    text = read_text(path, what="artifacts file")
+    return [
+        (number, _artifact_at(obj, number=number, source=source))
+        for number, obj in _jsonl(text, source=source)
+    ]
+
+
+def _artifact_at(obj: Any, *, number: int, source: str) -> Artifact:
+    where = f"{source}:{number}"
+    if isinstance(obj, dict) and isinstance(obj.get("case_id"), str):
+        where += f" (case {obj['case_id']})"
+    return _validate(Artifact, obj, where=where, fix=_ARTIFACT_FIX)
+
+
+def parse_artifact_line(line: str, *, number: int, source: str) -> Artifact:
+    """One artifacts JSONL line, as :func:`load_artifacts` reads it (same errors)."""
+    return _artifact_at(
+        _json_line(line, number=number, source=source), number=number, source=source
+    )

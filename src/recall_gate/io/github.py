@@ -1,0 +1,592 @@
+"""The GitHub operations recall-gate performs, named after what they do.
+
+On top of the generic `GitHubClient`: the sticky PR comment (`upsert_comment`),
+finding a PR from a trusted head SHA for the fork-safe ``workflow_run`` path
+(`find_pr_for_head_sha`), and what the update-baseline workflow needs to open
+a PR (`get_branch_sha`, `create_branch`, `put_file`, `create_pull_request`).
+Each turns the client's HTTP-level errors into messages about *this*
+operation, with the fix a workflow author needs.
+"""
+
+from __future__ import annotations
+
+import base64
+import enum
+import logging
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final, NamedTuple, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from recall_gate.errors import InputError
+from recall_gate.io.github_client import (
+    GitHubClient,
+    GitHubError,
+    GitHubNotFound,
+    GitHubPermissionError,
+)
+
+__all__ = [
+    "COMMENT_MAX_CHARS",
+    "CommentOutcome",
+    "CommentStatus",
+    "CreatedPullRequest",
+    "comment_marker",
+    "create_branch",
+    "create_pull_request",
+    "find_pr_for_head_sha",
+    "get_branch_sha",
+    "put_file",
+    "read_head_sha",
+    "stamp_head_sha",
+    "upsert_comment",
+]
+
+log = logging.getLogger(__name__)
+
+# GitHub rejects issue comments longer than this (422 "Body is too long").
+COMMENT_MAX_CHARS: Final = 65_536
+
+_PROFILE_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_FULL_SHA_RE: Final = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+# The stamp line plus the blank line `stamp_head_sha` puts before it, so
+# re-stamping a stamped body gives the same text.
+_STAMP_RE: Final = re.compile(r"\n*<!-- recall-gate:head-sha=([0-9A-Fa-f]*) -->\n?")
+
+_COMMENT_WRITE_FIX: Final = (
+    "grant the job `permissions: pull-requests: write`, or for pull requests from forks "
+    "(whose token is read-only) post from the fork-safe `workflow_run` comment workflow"
+)
+_PR_WRITE_FIX: Final = (
+    "grant the job `permissions: contents: write` and `pull-requests: write`, and enable "
+    "'Allow GitHub Actions to create and approve pull requests' under the repository's "
+    "Settings → Actions → General"
+)
+_CONTENTS_WRITE_FIX: Final = "grant the job `permissions: contents: write`"
+
+
+# -- records -----------------------------------------------------------------
+
+
+class CommentStatus(enum.StrEnum):
+    """What `upsert_comment` did."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+    SKIPPED_STALE = "skipped_stale"
+
+
+@dataclass(frozen=True)
+class CommentOutcome:
+    """The result of `upsert_comment`.
+
+    ``comment_id``/``html_url`` name the sticky comment (None when skipped as
+    stale); ``deleted_duplicates`` lists the extra copies removed (left by
+    concurrent runs); ``pr_head_sha`` is the PR's head when we looked.
+    """
+
+    status: CommentStatus
+    comment_id: int | None
+    html_url: str | None
+    pr_head_sha: str
+    deleted_duplicates: tuple[int, ...] = ()
+
+
+class CreatedPullRequest(NamedTuple):
+    number: int
+    url: str
+
+
+class _ApiRecord(BaseModel):
+    # GitHub adds response fields over time; read only what is used, ignore the rest.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _User(_ApiRecord):
+    login: str
+
+
+class _Comment(_ApiRecord):
+    id: int
+    body: str | None = None
+    user: _User | None = None  # null for a deleted ("ghost") account
+    created_at: datetime
+    html_url: str
+
+    @property
+    def login(self) -> str | None:
+        return self.user.login if self.user else None
+
+
+class _Head(_ApiRecord):
+    sha: str
+    ref: str = ""
+
+
+class _Pull(_ApiRecord):
+    number: int
+    state: str
+    head: _Head
+    html_url: str = ""
+
+
+class _GitObject(_ApiRecord):
+    sha: str
+
+
+class _Ref(_ApiRecord):
+    object: _GitObject
+
+
+class _Blob(_ApiRecord):
+    sha: str
+
+
+class _PutResult(_ApiRecord):
+    commit: _GitObject
+
+
+_RecordT = TypeVar("_RecordT", bound=_ApiRecord)
+
+
+def _parse(model: type[_RecordT], data: Any, *, what: str) -> _RecordT:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise GitHubError(
+            f"GitHub's answer to {what} lacks what recall-gate reads "
+            f"({exc.error_count()} problem(s), first: {exc.errors()[0]['loc']})",
+            fix="check that GITHUB_API_URL points at the GitHub REST API",
+        ) from None
+
+
+_ErrorT = TypeVar("_ErrorT", bound=GitHubError)
+
+
+def _reworded(exc: _ErrorT, message: str, *, fix: str) -> _ErrorT:
+    """The client's HTTP-level ``exc`` told for this operation.
+
+    Same class (callers still catch e.g. `GitHubPermissionError`), same status,
+    call and GitHub message; only the message and the fix are the operation's.
+    """
+    return type(exc)(
+        message,
+        fix=fix,
+        status=exc.status,
+        method=exc.method,
+        path=exc.path,
+        github_message=exc.github_message,
+    )
+
+
+# -- markers -----------------------------------------------------------------
+
+
+def comment_marker(profile: str) -> str:
+    """The hidden marker that identifies a profile's sticky comment.
+
+    The renderer emits it; `upsert_comment` finds comments by it.
+    """
+    if not _PROFILE_RE.fullmatch(profile):
+        raise InputError(
+            f"profile {profile!r} cannot be used in the comment marker",
+            fix="use letters, digits, '.', '_' or '-' in the `profile` input",
+        )
+    return f"<!-- recall-gate:{profile} -->"
+
+
+def stamp_head_sha(body: str, head_sha: str) -> str:
+    """Return ``body`` with exactly one hidden ``head-sha`` line, at the end.
+
+    Idempotent; an earlier stamp is replaced. The stamp records which commit a
+    comment reports on, for readers and for debugging stale-comment races.
+    """
+    sha = _full_sha(head_sha)
+    unstamped = _STAMP_RE.sub("", body).rstrip("\n")
+    line = f"<!-- recall-gate:head-sha={sha} -->"
+    return f"{unstamped}\n\n{line}\n" if unstamped else f"{line}\n"
+
+
+def read_head_sha(body: str) -> str | None:
+    """The SHA stamped by `stamp_head_sha`, if any."""
+    found = _STAMP_RE.search(body)
+    return found.group(1).lower() if found and found.group(1) else None
+
+
+# -- the sticky comment ------------------------------------------------------
+
+
+def upsert_comment(
+    client: GitHubClient,
+    *,
+    repo: str,
+    pr_number: int,
+    marker: str,
+    body: str,
+    bot_login: str | None,
+    head_sha: str,
+) -> CommentOutcome:
+    """Create or update the ONE comment carrying ``marker`` on a PR.
+
+    - The comment is found by ``marker`` and author across all pages. The
+      author is ``bot_login``; when None, the token's own login from
+      ``GET /user`` — and when that is unavailable (the workflow token may not
+      read it), the marker alone.
+    - Updated in place; created when absent; left alone when the body is the
+      same. Duplicates (two runs that both created one) collapse onto the
+      oldest; only copies by the same author are deleted, never another
+      user's comment.
+    - Stale guard: when the PR's head is no longer ``head_sha`` a newer push
+      owns the comment, so nothing is written (``skipped_stale``). The check
+      runs just before the writes, which narrows the race to one listing.
+
+    The body is stamped with ``head_sha`` (`stamp_head_sha`) and given the
+    marker at the top if the renderer left it out, so the next run finds it.
+    """
+    owner, name = _split_repo(repo)
+    sha = _full_sha(head_sha)
+    if not (marker.startswith("<!--") and marker.endswith("-->") and len(marker) > 7):
+        raise ValueError(f"the comment marker must be a non-empty HTML comment: {marker!r}")
+    if marker not in body:
+        body = f"{marker}\n{body}"
+    desired = stamp_head_sha(body, sha)
+    if len(desired) > COMMENT_MAX_CHARS:
+        raise InputError(
+            f"the PR comment is {len(desired)} characters; GitHub accepts at most "
+            f"{COMMENT_MAX_CHARS}",
+            fix="render a shorter comment (the full report belongs in the job summary)",
+        )
+    where = f"{repo}#{pr_number}"
+    author = bot_login if bot_login is not None else _authenticated_login(client)
+    comments_path = f"/repos/{owner}/{name}/issues/{pr_number}/comments"
+
+    try:
+        listed = [
+            _parse(_Comment, raw, what=f"the comments of {where}")
+            for raw in client.paginate(comments_path)
+        ]
+    except GitHubNotFound as exc:
+        raise _pr_not_found(exc, where=where) from exc
+    marked = sorted(
+        (
+            c
+            for c in listed
+            if c.body is not None and marker in c.body and (author is None or c.login == author)
+        ),
+        key=lambda c: (c.created_at, c.id),
+    )
+
+    pr_head = _current_head_sha(client, owner=owner, name=name, pr_number=pr_number)
+    if pr_head != sha:
+        log.warning(
+            "%s moved on to %s; not overwriting its comment with the report for %s",
+            where,
+            pr_head,
+            sha,
+        )
+        return CommentOutcome(
+            status=CommentStatus.SKIPPED_STALE, comment_id=None, html_url=None, pr_head_sha=pr_head
+        )
+
+    if not marked:
+        created = _create_comment(client, path=comments_path, body=desired, where=where)
+        return CommentOutcome(
+            status=CommentStatus.CREATED,
+            comment_id=created.id,
+            html_url=created.html_url,
+            pr_head_sha=pr_head,
+        )
+
+    keep, *extra = marked
+    duplicates = [c for c in extra if c.login == keep.login]
+    deleted = tuple(
+        c.id
+        for c in duplicates
+        if _delete_comment(client, owner=owner, name=name, comment_id=c.id, where=where)
+    )
+    if keep.body == desired:
+        status, kept = CommentStatus.UNCHANGED, keep
+    else:
+        status = CommentStatus.UPDATED
+        updated = _update_comment(
+            client, owner=owner, name=name, comment_id=keep.id, body=desired, where=where
+        )
+        if updated is None:  # deleted by someone between listing and writing
+            status = CommentStatus.CREATED
+            updated = _create_comment(client, path=comments_path, body=desired, where=where)
+        kept = updated
+    return CommentOutcome(
+        status=status,
+        comment_id=kept.id,
+        html_url=kept.html_url,
+        pr_head_sha=pr_head,
+        deleted_duplicates=deleted,
+    )
+
+
+def _authenticated_login(client: GitHubClient) -> str | None:
+    """The token's own login, or None when the token may not read ``/user``.
+
+    The Actions workflow token answers 403 ("Resource not accessible by
+    integration") here; a personal or app user token answers with its login.
+    """
+    try:
+        user = _parse(_User, client.get("/user"), what="GET /user")
+    except (GitHubPermissionError, GitHubNotFound):
+        log.info("the token cannot read /user; matching the comment by its marker only")
+        return None
+    return user.login
+
+
+def _current_head_sha(client: GitHubClient, *, owner: str, name: str, pr_number: int) -> str:
+    where = f"{owner}/{name}#{pr_number}"
+    try:
+        raw = client.get(f"/repos/{owner}/{name}/pulls/{pr_number}")
+    except GitHubNotFound as exc:
+        raise _pr_not_found(exc, where=where) from exc
+    return _parse(_Pull, raw, what=f"GET pull request {where}").head.sha.lower()
+
+
+def _pr_not_found(exc: GitHubNotFound, *, where: str) -> GitHubNotFound:
+    return _reworded(
+        exc,
+        f"pull request {where} was not found (deleted, transferred, or not visible to the "
+        "token); no comment was posted",
+        fix="check the PR number passed to `recall-gate comment`; for a private repository "
+        "the token needs `pull-requests: read`",
+    )
+
+
+def _comment_permission_error(
+    exc: GitHubPermissionError, *, verb: str, where: str
+) -> GitHubPermissionError:
+    return _reworded(
+        exc,
+        f"could not {verb} the recall-gate comment on {where}: the token cannot write PR "
+        f"comments (fork PR or read-only token); GitHub said: {exc.github_message}",
+        fix=_COMMENT_WRITE_FIX,
+    )
+
+
+def _create_comment(client: GitHubClient, *, path: str, body: str, where: str) -> _Comment:
+    try:
+        raw = client.post(path, json={"body": body})
+    except GitHubPermissionError as exc:
+        raise _comment_permission_error(exc, verb="create", where=where) from exc
+    except GitHubNotFound as exc:
+        raise _pr_not_found(exc, where=where) from exc
+    return _parse(_Comment, raw, what=f"creating a comment on {where}")
+
+
+def _update_comment(
+    client: GitHubClient, *, owner: str, name: str, comment_id: int, body: str, where: str
+) -> _Comment | None:
+    try:
+        raw = client.patch(
+            f"/repos/{owner}/{name}/issues/comments/{comment_id}", json={"body": body}
+        )
+    except GitHubPermissionError as exc:
+        raise _comment_permission_error(exc, verb="update", where=where) from exc
+    except GitHubNotFound:
+        return None
+    return _parse(_Comment, raw, what=f"updating comment {comment_id} on {where}")
+
+
+def _delete_comment(
+    client: GitHubClient, *, owner: str, name: str, comment_id: int, where: str
+) -> bool:
+    """Delete a duplicate; False when a concurrent run already removed it."""
+    try:
+        client.delete(f"/repos/{owner}/{name}/issues/comments/{comment_id}")
+    except GitHubPermissionError as exc:
+        raise _comment_permission_error(exc, verb="delete a duplicate of", where=where) from exc
+    except GitHubNotFound:
+        return False
+    return True
+
+
+# -- the fork-safe path ------------------------------------------------------
+
+
+def find_pr_for_head_sha(
+    client: GitHubClient, *, repo: str, head_sha: str, head_label: str | None = None
+) -> int | None:
+    """The open PR of ``repo`` whose head is exactly ``head_sha``, or None.
+
+    For the ``workflow_run`` comment path, which must never trust a PR number
+    read from an artifact a fork could have written: ``head_sha`` comes from
+    the event. Only GitHub's own answer about ``repo``'s open PRs is used.
+
+    ``GET /commits/{sha}/pulls`` is asked first; it is cheap but returns
+    nothing for a commit that exists only in a fork, so the open PRs of
+    ``repo`` are then listed (narrowed by ``head_label``, ``"owner:branch"``
+    from the event's head repository and branch, when given). When several
+    open PRs share the head (one branch proposed to two bases), the lowest
+    number wins, so the choice is stable.
+    """
+    owner, name = _split_repo(repo)
+    sha = _full_sha(head_sha)
+    try:
+        found = _open_prs_at(client.paginate(f"/repos/{owner}/{name}/commits/{sha}/pulls"), sha)
+    except GitHubNotFound:
+        found = []
+    except GitHubError as exc:
+        if exc.status != 422:  # 422: "No commit found for SHA" — e.g. only in a fork
+            raise
+        found = []
+    if not found:
+        params: dict[str, str | int] = {"state": "open"}
+        if head_label:
+            params["head"] = head_label
+        found = _open_prs_at(client.paginate(f"/repos/{owner}/{name}/pulls", params=params), sha)
+    if len(found) > 1:
+        log.warning("open PRs %s all have head %s; using #%d", found, sha, found[0])
+    return found[0] if found else None
+
+
+def _open_prs_at(raw_pulls: Iterable[Any], sha: str) -> list[int]:
+    pulls = (_parse(_Pull, raw, what="a pull request listing") for raw in raw_pulls)
+    return sorted(p.number for p in pulls if p.state == "open" and p.head.sha.lower() == sha)
+
+
+# -- the update-baseline path ------------------------------------------------
+
+
+def create_pull_request(
+    client: GitHubClient, *, repo: str, head: str, base: str, title: str, body: str
+) -> CreatedPullRequest:
+    """Open a PR from branch ``head`` into ``base``."""
+    owner, name = _split_repo(repo)
+    raw = _create(
+        client,
+        f"/repos/{owner}/{name}/pulls",
+        json={"title": title, "head": head, "base": base, "body": body},
+        failure=f"could not open a pull request {head} → {base} in {repo}",
+        denied="the token may not create pull requests",
+        denied_fix=_PR_WRITE_FIX,
+        refused_fix="if a PR for this branch is already open, update or close it first; "
+        "otherwise check that both branches exist and differ",
+    )
+    pull = _parse(_Pull, raw, what=f"creating a pull request in {repo}")
+    return CreatedPullRequest(number=pull.number, url=pull.html_url)
+
+
+def get_branch_sha(client: GitHubClient, *, repo: str, branch: str) -> str:
+    """The commit SHA at the tip of ``branch``."""
+    owner, name = _split_repo(repo)
+    try:
+        raw = client.get(f"/repos/{owner}/{name}/git/ref/heads/{_path_part(branch)}")
+    except GitHubNotFound as exc:
+        raise _reworded(
+            exc,
+            f"branch {branch!r} was not found in {repo}",
+            fix="check the branch name (the default branch, for a baseline update)",
+        ) from exc
+    return _parse(_Ref, raw, what=f"reading branch {branch} of {repo}").object.sha
+
+
+def create_branch(client: GitHubClient, *, repo: str, branch: str, from_sha: str) -> None:
+    """Create ``branch`` pointing at ``from_sha``."""
+    owner, name = _split_repo(repo)
+    _create(
+        client,
+        f"/repos/{owner}/{name}/git/refs",
+        json={"ref": f"refs/heads/{branch}", "sha": _full_sha(from_sha)},
+        failure=f"could not create branch {branch!r} in {repo}",
+        denied="the token may not push",
+        denied_fix=_CONTENTS_WRITE_FIX,
+        refused_fix="delete the existing branch (or merge/close its PR) or choose another name",
+    )
+
+
+def put_file(
+    client: GitHubClient, *, repo: str, branch: str, path: str, content: bytes, message: str
+) -> str:
+    """Commit ``content`` at ``path`` on ``branch``; return the new commit's SHA.
+
+    The contents API needs the current blob SHA to replace a file, so it is
+    read first (absent → the file is created).
+    """
+    owner, name = _split_repo(repo)
+    api_path = f"/repos/{owner}/{name}/contents/{_path_part(path)}"
+    payload: dict[str, str] = {
+        "message": message,
+        "content": base64.b64encode(content).decode("ascii"),
+        "branch": branch,
+    }
+    try:
+        current = client.get(api_path, params={"ref": branch})
+    except GitHubNotFound:
+        current = None
+    if isinstance(current, dict):
+        payload["sha"] = _parse(_Blob, current, what=f"reading {path} on {branch}").sha
+    try:
+        raw = client.put(api_path, json=payload)
+    except GitHubPermissionError as exc:
+        raise _reworded(
+            exc,
+            f"could not commit {path} to branch {branch!r} of {repo}: the token may not push; "
+            f"GitHub said: {exc.github_message}",
+            fix=_CONTENTS_WRITE_FIX,
+        ) from exc
+    return _parse(_PutResult, raw, what=f"committing {path} to {branch}").commit.sha
+
+
+# -- helpers -----------------------------------------------------------------
+
+
+def _create(
+    client: GitHubClient,
+    path: str,
+    *,
+    json: dict[str, str],
+    failure: str,
+    denied: str,
+    denied_fix: str,
+    refused_fix: str,
+) -> Any:
+    """POST a new object; a 403 or a 422 becomes ``failure``: ``denied`` or GitHub's reason."""
+    try:
+        return client.post(path, json=json)
+    except GitHubPermissionError as exc:
+        raise _reworded(
+            exc, f"{failure}: {denied}; GitHub said: {exc.github_message}", fix=denied_fix
+        ) from exc
+    except GitHubError as exc:
+        if exc.status != 422:
+            raise
+        raise _reworded(exc, f"{failure}: {exc.github_message}", fix=refused_fix) from exc
+
+
+def _split_repo(repo: str) -> tuple[str, str]:
+    owner, sep, name = repo.partition("/")
+    if not (sep and owner and name) or "/" in name or not _is_safe_name(owner + name):
+        raise InputError(
+            f"repository {repo!r} is not in owner/name form",
+            fix="pass the repository as owner/name (GITHUB_REPOSITORY in Actions)",
+        )
+    return owner, name
+
+
+def _is_safe_name(text: str) -> bool:
+    return re.fullmatch(r"[A-Za-z0-9._-]+", text) is not None
+
+
+def _full_sha(sha: str) -> str:
+    normalised = sha.strip().lower()
+    if not _FULL_SHA_RE.fullmatch(normalised):
+        raise InputError(
+            f"{sha!r} is not a full commit SHA (40 or 64 hex digits)",
+            fix="pass the PR head commit in full, e.g. github.event.pull_request.head.sha",
+        )
+    return normalised
+
+
+def _path_part(text: str) -> str:
+    """Percent-encode a branch name or file path for a URL, keeping its slashes."""
+    return quote(text, safe="/")

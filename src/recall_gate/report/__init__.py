@@ -1,0 +1,1 @@
+"""Reports rendered from results and comparisons: Markdown, plain text and JSON (pure)."""

@@ -1,0 +1,792 @@
+"""The comparison report: sticky PR comment, job summary and stdout (pure).
+
+Layout, top to bottom, so that a reviewer is done in ten seconds:
+
+1. the hidden marker ``<!-- recall-gate:<profile> -->`` (Markdown only);
+2. the verdict line, then the headline figures and the baseline it is
+   compared with;
+3. banners: no baseline yet, baseline edited by the PR, stale or not
+   comparable baseline, case set changed, list truncated;
+4. what failed (or, report-only, what *would* fail if enforced);
+5. ONE table, metric × group, with n, baseline, current, Δ and a noise mark;
+6. flipped cases and case-set changes, collapsed;
+7. suggested floors (report-only), caveats, and metric definitions last.
+
+All user text (case and card ids, reasons, paths, fingerprints) goes through
+:func:`recall_gate.report.results.escape_markdown`. :func:`render_comment` takes a
+``max_chars`` budget and shortens the case lists (never the verdict or the
+table) with a pointer to the job summary, which gets the full report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from recall_gate.core.baseline import Baseline
+from recall_gate.core.compare import (
+    MIN_N_FOR_TEST,
+    Comparison,
+    ComparisonVerdict,
+    Flip,
+    Group,
+    MetricDelta,
+    StaleReason,
+)
+from recall_gate.core.gate import FLOOR_FLAGS, FloorCheck, Regression
+from recall_gate.core.metrics import HIT, METRIC_KEYS
+from recall_gate.core.records import Aggregates, MetricSummary
+from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE
+from recall_gate.report.results import (
+    LANGUAGE_CAVEAT,
+    METRIC_DEFINITIONS,
+    RECALL_CAVEAT,
+    Format,
+    escape_markdown,
+    metric_label,
+    table,
+)
+
+__all__ = [
+    "COMMENT_BUDGET",
+    "COMMENT_CHAR_LIMIT",
+    "JOB_SUMMARY_POINTER",
+    "marker_for",
+    "render_baseline_update",
+    "render_comment",
+    "render_comparison_text",
+    "text_length",
+]
+
+# GitHub rejects an issue comment body above this many characters.
+COMMENT_CHAR_LIMIT = 65_536
+# What the renderer may use: the poster adds a marker and a head-sha stamp.
+COMMENT_BUDGET = COMMENT_CHAR_LIMIT - 1_536
+JOB_SUMMARY_POINTER = "the full report is in the job summary"
+
+_PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_STALE_WHAT = {
+    "k": "k",
+    "dataset": "the case set or its gold (dataset fingerprint)",
+    "kb": "the knowledge base (KB fingerprint)",
+    "config": "the retrieval config (config fingerprint)",
+    "embedder": "the embedder",
+    "retrieval_mode": "the retrieval mode",
+}
+
+
+def marker_for(profile: str) -> str:
+    """The hidden marker that identifies a profile's sticky comment."""
+    if not _PROFILE.fullmatch(profile):
+        raise ValueError(f"profile {profile!r}: use letters, digits, '.', '_' or '-'")
+    return f"<!-- recall-gate:{profile} -->"
+
+
+def text_length(text: str) -> int:
+    """Length as GitHub may count it: UTF-16 code units (≥ code points)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+@dataclass(frozen=True)
+class _Style:
+    fmt: Format
+    limit: int | None  # at most this many items per case list; None = all
+
+    @property
+    def md(self) -> bool:
+        return self.fmt == "markdown"
+
+    def user(self, text: str) -> str:
+        """User text, inert."""
+        if self.md:
+            return escape_markdown(text)
+        return " ".join("".join(c if c.isprintable() else "\ufffd" for c in text).split())
+
+    def literal(self, text: str) -> str:
+        """Code-formatted when that is safe (no backtick, printable), else escaped."""
+        if self.md and "`" not in text and text.isprintable() and text.strip() == text and text:
+            return f"`{text}`"
+        return self.user(text)
+
+    def bold(self, text: str) -> str:
+        return f"**{text}**" if self.md else text
+
+    def banner(self, kind: str, lines: Sequence[str]) -> str:
+        if self.md:
+            return "\n".join([f"> [!{kind}]", *(f"> {line}" for line in lines)])
+        return f"{kind}: " + "\n  ".join(lines)
+
+    def collapsed(self, summary: str, body: Sequence[str]) -> str:
+        if self.md:
+            return "\n\n".join([f"<details><summary>{summary}</summary>", *body, "</details>"])
+        return "\n\n".join([f"{summary}\n{'-' * len(summary)}", *body])
+
+    def mark(self, kind: str) -> str:
+        if kind == "fail":
+            return " ❌" if self.md else " [fail]"
+        return " ⚠️" if self.md else " [would fail]"
+
+
+def _mean(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _signed(value: float | None) -> str:
+    if value is None:
+        return "—"
+    if abs(value) < 0.0005:
+        return "0.000"
+    return f"{value:+.3f}".replace("-", "−")
+
+
+def _rank(rank: int | None) -> str:
+    return "—" if rank is None else str(rank)
+
+
+def _p(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _group_name(group: Group) -> str:
+    if group.kind == "overall":
+        return "overall"
+    if group.kind == "case_type":
+        return f"type {group.name}"
+    return f"language {group.name} †"
+
+
+def _group_phrase(label: str) -> str:
+    kind, _, name = label.partition(":")
+    if kind == "case_type":
+        return f"type {name}"
+    if kind == "language":
+        return f"language {name}"
+    return "overall"
+
+
+def _noise(d: MetricDelta) -> str:
+    noise = d.noise
+    if d.n_compared == 0:
+        return "no common case"
+    if noise.small_n:
+        return f"n < {MIN_N_FOR_TEST}: not tested"
+    word = "likely real" if noise.significant else "within noise"
+    if noise.p_value is not None:
+        if noise.lost == noise.gained == 0:
+            return "no flip"
+        return f"{word} ({_p(noise.p_value)}; {noise.lost} lost, {noise.gained} gained)"
+    return _interval(noise.ci_low, noise.ci_high, word)
+
+
+def _interval(low: float | None, high: float | None, word: str) -> str:
+    if low is None or high is None:
+        return "not tested"
+    if low == high == 0.0:
+        return "no change"
+    return f"{word} ({round(CONFIDENCE * 100)}% CI {_signed(low)} … {_signed(high)})"
+
+
+def _n_cell(d: MetricDelta) -> str:
+    return str(d.n_compared) if d.n_compared == d.n_total else f"{d.n_compared} of {d.n_total}"
+
+
+def _delta_table(
+    comparison: Comparison,
+    style: _Style,
+    *,
+    fail: set[tuple[str, str]],
+    would: set[tuple[str, str]],
+    columns: tuple[str, str] = ("baseline", "current"),
+) -> str:
+    k = comparison.k
+    rows: list[list[str]] = []
+    last_group: Group | None = None
+    for d in comparison.deltas:
+        first = d.group != last_group
+        last_group = d.group
+        key = (d.metric, d.group.label)
+        mark = style.mark("fail") if key in fail else style.mark("would") if key in would else ""
+        name = style.user(_group_name(d.group))
+        rows.append(
+            [
+                (style.bold(name) if d.group.kind == "overall" else name) if first else "",
+                _n_cell(d) if first else "",
+                metric_label(d.metric, k),
+                _mean(d.baseline),
+                _mean(d.current),
+                _signed(d.delta) + mark,
+                _noise(d),
+            ]
+        )
+    header = ["group", "n", "metric", *columns, "Δ", "noise"]
+    return table(header, rows, style.fmt)
+
+
+def _current_table(aggregates: Aggregates, k: int, style: _Style) -> str:
+    def row(name: str, group: dict[str, MetricSummary]) -> list[str]:
+        n = max((s.n for m, s in group.items() if m in METRIC_KEYS), default=0)
+        return [
+            style.user(name),
+            str(n),
+            *(_mean(s.mean if (s := group.get(m)) else None) for m in METRIC_KEYS),
+        ]
+
+    rows = [row("overall", aggregates.overall)]
+    rows += [row(f"type {g}", v) for g, v in aggregates.by_case_type.items() if v]
+    rows += [row(f"language {g} †", v) for g, v in aggregates.by_language.items() if v]
+    header = ["group", "n", *(metric_label(m, k) for m in METRIC_KEYS)]
+    return table(header, rows, style.fmt)
+
+
+def _listed(items: Sequence[str], style: _Style) -> tuple[list[str], int]:
+    shown = list(items) if style.limit is None else list(items[: style.limit])
+    return [style.user(i) for i in shown], len(items) - len(shown)
+
+
+def _more(hidden: int) -> str:
+    return f"… and {hidden} more: {JOB_SUMMARY_POINTER}."
+
+
+def _flip_table(flips: Sequence[Flip], style: _Style) -> str:
+    shown = list(flips) if style.limit is None else list(flips[: style.limit])
+    rows = [
+        [
+            style.user(f.case_id),
+            style.user(f.language),
+            style.user(f.case_type),
+            style.user(f.card),
+            f"{_rank(f.rank_before)} → {_rank(f.rank_after)}",
+        ]
+        for f in shown
+    ]
+    text = table(["case", "language", "type", "gold card", "rank before → after"], rows, style.fmt)
+    hidden = len(flips) - len(shown)
+    return text + (f"\n\n{_more(hidden)}" if hidden else "")
+
+
+def _flips_section(comparison: Comparison, style: _Style) -> str | None:
+    if not comparison.comparable or comparison.baseline is None:
+        return None
+    lost, gained = comparison.lost, comparison.gained
+    k = comparison.k
+    moves = comparison.rank_moves
+    moved = (
+        f"{moves} other case{'s' if moves != 1 else ''} changed rank "
+        f"(recall@{k} or nDCG@{k}) without flipping hit@{k}."
+    )
+    if not lost and not gained:
+        return f"No case flipped hit@{k}; {moved}" if moves else f"No case flipped hit@{k}."
+    body = []
+    if lost:
+        body += [style.bold(f"hit → miss ({len(lost)})"), _flip_table(lost, style)]
+    if gained:
+        body += [style.bold(f"miss → hit ({len(gained)})"), _flip_table(gained, style)]
+    if moves:
+        body.append(moved)
+    summary = f"Flipped cases: {len(lost)} hit → miss, {len(gained)} miss → hit"
+    return style.collapsed(summary, body)
+
+
+def _cases_section(comparison: Comparison, style: _Style) -> str | None:
+    changes = comparison.cases
+    if not changes.changed:
+        return None
+    body = []
+    for word, note, items in (
+        ("added", "", changes.added),
+        ("removed", "", changes.removed),
+        ("relabelled", ", gold changed: not compared", changes.relabelled),
+    ):
+        if not items:
+            continue
+        shown, hidden = _listed(items, style)
+        line = f"{style.bold(f'{word} ({len(items)}{note})')}: " + ", ".join(shown)
+        body.append(line + (f" {_more(hidden)}" if hidden else ""))
+    summary = (
+        f"Case set changes: {len(changes.added)} added, {len(changes.removed)} removed, "
+        f"{len(changes.relabelled)} relabelled"
+    )
+    return style.collapsed(summary, body)
+
+
+def _stale_phrase(reason: StaleReason, style: _Style) -> str:
+    return (
+        f"{_STALE_WHAT[reason.what]} changed: "
+        f"{style.literal(reason.baseline)} → {style.literal(reason.current)}"
+    )
+
+
+def _overall_change(old: Aggregates, new: Aggregates, k: int) -> str:
+    parts = []
+    for metric in METRIC_KEYS:
+        a, b = old.overall.get(metric), new.overall.get(metric)
+        n = f" (n {a.n if a else 0} → {b.n if b else 0})" if metric == HIT else ""
+        parts.append(
+            f"{metric_label(metric, k)} {_mean(a.mean if a else None)} → "
+            f"{_mean(b.mean if b else None)}{n}"
+        )
+    return " · ".join(parts)
+
+
+def _baseline_ref(baseline: Baseline, style: _Style, *, reason: bool = True) -> str:
+    sha = f"commit {style.literal(baseline.git_sha[:12])}" if baseline.git_sha else "commit unknown"
+    why = ""
+    if reason:
+        why = (
+            f", reason “{style.user(baseline.reason)}”" if baseline.reason else ", no reason given"
+        )
+    return f"made {baseline.created_at}, {sha}{why}"
+
+
+def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: bool) -> list[str]:
+    out = []
+    path = comparison.baseline_path
+    edit = comparison.edit
+    k = comparison.k
+    if edit is not None:
+        where = style.literal(path)
+        if edit.new is None:
+            out.append(
+                style.banner(
+                    "IMPORTANT",
+                    [
+                        f"{style.bold('This pull request deletes the baseline')} {where}: "
+                        "after merge, pull requests report “no baseline yet”."
+                    ],
+                )
+            )
+        else:
+            new = edit.new
+            reason = f"reason: “{style.user(new.reason)}”" if new.reason else "no reason given"
+            verb = "adds the first baseline" if edit.old is None else "changes the baseline"
+            lines = [
+                f"{style.bold(f'This pull request {verb}')} {where} ({reason}). "
+                + (
+                    "This run is compared with the base branch's baseline; "
+                    "the new one applies after merge."
+                    if edit.old is not None
+                    else "It applies after merge."
+                )
+            ]
+            if edit.old is not None:
+                lines.append(
+                    "Overall, old → new: "
+                    + _overall_change(edit.old.aggregates, new.aggregates, new.k)
+                )
+            out.append(style.banner("IMPORTANT", lines))
+    if comparison.status == "missing" and not (edit is not None and edit.old is None):
+        command = (
+            f"recall-gate baseline update --results results.json --out {path} "
+            '--reason "first baseline"'
+        )
+        where = f" at {style.literal(comparison.baseline_ref)}" if comparison.baseline_ref else ""
+        out.append(
+            style.banner(
+                "NOTE",
+                [
+                    f"{style.bold('No baseline yet')} for profile {style.literal(profile)}: "
+                    f"{style.literal(path)} does not exist{where}, so there is nothing to "
+                    "compare with (reported, not failed).",
+                    f"Create it from a run on the default branch: {style.literal(command)}, "
+                    "then commit it (or run the update-baseline workflow).",
+                ],
+            )
+        )
+    if comparison.status == "not_comparable" and comparison.baseline is not None:
+        lines = [
+            f"{style.bold('Baseline not comparable')}: it was made at k = "
+            f"{comparison.baseline.k} and this run uses k = {k}, so no delta, flip or "
+            f"regression is computed. Refresh the baseline at k = {k}."
+        ]
+        lines += [_stale_phrase(r, style) + "." for r in comparison.stale if r.what != "k"]
+        out.append(style.banner("WARNING", lines))
+    elif comparison.status == "stale":
+        phrases = "; ".join(_stale_phrase(r, style) for r in comparison.stale)
+        out.append(
+            style.banner(
+                "WARNING",
+                [
+                    f"{style.bold('Stale baseline')}: {phrases}.",
+                    "The deltas include the effect of these changes. If they are intended, "
+                    "refresh the baseline (`recall-gate baseline update`, or the "
+                    "update-baseline workflow)."
+                    if style.md
+                    else "The deltas include the effect of these changes. If they are "
+                    "intended, refresh the baseline (recall-gate baseline update).",
+                ],
+            )
+        )
+    changes = comparison.cases
+    if comparison.comparable and changes.changed:
+        out.append(
+            style.banner(
+                "NOTE",
+                [
+                    f"{style.bold('The case set changed')} since the baseline: "
+                    f"{len(changes.added)} added, {len(changes.removed)} removed, "
+                    f"{len(changes.relabelled)} relabelled. Means and deltas are on the "
+                    f"{changes.compared} scored cases present in both with the same labels."
+                ],
+            )
+        )
+    if truncated:
+        out.append(
+            style.banner(
+                "NOTE",
+                [f"Case lists are shortened to fit a GitHub comment: {JOB_SUMMARY_POINTER}."],
+            )
+        )
+    return out
+
+
+def _noise_word(comparison: Comparison, metric: str, label: str) -> str:
+    for d in comparison.deltas:
+        if d.metric == metric and d.group.label == label:
+            significant = d.noise.significant
+            if significant is None:
+                return f"n < {MIN_N_FOR_TEST}"
+            return "likely real" if significant else "within noise"
+    return "not tested"
+
+
+def _drop_lines(
+    regressions: Sequence[Regression], comparison: Comparison, *, would: bool
+) -> list[str]:
+    """One line per group: its metrics' drops, the noise verdict, the tolerance."""
+    k = comparison.k
+    by_group: dict[str, list[Regression]] = {}
+    for r in regressions:
+        by_group.setdefault(r.group, []).append(r)
+    lines = []
+    for label, drops in by_group.items():
+        moves = ", ".join(
+            f"{metric_label(r.metric, k)} {r.baseline:.3f} → {r.current:.3f} "
+            f"({_signed(r.delta)}, {_noise_word(comparison, r.metric, label)})"
+            for r in drops
+        )
+        tolerance = drops[0].tolerance
+        limit = (
+            f"would exceed a {tolerance:.3f} tolerance"
+            if would
+            else f"beyond the {tolerance:.3f} tolerance"
+        )
+        lines.append(
+            f"{_group_phrase(label)}: {moves} — n = {drops[0].n}, {limit} (max-regression)"
+        )
+    return lines
+
+
+def _floor_line(c: FloorCheck, k: int, *, would: bool) -> str:
+    observed = "nothing scored" if c.observed is None else f"{c.observed:.3f} (n = {c.n})"
+    floor = c.floor if c.floor is not None else 0.0
+    label, flag = metric_label(c.metric, k), FLOOR_FLAGS[c.metric]
+    if would:
+        return f"{label} {observed} would miss the suggested floor {floor:.2f} ({flag})"
+    return f"{label} {observed} is below the floor {floor:.3f} ({flag})"
+
+
+def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
+    gate = verdict.gate
+    k = comparison.k
+    reasons = []
+    if gate.verdict == "fail":
+        if gate.integrity_problems:
+            reasons.append(f"{len(gate.integrity_problems)} dataset integrity problem(s)")
+        if gate.regressions:
+            n = len(gate.regressions)
+            tolerance = verdict.max_regression or 0.0
+            reasons.append(f"{n} drop{'s' if n != 1 else ''} beyond the {tolerance:.3f} tolerance")
+        if gate.failed_floors:
+            n = len(gate.failed_floors)
+            reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
+        return "Failed: " + "; ".join(reasons) + "."
+    if gate.verdict == "pass":
+        if verdict.max_regression is not None:
+            reasons.append(
+                f"no drop beyond the {verdict.max_regression:.3f} tolerance"
+                if comparison.comparable
+                else "the tolerance was not checked (no comparable baseline)"
+            )
+        set_floors = [c for c in gate.floor_checks if c.floor is not None]
+        if set_floors:
+            reasons.append(
+                "floors met ("
+                + ", ".join(f"{metric_label(c.metric, k)} ≥ {c.floor:.3f}" for c in set_floors)
+                + ")"
+            )
+        return "Passed: " + "; ".join(reasons) + "."
+    if not comparison.comparable:
+        return "No floor or tolerance is set, so nothing is enforced."
+    count = verdict.would_fail_count
+    what = (
+        f"{count} check{'s' if count != 1 else ''} would fail if enforced (below)"
+        if count
+        else "nothing would fail at the suggested floors and a "
+        f"{verdict.reference_tolerance:.2f} tolerance"
+    )
+    return f"No floor or tolerance is set, so nothing is enforced; {what}."
+
+
+def _verdict_block(
+    comparison: Comparison, verdict: ComparisonVerdict, style: _Style, profile: str
+) -> str:
+    word = verdict.gate.verdict
+    if style.md:
+        icon = {"fail": "❌", "pass": "✅", "report-only": "📊"}[word]
+        heading = f"### {icon} recall-gate {style.literal(profile)}: {style.bold(word)}"
+    else:
+        heading = f"recall-gate {profile}: {word.upper()}"
+    return "\n\n".join(
+        [heading, _verdict_summary(comparison, verdict), _headline(comparison, style)]
+    )
+
+
+def _headline(comparison: Comparison, style: _Style) -> str:
+    k = comparison.k
+    overall = comparison.current.aggregates.overall
+    scored = sum(1 for c in comparison.current.cases if c.metrics)
+    if not overall:
+        return f"No case carries gold: nothing is scored ({len(comparison.current.cases)} cases)."
+    same_set = comparison.comparable and not comparison.cases.changed
+    parts = []
+    for metric in METRIC_KEYS:
+        summary = overall.get(metric)
+        text = f"{metric_label(metric, k)} {style.bold(_mean(summary.mean if summary else None))}"
+        delta = comparison.delta_for(metric)
+        if same_set and delta is not None and delta.delta is not None:
+            text += f" ({_signed(delta.delta)})"
+        parts.append(text)
+    line = " · ".join(parts) + f" · n = {scored}"
+    baseline = comparison.baseline
+    if baseline is not None:
+        at = f" at {style.literal(comparison.baseline_ref)}" if comparison.baseline_ref else ""
+        line += (
+            f"\n\nBaseline: {style.literal(comparison.baseline_path)}{at} "
+            f"({_baseline_ref(baseline, style)})."
+        )
+    return line
+
+
+def _checks_block(comparison: Comparison, verdict: ComparisonVerdict, style: _Style) -> str | None:
+    """What failed (❌), or in report-only mode what would fail if enforced (⚠️)."""
+    k = comparison.k
+    gate = verdict.gate
+    fail, would = style.mark("fail").strip(), style.mark("would").strip()
+    lines = [f"{fail} integrity: {style.user(p)}" for p in gate.integrity_problems]
+    lines += [f"{fail} {line}" for line in _drop_lines(gate.regressions, comparison, would=False)]
+    lines += [f"{fail} {_floor_line(c, k, would=False)}" for c in gate.failed_floors]
+    if verdict.would_fail is not None:
+        lines += [
+            f"{would} {line}"
+            for line in _drop_lines(verdict.would_fail.regressions, comparison, would=True)
+        ]
+        lines += [
+            f"{would} {_floor_line(c, k, would=True)}" for c in verdict.would_fail.failed_floors
+        ]
+    return "\n".join(f"- {line}" for line in lines) if lines else None
+
+
+def _suggestions(comparison: Comparison, verdict: ComparisonVerdict, style: _Style) -> str | None:
+    if verdict.gate.verdict != "report-only" or not verdict.suggested_floors:
+        return None
+    source = (
+        "the baseline" if comparison.baseline is not None and comparison.comparable else "this run"
+    )
+    items = ", ".join(
+        f"{style.literal(f'{FLOOR_FLAGS[s.metric]}: {s.floor:.2f}')} "
+        f"(observed {s.observed:.3f}, n = {s.n})"
+        for s in verdict.suggested_floors
+    )
+    return (
+        f"{style.bold('Suggested floors')} from {source} (observed − margin, down to the "
+        f"Wilson 95% lower bound, at least 0.02): {items}. Write them into the config with "
+        f"{style.literal('recall-gate floors suggest --write recall-gate.yaml')}."
+    )
+
+
+def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> str:
+    k = comparison.k
+    notes = list(legend)
+    notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
+    notes.append(f"† {LANGUAGE_CAVEAT}")
+    if comparison.deltas:
+        notes.append(
+            f"Noise: hit@{k} flips are tested with an exact two-sided McNemar test; "
+            f"recall@{k} and nDCG@{k} deltas with a {round(CONFIDENCE * 100)}% paired "
+            f"bootstrap interval ({BOOTSTRAP_RESAMPLES} resamples, fixed seed). "
+            f"“likely real” = p < 0.05 or an interval that excludes 0; groups with "
+            f"n < {MIN_N_FOR_TEST} are not tested."
+        )
+    unscored = sum(1 for c in comparison.current.cases if not c.metrics)
+    if unscored:
+        notes.append(
+            f"{unscored} case{' is' if unscored == 1 else 's are'} without gold (capability, "
+            "no_match): not scored, by design (ADR-0023 (B))."
+        )
+    return "\n".join(f"- {n}" for n in notes)
+
+
+def _definitions(style: _Style) -> str:
+    if style.md:
+        items = [f"- `{m}`: {d}" for m, d in METRIC_DEFINITIONS]
+    else:
+        items = [f"- {m}: {d.replace('`', '')}" for m, d in METRIC_DEFINITIONS]
+    return style.collapsed("Metric definitions", ["\n".join(items)])
+
+
+def _render(
+    comparison: Comparison,
+    verdict: ComparisonVerdict,
+    *,
+    profile: str,
+    style: _Style,
+    truncated: bool,
+) -> str:
+    parts = []
+    if style.md:
+        parts.append(marker_for(profile))
+    parts.append(_verdict_block(comparison, verdict, style, profile))
+    parts += _banners(comparison, style, profile, truncated=truncated)
+    checks = _checks_block(comparison, verdict, style)
+    if checks:
+        parts.append(checks)
+    fail = {(r.metric, r.group) for r in verdict.gate.regressions}
+    would = (
+        {(r.metric, r.group) for r in verdict.would_fail.regressions}
+        if verdict.would_fail is not None
+        else set()
+    )
+    legend = []
+    if comparison.deltas:
+        parts.append(_delta_table(comparison, style, fail=fail, would=would))
+        if fail:
+            legend.append(f"{style.mark('fail').strip()} drop beyond the set tolerance.")
+        if would:
+            legend.append(
+                f"{style.mark('would').strip()} drop that would exceed a "
+                f"{verdict.reference_tolerance:.2f} tolerance if one were set."
+            )
+    else:
+        parts.append(_current_table(comparison.current.aggregates, comparison.k, style))
+    for section in (_flips_section(comparison, style), _cases_section(comparison, style)):
+        if section:
+            parts.append(section)
+    suggestions = _suggestions(comparison, verdict, style)
+    if suggestions:
+        parts.append(suggestions)
+    parts.append(_notes(comparison, style, legend=legend))
+    parts.append(_definitions(style))
+    return "\n\n".join(parts) + "\n"
+
+
+def _longest_list(comparison: Comparison) -> int:
+    c = comparison.cases
+    return max(
+        len(comparison.lost),
+        len(comparison.gained),
+        len(c.added),
+        len(c.removed),
+        len(c.relabelled),
+    )
+
+
+def _hard_cut(text: str, max_chars: int) -> str:
+    """Last resort when even empty case lists do not fit: cut at a line end."""
+    tail = f"\n\n… truncated: {JOB_SUMMARY_POINTER}.\n"
+    closing = "\n</details>"
+    room = max(0, max_chars - text_length(tail) - len(closing))
+    cut = text[:room]
+    while text_length(cut) > room:
+        cut = cut[: len(cut) - (text_length(cut) - room)]
+    cut = cut.rsplit("\n", 1)[0]
+    if cut.count("<details>") > cut.count("</details>"):
+        cut += closing
+    return cut + tail
+
+
+def render_comment(
+    comparison: Comparison,
+    verdict: ComparisonVerdict,
+    *,
+    profile: str,
+    max_chars: int | None = None,
+) -> str:
+    """The Markdown report; with ``max_chars``, case lists are shortened to fit
+    (the verdict, banners and table always stay) and point to the job summary."""
+    full = _render(
+        comparison, verdict, profile=profile, style=_Style("markdown", None), truncated=False
+    )
+    if max_chars is None or text_length(full) <= max_chars:
+        return full
+
+    def attempt(limit: int) -> str:
+        return _render(
+            comparison, verdict, profile=profile, style=_Style("markdown", limit), truncated=True
+        )
+
+    low, high = 0, _longest_list(comparison)
+    best: str | None = None
+    while low <= high:
+        middle = (low + high) // 2
+        text = attempt(middle)
+        if text_length(text) <= max_chars:
+            best, low = text, middle + 1
+        else:
+            high = middle - 1
+    return best if best is not None else _hard_cut(attempt(0), max_chars)
+
+
+def render_comparison_text(
+    comparison: Comparison, verdict: ComparisonVerdict, *, profile: str
+) -> str:
+    """The same report as plain text, for a terminal (no marker, no HTML)."""
+    return _render(
+        comparison, verdict, profile=profile, style=_Style("text", None), truncated=False
+    )
+
+
+def render_baseline_update(
+    comparison: Comparison, *, new: Baseline, path: str, fmt: Format = "markdown"
+) -> str:
+    """What a baseline update changes (the update-baseline PR body): reason,
+    provenance, and old → new per metric and group with n."""
+    style = _Style(fmt, None)
+    k = new.k
+    title = f"recall-gate baseline update: {path}"
+    parts = [
+        f"### {escape_markdown(title)}" if style.md else f"{title}\n{'=' * len(title)}",
+        f"Reason: “{style.user(new.reason)}”." if new.reason else "No reason given (--reason).",
+        f"New baseline: {_baseline_ref(new, style, reason=False)}; k = {k}, "
+        f"{sum(1 for c in new.cases if c.metrics)} of {len(new.cases)} cases scored.",
+    ]
+    old = comparison.baseline
+    if old is None:
+        parts.append("No previous baseline: this is the first one.")
+        parts.append(_current_table(new.aggregates, k, style))
+    else:
+        parts.append(f"Previous baseline: {_baseline_ref(old, style)}.")
+        changed = [f"- {_stale_phrase(r, style)}" for r in comparison.stale]
+        if changed:
+            parts.append("What changed since the previous baseline:\n" + "\n".join(changed))
+        if comparison.comparable:
+            if comparison.cases.changed:
+                c = comparison.cases
+                parts.append(
+                    f"Case set: {len(c.added)} added, {len(c.removed)} removed, "
+                    f"{len(c.relabelled)} relabelled; old → new is on the {c.compared} "
+                    "scored cases present in both."
+                )
+            parts.append(
+                _delta_table(comparison, style, fail=set(), would=set(), columns=("old", "new"))
+            )
+            for section in (_flips_section(comparison, style), _cases_section(comparison, style)):
+                if section:
+                    parts.append(section)
+        else:
+            parts.append(
+                "Overall, old → new: " + _overall_change(old.aggregates, new.aggregates, k)
+            )
+            parts.append(_current_table(new.aggregates, k, style))
+    parts.append(_notes(comparison, style, legend=()))
+    return "\n\n".join(parts) + "\n"

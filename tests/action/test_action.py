@@ -1,0 +1,249 @@
+"""Static checks of action.yml: inputs only through `env:`, README in sync, zizmor clean.
+
+``python tests/test_action.py`` prints the README's inputs and outputs tables
+as they must read (between the ``<!-- inputs:start -->`` / ``<!-- inputs:end -->``
+and ``<!-- outputs:start -->`` / ``<!-- outputs:end -->`` markers).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+ROOT = Path(__file__).resolve().parents[2]
+ACTION = ROOT / "action.yml"
+README = ROOT / "README.md"
+WORKFLOWS = ROOT / ".github" / "workflows"
+
+# The contract of DESIGN.md ("The action"); more inputs may exist, none of these may go.
+CONTRACT_INPUTS = {
+    "mode",
+    "config",
+    "cases",
+    "artifacts",
+    "k",
+    "profile",
+    "baseline",
+    "baseline-ref",
+    "min-hit",
+    "min-recall",
+    "min-ndcg",
+    "max-regression",
+    "comment",
+    "github-token",
+    "working-directory",
+}
+CONTRACT_OUTPUTS = {
+    "hit",
+    "recall",
+    "ndcg",
+    "n",
+    "verdict",
+    "regressions",
+    "results-json",
+    "report-markdown",
+}
+_EXPRESSION = re.compile(r"\$\{\{(.*?)\}\}", re.DOTALL)
+_INPUT_REF = re.compile(r"\binputs\.([A-Za-z0-9_-]+)")
+
+
+def load_yaml(path: Path) -> Any:
+    return YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+
+
+def action() -> dict[str, Any]:
+    data = load_yaml(ACTION)
+    assert isinstance(data, dict)
+    return data
+
+
+def steps() -> list[dict[str, Any]]:
+    return list(action()["runs"]["steps"])
+
+
+# -- the README tables, generated from action.yml --------------------------------
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def inputs_table() -> str:
+    rows = ["| input | default | description |", "|---|---|---|"]
+    for name, spec in action()["inputs"].items():
+        default = str(spec.get("default", ""))
+        shown = f"`{_cell(default)}`" if default else ""
+        rows.append(f"| `{name}` | {shown} | {_cell(spec.get('description', ''))} |")
+    return "\n".join(rows)
+
+
+def outputs_table() -> str:
+    rows = ["| output | description |", "|---|---|"]
+    for name, spec in action()["outputs"].items():
+        rows.append(f"| `{name}` | {_cell(spec.get('description', ''))} |")
+    return "\n".join(rows)
+
+
+def readme_section(text: str, name: str) -> str | None:
+    found = re.search(rf"<!-- {name}:start -->\n(.*?)\n?<!-- {name}:end -->", text, re.DOTALL)
+    return found.group(1).strip() if found else None
+
+
+# -- action.yml ----------------------------------------------------------------
+
+
+def test_action_is_composite_of_run_steps_only() -> None:
+    runs = action()["runs"]
+    assert runs["using"] == "composite"
+    for step in runs["steps"]:
+        assert "uses" not in step, f"remote or nested action inside action.yml: {step}"
+        assert "run" in step
+        assert step.get("shell") == "bash", f"{step.get('name')}: set `shell: bash`"
+
+
+def test_no_expression_inside_any_run_block() -> None:
+    for path in [ACTION, *sorted(WORKFLOWS.glob("*.yml"))]:
+        data = load_yaml(path)
+        blocks = (
+            data["runs"]["steps"]
+            if path == ACTION
+            else [s for job in data["jobs"].values() for s in job.get("steps", [])]
+        )
+        for step in blocks:
+            assert "${{" not in str(step.get("run", "")), (
+                f"{path.name}: step {step.get('name')!r} expands an expression inside `run:`; "
+                "pass the value through `env:` instead"
+            )
+
+
+def test_every_input_reaches_the_steps_through_env_or_a_condition() -> None:
+    used_in_env: set[str] = set()
+    used_elsewhere: set[str] = set()
+    for step in steps():
+        for value in (step.get("env") or {}).values():
+            used_in_env.update(_INPUT_REF.findall(str(value)))
+        for key in ("if", "working-directory"):
+            used_elsewhere.update(_INPUT_REF.findall(str(step.get(key, ""))))
+    declared = set(action()["inputs"])
+    unused = declared - used_in_env - used_elsewhere
+    assert not unused, f"inputs declared but never passed to a step: {sorted(unused)}"
+    undeclared = (used_in_env | used_elsewhere) - declared
+    assert not undeclared, f"steps read undeclared inputs: {sorted(undeclared)}"
+    # Conditions and the working directory are evaluated by the runner, never by a shell.
+    assert used_elsewhere <= {"comment", "fail-on-gate", "working-directory"}
+
+
+def test_contract_inputs_and_outputs_exist_and_inputs_are_optional() -> None:
+    data = action()
+    assert set(data["inputs"]) >= CONTRACT_INPUTS
+    assert set(data["outputs"]) >= CONTRACT_OUTPUTS
+    for name, spec in data["inputs"].items():
+        assert re.fullmatch(r"[a-z][a-z0-9-]*", name), f"{name}: inputs are kebab-case"
+        assert not spec.get("required", False), f"{name}: every input is optional"
+        assert spec.get("description"), f"{name}: document the input"
+    assert data["inputs"]["profile"]["default"] == "default"
+    assert data["inputs"]["comment"]["default"] == "true"
+    assert data["inputs"]["github-token"]["default"] == "${{ github.token }}"
+    for name in ("min-hit", "min-recall", "min-ndcg", "max-regression"):
+        assert data["inputs"][name]["default"] == "", f"{name}: empty means inactive"
+
+
+def test_outputs_come_from_steps_that_exist() -> None:
+    ids = {step.get("id") for step in steps()}
+    for name, spec in action()["outputs"].items():
+        found = re.fullmatch(r"\$\{\{ steps\.([a-z-]+)\.outputs\.([a-z-]+) \}\}", spec["value"])
+        assert found, f"{name}: value must be a step output"
+        assert found.group(1) in ids, f"{name}: no step with id {found.group(1)}"
+
+
+def test_the_token_is_masked_and_only_the_comment_step_gets_it() -> None:
+    holders = [
+        step["name"]
+        for step in steps()
+        if any("inputs.github-token" in str(v) for v in (step.get("env") or {}).values())
+    ]
+    assert holders == ["Install recall-gate", "Comment on the pull request"]
+    install = steps()[0]
+    assert '::add-mask::$RG_TOKEN"' in install["run"]
+    assert "set -x" not in "".join(str(s.get("run", "")) for s in steps())
+
+
+def test_the_comment_step_cannot_fail_the_action() -> None:
+    comment = next(s for s in steps() if s.get("id") == "comment")
+    assert "if ! " in comment["run"]
+    assert "::warning" in comment["run"]
+    assert "set -e" not in comment["run"].replace("set -uo pipefail", "")
+    last = steps()[-1]
+    assert last["name"] == "Enforce the verdict"
+    assert 'if [ "$RG_VERDICT" = fail ]' in last["run"]
+
+
+# -- the README ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("section", "render"), [("inputs", inputs_table), ("outputs", outputs_table)]
+)
+def test_readme_tables_match_action_yml(section: str, render: Any) -> None:
+    text = README.read_text(encoding="utf-8") if README.is_file() else ""
+    expected = render()
+    found = readme_section(text, section)
+    assert found is not None, (
+        f"README.md has no <!-- {section}:start --> ... <!-- {section}:end --> block; "
+        f"`python tests/test_action.py` prints it"
+    )
+    assert found == expected, (
+        f"README.md's {section} table is out of date with action.yml; replace it with:\n{expected}"
+    )
+
+
+def test_readme_quickstart_is_a_least_privilege_workflow_using_declared_inputs() -> None:
+    text = README.read_text(encoding="utf-8") if README.is_file() else ""
+    block = readme_section(text, "quickstart") or ""
+    fenced = re.fullmatch(r"```yaml\n(.*)\n```", block, re.DOTALL)
+    assert fenced, "README.md: put the quick-start workflow in a ```yaml fence between markers"
+    workflow = YAML(typ="safe").load(fenced.group(1))
+    assert workflow["permissions"] == {}
+    [job] = workflow["jobs"].values()
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    steps = job["steps"]
+    checkout = next(s for s in steps if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"]["persist-credentials"] is False
+    [gate] = [s for s in steps if "recall-gate@" in str(s.get("uses", ""))]
+    assert set(gate.get("with", {})) <= set(action()["inputs"])
+    assert not any("run" in s and "${{" in s["run"] for s in steps)
+
+
+# -- zizmor ------------------------------------------------------------------------
+
+
+def test_zizmor_reports_no_findings() -> None:
+    zizmor = shutil.which("zizmor") or str(Path(sys.executable).parent / "zizmor")
+    if not Path(zizmor).exists():
+        pytest.fail("zizmor is not installed: `make install` installs the dev extra")
+    done = subprocess.run(
+        [zizmor, "--offline", "--min-severity", "low", "action.yml", ".github/workflows"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings to report" in done.stdout + done.stderr
+
+
+if __name__ == "__main__":
+    print("<!-- inputs:start -->")
+    print(inputs_table())
+    print("<!-- inputs:end -->\n")
+    print("<!-- outputs:start -->")
+    print(outputs_table())
+    print("<!-- outputs:end -->")

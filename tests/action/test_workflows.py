@@ -1,0 +1,142 @@
+"""Static checks of .github/workflows: least privilege, pinning, the fork-safe path.
+
+zizmor (tests/test_action.py) audits for known dangerous patterns; these
+tests pin down the design decisions that zizmor cannot know about.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOWS = ROOT / ".github" / "workflows"
+NAMES = ("ci.yml", "retrieval-eval.yml", "retrieval-comment.yml", "update-baseline.yml")
+_PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
+_WRITE_SCOPES = {"contents", "pull-requests", "actions", "issues", "checks", "statuses"}
+
+
+def load(name: str) -> dict[str, Any]:
+    data = YAML(typ="safe").load((WORKFLOWS / name).read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def all_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [step for job in data["jobs"].values() for step in job.get("steps", [])]
+
+
+def test_the_four_workflows_exist() -> None:
+    assert sorted(p.name for p in WORKFLOWS.glob("*.yml")) == sorted(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_workflow_wide_permissions_and_each_job_declares_its_own(name: str) -> None:
+    data = load(name)
+    assert data.get("permissions") == {}, f"{name}: set `permissions: {{}}` at the top"
+    for job_id, job in data["jobs"].items():
+        assert "permissions" in job, f"{name}/{job_id}: declare the job's permissions"
+        for scope, level in job["permissions"].items():
+            assert level in {"read", "write"}, f"{name}/{job_id}: {scope}: {level}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_remote_actions_are_pinned_by_full_sha_with_a_version_comment(name: str) -> None:
+    text = (WORKFLOWS / name).read_text(encoding="utf-8")
+    for line in text.splitlines():
+        found = re.match(r"\s*-?\s*uses:\s*(\S+)(.*)$", line)
+        if not found or found.group(1).startswith("./"):
+            continue
+        assert _PINNED.match(found.group(1)), f"{name}: pin {found.group(1)} to a commit SHA"
+        assert re.match(r"\s*# v\d", found.group(2)), f"{name}: add `# vX.Y.Z` after the SHA"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_checkouts_keep_no_credentials(name: str) -> None:
+    for step in all_steps(load(name)):
+        if str(step.get("uses", "")).startswith("actions/checkout@"):
+            assert step.get("with", {}).get("persist-credentials") is False, name
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_runs_are_bounded_and_grouped(name: str) -> None:
+    data = load(name)
+    assert "concurrency" in data, f"{name}: add a concurrency group"
+    for job_id, job in data["jobs"].items():
+        assert job.get("timeout-minutes"), f"{name}/{job_id}: set timeout-minutes"
+
+
+def test_ci_runs_make_check_on_push_and_pull_request() -> None:
+    data = load("ci.yml")
+    assert set(data["on"]) == {"push", "pull_request"}
+    runs = [step.get("run", "") for step in all_steps(data)]
+    assert "make check" in runs
+    assert data["jobs"]["check"]["permissions"] == {"contents": "read"}
+
+
+def test_the_pr_check_uses_this_action_with_least_privilege_per_pr() -> None:
+    data = load("retrieval-eval.yml")
+    assert set(data["on"]) == {"pull_request"}
+    assert "github.event.pull_request.number" in data["concurrency"]["group"]
+    job = data["jobs"]["eval"]
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    steps = job["steps"]
+    gate = next(s for s in steps if s.get("uses") == "./")
+    # Fork PRs have a read-only token: skip the comment there (the workflow_run path posts it).
+    assert "head.repo.full_name == github.repository" in gate["with"]["comment"]
+    # A PR that edits baselines/ is compared with the base branch's copy.
+    assert gate["with"]["baseline-ref"] == "${{ github.event.pull_request.base.sha }}"
+    checkout = next(s for s in steps if "actions/checkout" in str(s.get("uses")))
+    assert checkout["with"]["fetch-depth"] == 0
+    upload = next(s for s in steps if "upload-artifact" in str(s.get("uses")))
+    assert upload["with"]["name"] == "recall-gate-results"
+    assert upload["with"]["path"] == "${{ steps.gate.outputs.results-json }}"
+
+
+def test_the_fork_comment_path_never_runs_pr_code_nor_trusts_a_pr_number() -> None:
+    data = load("retrieval-comment.yml")
+    assert data["on"]["workflow_run"]["workflows"] == ["retrieval-eval"]
+    job = data["jobs"]["comment"]
+    assert "head_repository.full_name != github.repository" in job["if"]
+    assert job["permissions"] == {
+        "actions": "read",
+        "contents": "read",
+        "pull-requests": "write",
+    }
+    steps = job["steps"]
+    checkout = next(s for s in steps if "actions/checkout" in str(s.get("uses")))
+    # The default branch: no ref, no repository taken from the triggering run.
+    assert set(checkout.get("with", {})) == {"persist-credentials"}
+    download = next(s for s in steps if "download-artifact" in str(s.get("uses")))
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    gate = next(s for s in steps if s.get("uses") == "./")
+    # The artifact is data for the schema-validating `results` input, nothing else.
+    assert gate["with"]["results"].endswith("/results.json")
+    assert "mode" not in gate["with"]
+    assert gate["with"]["fail-on-gate"] == "false", "the PR's own check enforces the verdict"
+    text = (WORKFLOWS / "retrieval-comment.yml").read_text(encoding="utf-8")
+    assert "pull_requests[" not in text
+    assert "pr_number" not in text
+    for step in steps:
+        assert "run" not in step, "no shell step in the privileged fork path"
+
+
+def test_update_baseline_is_manual_with_a_required_reason_and_opens_a_pr() -> None:
+    data = load("update-baseline.yml")
+    dispatch = data["on"]["workflow_dispatch"]["inputs"]
+    assert dispatch["reason"]["required"] is True
+    assert dispatch["profile"]["required"] is True
+    job = data["jobs"]["update"]
+    assert "github.event.repository.default_branch" in job["if"]
+    assert job["permissions"] == {"contents": "write", "pull-requests": "write"}
+    gate = next(s for s in job["steps"] if s.get("uses") == "./")
+    assert gate["with"]["comment"] == "false"
+    assert gate["with"]["fail-on-gate"] == "false"
+    script = next(s for s in job["steps"] if "run" in s)["run"]
+    assert "baseline update" in script
+    assert "propose-baseline" in script
+    assert "git push" not in script, "commit through the API: protected branches stay closed"

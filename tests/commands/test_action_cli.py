@@ -1,0 +1,159 @@
+"""The action's other CLI commands, in process: `actions-report` (outputs,
+summary, annotations from `compare --json`) and `propose-baseline` (branch,
+commit and pull request through the API, against the fake GitHub)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from fake_github import (
+    TOKEN,
+    FakeGitHub,
+    fake_github_fixture,  # noqa: F401  # pytest finds the fixture here
+)
+from recall_gate.cli import main
+
+REPO = "octo/app"
+DATA = Path(__file__).resolve().parents[1] / "act" / "data"
+
+
+def run(argv: list[str], environ: dict[str, str], *, cwd: Path) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(argv, environ, stdout=out, stderr=err, cwd=cwd)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def compared(tmp_path: Path) -> Path:
+    """A real comparison: the v2 capture against a v1 baseline, with a floor set."""
+    env: dict[str, str] = {}
+    for name in ("v1", "v2"):
+        code, _, err = run(
+            [
+                "score",
+                "--artifacts",
+                str(DATA / f"capture-{name}.jsonl"),
+                "--json",
+                str(tmp_path / f"{name}.json"),
+            ],
+            env,
+            cwd=tmp_path,
+        )
+        assert code == 0, err
+    code, _, err = run(
+        ["baseline", "update", "--results", "v1.json", "--git-sha", "a" * 40], env, cwd=tmp_path
+    )
+    assert code == 0, err
+    code, _, err = run(
+        [
+            "compare",
+            "--current",
+            "v2.json",
+            "--json",
+            "comparison.json",
+            "--full-markdown",
+            "report.md",
+            "--min-hit",
+            "0.9",
+        ],
+        env,
+        cwd=tmp_path,
+    )
+    assert code == 1, err
+    return tmp_path
+
+
+def test_actions_report_writes_outputs_summary_and_annotations(compared: Path) -> None:
+    environ = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_OUTPUT": str(compared / "output"),
+        "GITHUB_STEP_SUMMARY": str(compared / "summary.md"),
+    }
+
+    code, out, _ = run(
+        ["actions-report", "--comparison", "comparison.json", "--summary", "report.md"],
+        environ,
+        cwd=compared,
+    )
+
+    assert code == 0, "reporting never fails: the action's last step enforces the verdict"
+    output = (compared / "output").read_text()
+    for name, value in [("verdict", "fail"), ("hit", "0.833333"), ("n", "12")]:
+        assert f"{name}<<" in output
+        assert f"\n{value}\n" in output
+    assert (compared / "summary.md").read_text() == (compared / "report.md").read_text()
+    assert "::error title=recall-gate%3A floor::hit@5 is 0.833 (n=12), below the floor" in out
+
+
+def test_actions_report_refuses_a_file_that_is_not_a_comparison(tmp_path: Path) -> None:
+    (tmp_path / "results.json").write_text(json.dumps({"schema_version": 1}))
+
+    code, _, err = run(["actions-report", "--comparison", "results.json"], {}, cwd=tmp_path)
+
+    assert code == 2
+    assert "not a recall-gate comparison" in err
+
+
+@pytest.fixture
+def baseline_repo(tmp_path: Path, fake_github: FakeGitHub) -> Path:
+    old = b'{"old": true}\n'
+    fake_github.add_repo("octo/app2", files={"baselines/default.json": old})
+    (tmp_path / "baselines").mkdir()
+    (tmp_path / "baselines" / "default.json").write_text('{"new": true}\n')
+    (tmp_path / "body.md").write_text("| group | n | metric | old | new | Δ |\n")
+    return tmp_path
+
+
+def test_propose_baseline_commits_to_a_new_branch_and_opens_a_pr(
+    baseline_repo: Path, fake_github: FakeGitHub
+) -> None:
+    environ = {
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_API_URL": fake_github.url,
+        "GITHUB_REPOSITORY": "octo/app2",
+        "GITHUB_RUN_ID": "99",
+    }
+
+    code, out, err = run(
+        [
+            "propose-baseline",
+            "--file",
+            "baselines/default.json",
+            "--base",
+            "main",
+            "--reason",
+            "new  embedder",
+            "--body",
+            "body.md",
+            "--branch",
+            "recall-gate/baseline-default-test",
+        ],
+        environ,
+        cwd=baseline_repo,
+    )
+
+    assert code == 0, err
+    [pull] = fake_github.pulls("octo/app2")
+    assert (pull.head_ref, pull.base_ref) == ("recall-gate/baseline-default-test", "main")
+    assert pull.title == "Update the default retrieval baseline: new embedder"
+    assert "/octo/app2/actions/runs/99" in pull.body
+    assert "| group | n | metric | old | new | Δ |" in pull.body
+    new = fake_github.file("octo/app2", pull.head_ref, "baselines/default.json")
+    assert new == b'{"new": true}\n'
+    assert fake_github.file("octo/app2", "main", "baselines/default.json") == b'{"old": true}\n'
+    assert f"opened pull request #{pull.number}" in out
+
+
+def test_propose_baseline_refuses_a_path_outside_the_repository(baseline_repo: Path) -> None:
+    code, _, err = run(
+        ["propose-baseline", "--file", "../x.json", "--base", "main"],
+        {"GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": REPO},
+        cwd=baseline_repo,
+    )
+
+    assert code == 2
+    assert "relative to the repository root" in err

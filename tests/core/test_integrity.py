@@ -1,0 +1,129 @@
+"""Dataset integrity (ADR-0023 (D)): every problem is listed, with a hint."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recall_gate.core.integrity import Problem, find_problems
+from recall_gate.core.records import Card, Case
+
+
+def card(card_id: str) -> Card:
+    return Card(id=card_id, language="en", title="T", body="B")
+
+
+def case(case_id: str, **fields: Any) -> Case:
+    data = {
+        "id": case_id,
+        "language": "en",
+        "case_type": "golden",
+        "query": "q",
+        "must_cite_one_of": [],
+        **fields,
+    }
+    return Case.model_validate(data)
+
+
+CARDS = [
+    ("kb/refills.md", card("en-prescription-refills")),
+    ("kb/appointments.md", card("en-appointments")),
+    ("kb/billing.md", card("en-billing-questions")),
+]
+
+
+def test_a_clean_dataset_has_no_problems() -> None:
+    cases = [
+        ("c.yaml case #1 (id c1)", case("c1", must_cite_one_of=["en-appointments"])),
+        (
+            "c.yaml case #2 (id c2)",
+            case(
+                "c2",
+                must_cite_one_of=["en-billing-questions"],
+                relevant_ids=["en-billing-questions", "en-appointments"],
+            ),
+        ),
+        ("c.yaml case #3 (id c3)", case("c3", case_type="capability")),
+    ]
+    assert find_problems(cards=CARDS, cases=cases) == []
+
+
+def test_every_unresolved_id_is_listed_with_the_nearest_card_id() -> None:
+    cases = [
+        (
+            "c.yaml case #1 (id c1)",
+            case("c1", must_cite_one_of=["en-apointments", "en-prescription-refills"]),
+        ),
+        (
+            "c.jsonl:2",
+            case(
+                "c2",
+                must_cite_one_of=["en-billing-question"],
+                relevant_ids=["zzz-unrelated", "en-billing-question"],
+            ),
+        ),
+    ]
+    assert [str(p) for p in find_problems(cards=CARDS, cases=cases)] == [
+        "c.yaml case #1 (id c1): must_cite_one_of id 'en-apointments' resolves to no card "
+        "(did you mean 'en-appointments'?)",
+        "c.jsonl:2 (case c2): must_cite_one_of id 'en-billing-question' resolves to no card "
+        "(did you mean 'en-billing-questions'?)",
+        "c.jsonl:2 (case c2): relevant_ids id 'zzz-unrelated' resolves to no card "
+        "(no similar card id)",
+        "c.jsonl:2 (case c2): relevant_ids id 'en-billing-question' resolves to no card "
+        "(did you mean 'en-billing-questions'?)",
+    ]
+
+
+def test_duplicate_card_and_case_ids_are_all_listed() -> None:
+    cards = [
+        *CARDS,
+        ("kb/other.md", card("en-appointments")),
+        ("kb/x.md", card("en-billing-questions")),
+    ]
+    cases = [
+        ("c.yaml case #1 (id c1)", case("c1")),
+        ("c.yaml case #2 (id c1)", case("c1")),
+        ("d.yaml case #1 (id c1)", case("c1")),
+    ]
+    assert find_problems(cards=cards, cases=cases) == [
+        Problem(
+            where="kb/other.md",
+            message="duplicate card id 'en-appointments'",
+            hint="first defined at kb/appointments.md; give each card a unique id",
+        ),
+        Problem(
+            where="kb/x.md",
+            message="duplicate card id 'en-billing-questions'",
+            hint="first defined at kb/billing.md; give each card a unique id",
+        ),
+        Problem(
+            where="c.yaml case #2 (id c1)",
+            message="duplicate case id 'c1'",
+            hint="first defined at c.yaml case #1 (id c1); give each case a unique id",
+        ),
+        Problem(
+            where="d.yaml case #1 (id c1)",
+            message="duplicate case id 'c1'",
+            hint="first defined at c.yaml case #1 (id c1); give each case a unique id",
+        ),
+    ]
+
+
+def test_gold_resolves_against_every_card_even_a_duplicated_one() -> None:
+    cards = [*CARDS, ("kb/dup.md", card("en-appointments"))]
+    cases = [("c.yaml", case("c1", must_cite_one_of=["en-appointments"]))]
+    problems = find_problems(cards=cards, cases=cases)
+    assert [p.message for p in problems] == ["duplicate card id 'en-appointments'"]
+
+
+def test_an_empty_kb_leaves_every_gold_id_unresolved() -> None:
+    cases = [("c.yaml", case("c1", must_cite_one_of=["a", "b"]))]
+    problems = find_problems(cards=[], cases=cases)
+    assert [(p.message, p.hint) for p in problems] == [
+        ("must_cite_one_of id 'a' resolves to no card", "no similar card id"),
+        ("must_cite_one_of id 'b' resolves to no card", "no similar card id"),
+    ]
+
+
+def test_problem_without_hint_renders_without_parentheses() -> None:
+    assert str(Problem(where="f", message="m")) == "f: m"

