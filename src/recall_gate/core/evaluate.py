@@ -25,8 +25,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from recall_gate.core.aggregate import CITATION_COVERAGE, MetricAccumulator
+from recall_gate.core.aggregate import MetricAccumulator
 from recall_gate.core.labels import Label
+from recall_gate.core.metric_registry import CITATION_COVERAGE
 from recall_gate.core.metrics import HIT, NDCG, RECALL, score_top
 from recall_gate.core.records import Aggregates, CaseLabel, CaseResult, CitationOutcome
 

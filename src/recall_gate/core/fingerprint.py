@@ -21,6 +21,7 @@ __all__ = [
     "canonical_json",
     "fingerprint_cards",
     "fingerprint_cases",
+    "fingerprint_labels",
     "fingerprint_settings",
     "fingerprint_texts",
     "label_text",
@@ -88,3 +89,12 @@ def fingerprint_cards(cards: Iterable[Card]) -> str:
 def fingerprint_settings(settings: Mapping[str, Any]) -> str:
     hasher = hashlib.sha256(canonical_json(dict(settings)))
     return _hexdigest(hasher)
+
+
+def fingerprint_labels(cases: Iterable[CaseLabel]) -> str:
+    """:func:`fingerprint_cases` of the cases' labels alone (what `score` fingerprints)."""
+    ordered = sorted(cases, key=lambda c: c.id)
+    return fingerprint_texts(
+        label_text(c.id, c.language, c.case_type, c.must_cite_one_of, c.relevant_ids)
+        for c in ordered
+    )

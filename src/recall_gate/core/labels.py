@@ -124,7 +124,8 @@ class Labeller:
                     fix=f"add the case to {self.cases_source}, or drop the line from the capture",
                 )
             return None
-        assert self._cases is not None and self._labels is not None
+        assert self._cases is not None
+        assert self._labels is not None
         case = self._cases[index]
         for field in _LABEL_FIELDS:
             captured = getattr(artifact, field)
@@ -194,20 +195,24 @@ def label_artifacts(
     labeller = Labeller(cases, artifacts_source=artifacts_source, cases_source=cases_source)
     labelled: dict[str, tuple[Label, Artifact]] = {}
     for number, artifact in artifacts:
-        label = labeller.label(number, artifact)
-        if label is not None:
-            labelled[artifact.case_id] = (label, artifact)
+        fields = labeller.label(number, artifact)
+        if fields is not None:
+            labelled[artifact.case_id] = (fields, artifact)
     labeller.finish()
     order = [c.id for c in cases] if cases is not None else list(labelled)
     out = []
     for case_id in order:
         (language, case_type, gold, relevant), artifact = labelled[case_id]
-        label = CaseLabel(
-            id=case_id,
-            language=language,
-            case_type=case_type,
-            must_cite_one_of=gold,
-            relevant_ids=relevant,
+        out.append(
+            (
+                CaseLabel(
+                    id=case_id,
+                    language=language,
+                    case_type=case_type,
+                    must_cite_one_of=gold,
+                    relevant_ids=relevant,
+                ),
+                artifact,
+            )
         )
-        out.append((label, artifact))
     return out

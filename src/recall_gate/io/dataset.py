@@ -28,8 +28,8 @@ from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.errors import InputError
 
 __all__ = [
-    "describe_validation_error",
     "ARTIFACTS_WHAT",
+    "describe_validation_error",
     "ensure_readable",
     "iter_artifacts",
     "iter_jsonl_lines",

@@ -121,7 +121,7 @@ class ResultsWriter:
         self.path = path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._cases = tempfile.TemporaryFile(dir=path.parent, prefix=f".{path.name}.")
+            self._cases = tempfile.TemporaryFile(dir=path.parent, prefix=f".{path.name}.")  # noqa: SIM115
         except OSError as exc:
             raise InputError(
                 f"{path}: cannot write: {exc.strerror}",
