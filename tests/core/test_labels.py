@@ -3,7 +3,7 @@ cases file as the source of truth (a conflicting capture is an error)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
@@ -198,6 +198,6 @@ SELF = {"language": "en", "case_type": "golden", "must_cite_one_of": ["a"]}
 def test_a_case_label_field_has_the_artifact_fields_type(field: str) -> None:
     # The labeller takes a complete line's label fields without validating a
     # CaseLabel: that holds while the types agree (the artifact's may be None).
-    label_type: Any = CaseLabel.model_fields[field].annotation
-    artifact_type = Artifact.model_fields[field].annotation
+    label_type: Any = get_type_hints(CaseLabel, include_extras=True)[field]
+    artifact_type = get_type_hints(Artifact, include_extras=True)[field]
     assert artifact_type in (label_type, label_type | None)
