@@ -148,7 +148,7 @@ def test_git_sha_comes_from_the_flag_then_github_sha(tmp_path: Path, runs: dict[
     bad = update(tmp_path, runs["good"], "--git-sha", "main")
     assert bad.code == 2
     assert bad.err == (
-        "recall-gate: error: cannot make a baseline: field `git_sha`: Value error, expected a "
+        "recall-gate: error: cannot make a baseline: field `git_sha`: expected a "
         "hexadecimal git commit SHA, got 'main'\n"
         "  fix: check --git-sha (or $GITHUB_SHA) and --created-at\n"
     )

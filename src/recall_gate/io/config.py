@@ -8,6 +8,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     profile: default
     k: 5
     kb: reference/kb                # directory of Markdown cards
+    default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
     baseline: null                  # default: baselines/<profile>.json beside this file
     embedder:
@@ -27,6 +28,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from recall_gate.core.language import LanguageTag
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
@@ -156,6 +158,8 @@ class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=DEFAULT_K, gt=0)
     kb: Path | None = None
+    # The language of a Markdown card that names none and sits in no language folder.
+    default_language: LanguageTag | None = None
     cases: tuple[Path, ...] = ()
     # The baseline file; default baselines/<profile>.json beside this config.
     baseline: Path | None = None
