@@ -150,6 +150,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
             "check needs a KB and cases",
             fix="pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml",
         )
+    config = settings.config
     cards = load_cards(kb, default_language=config.default_language if config else None)
     cases = load_cases(case_paths)
     problems = find_problems(cards=cards, cases=cases)
