@@ -156,7 +156,7 @@ _fields = {
     "cited": st.one_of(st.lists(st.text(max_size=2), max_size=2), _values),
     "must_cite_one_of": st.one_of(st.lists(st.text(max_size=2), max_size=2), _values),
     "relevant_ids": st.one_of(st.lists(st.text(max_size=2), max_size=2), _values),
-    "language": st.one_of(st.sampled_from(["en", "es-419", "pt-br", "fr", "english", "en_US"]), _values),
+    "language": st.one_of(st.sampled_from(["en", "pt-br", "fr", "english", "en_US"]), _values),
     "case_type": st.one_of(st.sampled_from(["golden", "capability", "x"]), _values),
     "query": _values,
     "timings_ms": st.one_of(st.dictionaries(st.text(max_size=2), st.floats()), _values),

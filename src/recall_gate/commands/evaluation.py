@@ -20,8 +20,9 @@ from recall_gate.commands.arguments import (
     add_outputs,
     positive_int,
 )
-from recall_gate.commands.context import Handler, Io, load_command_config, profile_of
-from recall_gate.commands.gating import exit_for, floors_of, judge_against_baseline, tolerance_of
+from recall_gate.commands.context import Handler, Io
+from recall_gate.commands.gating import exit_for, report_comparison
+from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
     fingerprint_cases,
@@ -32,15 +33,10 @@ from recall_gate.core.gate import decide
 from recall_gate.core.integrity import duplicate_cases, find_problems, languages_without_cards
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.io.baseline_store import default_baseline_path
-from recall_gate.io.config import Config
 from recall_gate.io.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.io.results_store import ResultsWriter, atomic_write_text, read_results
 from recall_gate.io.scoring import ScoredCapture, score_capture
-from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.report.results import render_summary
-
-DEFAULT_K = 5
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -82,9 +78,8 @@ def _score_and_report(
     cases: Sequence[CaseLabel] | None,
     artifacts_source: str,
     cases_source: str,
-    k: int,
     provenance: Callable[[ScoredCapture], Provenance],
-    config: Config | None,
+    settings: Settings,
     args: argparse.Namespace,
     io: Io,
 ) -> int:
@@ -94,10 +89,11 @@ def _score_and_report(
     Per-case results stream to the ``--json`` file; a comparison needs them,
     so without ``--json`` it reads them back from a temp results file.
     """
-    baseline = _baseline_to_compare(args, io, config)
+    k = settings.k
+    compares = _compares(args, settings)
     with contextlib.ExitStack() as stack:
         out: Path | None = args.json
-        if out is None and baseline is not None:
+        if out is None and compares:
             out = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "results.json"
         writer = None if out is None else stack.enter_context(ResultsWriter(out))
         scored = score_capture(
@@ -111,20 +107,18 @@ def _score_and_report(
         )
         if writer is not None:
             writer.finish(k=k, provenance=provenance(scored), aggregates=scored.aggregates)
-        if baseline is not None:
+        if compares:
             assert out is not None
             # The same report as the PR comment: deltas, flips and the verdict.
-            profile = profile_of(args, config)
-            comparison, verdict = judge_against_baseline(
-                read_results(out), path=baseline, args=args, io=io, config=config
+            return report_comparison(
+                read_results(out),
+                settings=settings,
+                io=io,
+                comparison_json=args.comparison_json,
+                comment_markdown=args.comment_markdown,
+                full_markdown=args.markdown,
             )
-            if args.markdown is not None:
-                atomic_write_text(
-                    args.markdown, render_comment(comparison, verdict, profile=profile)
-                )
-            io.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
-            return exit_for(verdict.gate)
-    gate = decide(scored.aggregates, floors=floors_of(args, config))
+    gate = decide(scored.aggregates, floors=settings.floors)
 
     def report(fmt: Literal["markdown", "text"]) -> str:
         return render_summary(
@@ -139,31 +133,34 @@ def _score_and_report(
 
     if args.markdown is not None:
         atomic_write_text(args.markdown, report("markdown"))
+    write_settings_header(settings, io)
     io.stdout.write(report("text"))
     return exit_for(gate)
 
 
-def _baseline_to_compare(args: argparse.Namespace, io: Io, config: Config | None) -> Path | None:
-    """The baseline `score` / `run` compare with: ``--baseline``, else the
-    profile's file when it exists or when a tolerance asks for one (then a
-    missing file is reported as "no baseline yet"); None: results only."""
-    if args.baseline is not None:
-        return Path(args.baseline)
-    path = io.cwd / default_baseline_path(profile_of(args, config))
-    if path.exists() or tolerance_of(args, config) is not None:
-        return path
-    return None
+def _compares(args: argparse.Namespace, settings: Settings) -> bool:
+    """Whether `score` / `run` compare with the baseline: when one is named, the
+    profile's file exists, a tolerance asks for one, or a comparison output is
+    asked for (then a missing file is reported as "no baseline yet")."""
+    return (
+        settings.baseline_given
+        or settings.baseline_ref is not None
+        or settings.baseline.exists()
+        or settings.max_regression is not None
+        or getattr(args, "comparison_json", None) is not None
+        or getattr(args, "comment_markdown", None) is not None
+    )
 
 
 def _cmd_check(args: argparse.Namespace, io: Io) -> int:
-    config = load_command_config(args, io, required=False)
-    kb = args.kb or (config.kb if config else None)
-    case_paths = args.cases or (list(config.cases) if config else [])
+    settings = resolve_settings(args, io)
+    kb, case_paths = settings.kb, settings.cases
     if kb is None or not case_paths:
         raise InputError(
             "check needs a KB and cases",
             fix="pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml",
         )
+    config = settings.config
     cards = load_cards(kb, default_language=config.default_language if config else None)
     cases = load_cases(case_paths)
     problems = find_problems(cards=cards, cases=cases)
@@ -184,8 +181,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 
 
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
-    config = load_command_config(args, io, required=False)
-    k = args.k or (config.k if config else DEFAULT_K)
+    settings = resolve_settings(args, io)
     case_paths = args.cases or None
     cases = _unique_cases(load_cases(case_paths)) if case_paths else None
     labels = None if cases is None else [_label(c) for c in cases]
@@ -202,9 +198,8 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         cases=labels,
         artifacts_source=str(args.artifacts),
         cases_source=", ".join(map(str, case_paths)) if case_paths else "the cases file",
-        k=k,
         provenance=provenance,
-        config=config,
+        settings=settings,
         args=args,
         io=io,
     )
@@ -237,10 +232,9 @@ def _warn_languages_without_cards(cards: Sequence[Card], cases: Sequence[Case], 
 def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.runner import capture  # heavy: torch, chromadb
 
-    config = load_command_config(args, io, required=True)
+    settings = resolve_settings(args, io, config_required=True)
+    config = settings.config
     assert config is not None
-    if args.k is not None:
-        config = config.model_copy(update={"k": args.k})
     if config.kb is None or not config.cases:
         raise InputError(
             "the config sets no `kb` or no `cases`",
@@ -279,9 +273,8 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         cases=[_label(c) for c in cases],
         artifacts_source="the capture",
         cases_source=", ".join(map(str, config.cases)),
-        k=config.k,
         provenance=lambda _: provenance,
-        config=config,
+        settings=settings,
         args=args,
         io=io,
     )
