@@ -83,7 +83,9 @@ def _score_and_report(
 ) -> int:
     floors = floors_of(args, config)
     records = [
-        score_case(label, artifact.ranked_card_ids(), k=k, cited=artifact.cited)
+        score_case(
+            label, artifact.ranked_card_ids(), k=k, cited=artifact.cited, query=artifact.query
+        )
         for label, artifact in labelled
     ]
     results = Results(

@@ -40,6 +40,20 @@ def tolerance_of(args: argparse.Namespace, config: Config | None) -> float | Non
     return config.gate.max_regression if config else None
 
 
+def min_group_n_of(args: argparse.Namespace, config: Config | None) -> int:
+    flag: int | None = getattr(args, "min_group_n", None)
+    if flag is not None:
+        return flag
+    return (config.gate if config else GateSettings()).min_group_n
+
+
+def require_significance_of(args: argparse.Namespace, config: Config | None) -> bool:
+    flag: bool | None = getattr(args, "require_significance", None)
+    if flag is not None:
+        return flag
+    return (config.gate if config else GateSettings()).require_significance
+
+
 def judge_against_baseline(
     current: Results, *, path: Path, args: argparse.Namespace, io: Io, config: Config | None
 ) -> tuple[Comparison, ComparisonVerdict]:
@@ -63,9 +77,13 @@ def judge_against_baseline(
         baseline_path=shown,
         baseline_ref=ref,
         edit=edit,
+        min_group_n=min_group_n_of(args, config),
     )
     verdict = judge_comparison(
-        comparison, floors=floors_of(args, config), max_regression=tolerance_of(args, config)
+        comparison,
+        floors=floors_of(args, config),
+        max_regression=tolerance_of(args, config),
+        require_significance=require_significance_of(args, config),
     )
     return comparison, verdict
 
