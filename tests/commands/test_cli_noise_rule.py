@@ -190,3 +190,42 @@ def test_bad_noise_settings_in_the_config_exit_2(tmp_path: Path, setting: str, f
     assert run.code == 2
     assert field in run.err
     assert "Traceback" not in run.err
+
+
+def test_the_first_report_without_a_baseline_lists_the_missed_cases(tmp_path: Path) -> None:
+    ranks = {"en-00": ("en", 1), "en-01": ("en", None), "pt-00": ("pt-BR", None)}
+    current = scored(tmp_path, "cur", ranks)
+    run, comment, payload = compare(tmp_path, current)
+    assert run.code == 0
+    assert "<details><summary>Missed cases (hit@5 = 0): 2</summary>" in comment
+    assert (
+        "| pt-00 | synthetic question about pt-00 \\| with a \\`pipe\\` | pt-BR | golden "
+        "| card-pt-00 | out of top 5 |"
+    ) in comment
+    assert [m["case_id"] for m in payload["missed"]] == ["en-01", "pt-00"]  # type: ignore[attr-defined]
+    local = cli(["score", "--artifacts", str(tmp_path / "cur.jsonl"), "--cases",
+                 str(cases_file(tmp_path, ranks))], tmp_path)  # fmt: skip
+    assert local.code == 0, local.err
+    assert "Missed cases (hit@5 = 0): 2" in local.out
+    assert "en-01  synthetic question about en-01" in local.out.replace("|", " ")
+
+
+def cases_file(tmp_path: Path, ranks: Mapping[str, tuple[str, int | None]]) -> Path:
+    path = tmp_path / "cases.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": case_id,
+                    "language": language,
+                    "case_type": "golden",
+                    "query": f"synthetic question about {case_id} | with a `pipe`",
+                    "must_cite_one_of": [f"card-{case_id}"],
+                }
+            )
+            + "\n"
+            for case_id, (language, _) in ranks.items()
+        ),
+        encoding="utf-8",
+    )
+    return path

@@ -50,7 +50,7 @@ from recall_gate.core.gate import (
     suggest_floors,
 )
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
-from recall_gate.core.moves import CaseMove, find_moves
+from recall_gate.core.moves import CaseMove, find_moves, missed_cases
 from recall_gate.core.records import (
     CASE_TYPES,
     FLOAT_DIGITS,
@@ -718,6 +718,16 @@ def comparison_json(
         "miss_to_hit": [_move_json(f) for f in comparison.gained],
         "rank_moves": [_move_json(m) for m in comparison.rank_moves],
     }
+    payload["missed"] = [
+        {
+            "case_id": c.case_id,
+            "language": c.language,
+            "case_type": c.case_type,
+            "query": c.query,
+            "gold": list(c.must_cite_one_of),
+        }
+        for c in missed_cases(comparison.current.cases)
+    ]
     payload["cases"] = {
         "compared": comparison.cases.compared,
         "added": list(comparison.cases.added),

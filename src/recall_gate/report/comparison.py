@@ -44,6 +44,8 @@ from recall_gate.report.results import (
     Format,
     escape_markdown,
     metric_label,
+    missed_table,
+    shorten_query,
     table,
 )
 
@@ -145,17 +147,9 @@ def _rank(rank: int | None, k: int) -> str:
     return f"out of top {k}" if rank is None else str(rank)
 
 
-# A query in a case table is cut to this many characters.
-QUERY_CHARS = 60
-
-
 def _query(query: str | None, style: _Style) -> str:
-    if not query:
-        return "—"
-    text = " ".join(query.split())
-    if len(text) > QUERY_CHARS:
-        text = text[: QUERY_CHARS - 1].rstrip() + "…"
-    return style.user(text)
+    short = shorten_query(query)
+    return "—" if short is None else style.user(short)
 
 
 def _p(p: float) -> str:
@@ -320,6 +314,18 @@ def _flips_section(comparison: Comparison, style: _Style) -> str | None:
     if down or up:
         summary += f"; rank moves: {len(down)} lower, {len(up)} higher"
     return style.collapsed(summary, body)
+
+
+def _missed_section(comparison: Comparison, style: _Style) -> str | None:
+    """With no baseline to compare with, which cases miss now (hit@k = 0)."""
+    if comparison.status != "missing":
+        return None
+    missed = missed_table(comparison.current.cases, comparison.k, style.fmt, limit=style.limit)
+    if missed is None:
+        return None
+    text, count, hidden = missed
+    body = [text + (f"\n\n{_more(hidden)}" if hidden else "")]
+    return style.collapsed(f"Missed cases (hit@{comparison.k} = 0): {count}", body)
 
 
 def _cases_section(comparison: Comparison, style: _Style) -> str | None:
@@ -813,7 +819,11 @@ def _render(
             )
     else:
         parts.append(_current_table(comparison.current.aggregates, comparison.k, style))
-    for section in (_flips_section(comparison, style), _cases_section(comparison, style)):
+    for section in (
+        _flips_section(comparison, style),
+        _cases_section(comparison, style),
+        _missed_section(comparison, style),
+    ):
         if section:
             parts.append(section)
     suggestions = _suggestions(comparison, verdict, style)
@@ -830,6 +840,7 @@ def _longest_list(comparison: Comparison) -> int:
         len(comparison.lost),
         len(comparison.gained),
         len(comparison.rank_moves),
+        sum(1 for case in comparison.current.cases if case.metrics),
         len(c.added),
         len(c.removed),
         len(c.relabelled),

@@ -14,7 +14,8 @@ from typing import Literal
 from recall_gate.core.aggregate import CITATION_COVERAGE
 from recall_gate.core.gate import FLOOR_FLAGS, GateResult, suggest_floors
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
-from recall_gate.core.records import Aggregates, MetricSummary, Results
+from recall_gate.core.moves import missed_cases
+from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
 
 __all__ = [
     "LANGUAGE_CAVEAT",
@@ -23,8 +24,10 @@ __all__ = [
     "escape_markdown",
     "format_mean",
     "metric_label",
+    "missed_table",
     "render_report",
     "render_summary",
+    "shorten_query",
     "table",
 ]
 
@@ -67,6 +70,49 @@ def escape_markdown(text: str) -> str:
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = text.replace("&", "&amp;")
     return text.replace("@", "@\u200d").replace("#", "#\u200d")
+
+
+# A query in a case table is cut to this many characters.
+QUERY_CHARS = 60
+
+
+def shorten_query(query: str | None) -> str | None:
+    """One line, at most :data:`QUERY_CHARS` characters (an ellipsis marks a cut)."""
+    if not query:
+        return None
+    text = " ".join(query.split())
+    return text if len(text) <= QUERY_CHARS else text[: QUERY_CHARS - 1].rstrip() + "…"
+
+
+def _cell(text: str, fmt: Format) -> str:
+    if fmt == "markdown":
+        return escape_markdown(text)
+    return " ".join("".join(c if c.isprintable() else "\ufffd" for c in text).split())
+
+
+def missed_table(
+    cases: Sequence[CaseResult], k: int, fmt: Format, *, limit: int | None = None
+) -> tuple[str, int, int] | None:
+    """The scored cases with no gold card in the top k, as a table of case,
+    query, language, type and gold cards; ``None`` when none missed. Returns
+    (table, missed, hidden): at most ``limit`` rows are shown."""
+    missed = missed_cases(cases)
+    if not missed:
+        return None
+    shown = missed if limit is None else missed[:limit]
+    rows = [
+        [
+            _cell(c.case_id, fmt),
+            _cell(shorten_query(c.query) or "—", fmt),
+            _cell(c.language, fmt),
+            _cell(c.case_type, fmt),
+            _cell(", ".join(c.must_cite_one_of), fmt),
+            f"out of top {k}",
+        ]
+        for c in shown
+    ]
+    header = ["case", "query", "language", "type", "gold cards", "rank"]
+    return table(header, rows, fmt), len(missed), len(missed) - len(shown)
 
 
 def metric_label(metric: str, k: int) -> str:
@@ -136,6 +182,7 @@ def render_report(
         outcomes=outcomes,
         gate=gate,
         fmt=fmt,
+        cases=results.cases,
     )
 
 
@@ -148,10 +195,12 @@ def render_summary(
     outcomes: Mapping[str, int],
     gate: GateResult | None = None,
     fmt: Format = "markdown",
+    cases: Sequence[CaseResult] = (),
 ) -> str:
     """:func:`render_report` from the counts alone (the streaming scorer keeps no cases).
 
-    ``outcomes`` counts the citation outcomes of the cases that have one.
+    ``outcomes`` counts the citation outcomes of the cases that have one;
+    ``cases``, when kept, list the missed ones.
     """
     agg = aggregates
     metrics = list(METRIC_KEYS)
@@ -185,6 +234,14 @@ def render_summary(
                     for s in suggestions
                 )
             )
+    missed = missed_table(cases, k, fmt)
+    if missed is not None:
+        text, count, _ = missed
+        title = f"Missed cases (hit@{k} = 0): {count}"
+        if fmt == "markdown":
+            parts.append(f"<details><summary>{title}</summary>\n\n{text}\n\n</details>")
+        else:
+            parts.append(f"{title}\n{'-' * len(title)}\n\n{text}")
     notes = [RECALL_CAVEAT, LANGUAGE_CAVEAT]
     parts.append("\n".join(f"- {n}" for n in notes))
     definitions = "\n".join(f"- `{m}`: {d}" for m, d in METRIC_DEFINITIONS)
