@@ -25,11 +25,11 @@ from fake_github import (
     FakeGitHub,
     fake_github_fixture,  # noqa: F401  # pytest finds the fixture here
 )
+from recall_gate.core.profile import comment_marker
 from recall_gate.errors import InputError
 from recall_gate.io.github import (
     CommentOutcome,
     CommentStatus,
-    comment_marker,
     create_branch,
     create_pull_request,
     find_pr_for_head_sha,
@@ -368,7 +368,7 @@ def test_stamp_is_idempotent_and_replaces_an_earlier_stamp() -> None:
 
 def test_comment_marker_rejects_profiles_that_would_break_it() -> None:
     assert comment_marker("default") == MARKER
-    with pytest.raises(InputError, match="cannot be used in the comment marker"):
+    with pytest.raises(InputError, match="not a valid profile name"):
         comment_marker("x --> <script>")
 
 

@@ -40,7 +40,6 @@ from typing import Any, Literal
 
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.gate import (
-    FLOOR_FLAGS,
     Exemption,
     Floors,
     GateResult,
@@ -49,6 +48,7 @@ from recall_gate.core.gate import (
     decide,
     suggest_floors,
 )
+from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, floor_key
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
 from recall_gate.core.moves import CaseMove, find_moves, missed_cases
 from recall_gate.core.records import (
@@ -595,7 +595,7 @@ def judge_comparison(
     )
 
 
-_SHORT_KEYS = {HIT: "hit", RECALL: "recall", NDCG: "ndcg"}
+_OUTPUT_KEYS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
 
 
 def _move_json(move: CaseMove) -> dict[str, Any]:
@@ -608,8 +608,8 @@ def _move_json(move: CaseMove) -> dict[str, Any]:
         "card": move.card,
         "rank_before": move.rank_before,
         "rank_after": move.rank_after,
-        "before": {_SHORT_KEYS[m]: v for m, v in move.before.items() if m in _SHORT_KEYS},
-        "after": {_SHORT_KEYS[m]: v for m, v in move.after.items() if m in _SHORT_KEYS},
+        "before": {_OUTPUT_KEYS[m]: v for m, v in move.before.items() if m in _OUTPUT_KEYS},
+        "after": {_OUTPUT_KEYS[m]: v for m, v in move.after.items() if m in _OUTPUT_KEYS},
     }
 
 
@@ -648,11 +648,11 @@ def comparison_json(
         "n": overall[HIT].n if HIT in overall else 0,
         "n_cases": len(comparison.current.cases),
     }
-    for metric, short in _SHORT_KEYS.items():
+    for metric, short in _OUTPUT_KEYS.items():
         payload[short] = overall[metric].mean if metric in overall else None
     payload["delta"] = {
         short: (d.delta if (d := comparison.delta_for(metric)) is not None else None)
-        for metric, short in _SHORT_KEYS.items()
+        for metric, short in _OUTPUT_KEYS.items()
     }
     payload["baseline"] = {
         "status": comparison.status,
@@ -693,9 +693,7 @@ def comparison_json(
         if would
         else [],
     }
-    payload["suggested_floors"] = {
-        FLOOR_FLAGS[s.metric].replace("-", "_"): s.floor for s in verdict.suggested_floors
-    }
+    payload["suggested_floors"] = {floor_key(s.metric): s.floor for s in verdict.suggested_floors}
     payload["deltas"] = [
         {
             "metric": d.metric,
@@ -738,4 +736,4 @@ def comparison_json(
 
 
 def _floor_flags(floors: Floors) -> list[tuple[str, float | None]]:
-    return [(FLOOR_FLAGS[m], v) for m, v in floors.by_metric().items()]
+    return [(floor_flag(m), v) for m, v in floors.by_metric().items()]

@@ -24,7 +24,6 @@ from recall_gate.core.moves import CaseMove
 from recall_gate.core.records import Aggregates
 
 __all__ = [
-    "FLOOR_FLAGS",
     "Exemption",
     "FloorCheck",
     "Floors",
@@ -41,9 +40,6 @@ __all__ = [
 Verdict = Literal["pass", "fail", "report-only"]
 # Why a drop beyond the tolerance does not fail the gate.
 Exemption = Literal["small_n", "not_significant"]
-
-# Metric key → the CLI flag / config key that sets its floor.
-FLOOR_FLAGS: dict[str, str] = {HIT: "min-hit", RECALL: "min-recall", NDCG: "min-ndcg"}
 
 
 @dataclass(frozen=True, kw_only=True)

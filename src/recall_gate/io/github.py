@@ -29,13 +29,12 @@ from recall_gate.io.github_client import (
     GitHubNotFound,
     GitHubPermissionError,
 )
+from recall_gate.report.github_limits import COMMENT_MAX_CHARS, comment_length
 
 __all__ = [
-    "COMMENT_MAX_CHARS",
     "CommentOutcome",
     "CommentStatus",
     "CreatedPullRequest",
-    "comment_marker",
     "create_branch",
     "create_pull_request",
     "find_pr_for_head_sha",
@@ -48,10 +47,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# GitHub rejects issue comments longer than this (422 "Body is too long").
-COMMENT_MAX_CHARS: Final = 65_536
 
-_PROFILE_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _FULL_SHA_RE: Final = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 # The stamp line plus the blank line `stamp_head_sha` puts before it, so
 # re-stamping a stamped body gives the same text.
@@ -187,19 +183,6 @@ def _reworded(exc: _ErrorT, message: str, *, fix: str) -> _ErrorT:
 # -- markers -----------------------------------------------------------------
 
 
-def comment_marker(profile: str) -> str:
-    """The hidden marker that identifies a profile's sticky comment.
-
-    The renderer emits it; `upsert_comment` finds comments by it.
-    """
-    if not _PROFILE_RE.fullmatch(profile):
-        raise InputError(
-            f"profile {profile!r} cannot be used in the comment marker",
-            fix="use letters, digits, '.', '_' or '-' in the `profile` input",
-        )
-    return f"<!-- recall-gate:{profile} -->"
-
-
 def stamp_head_sha(body: str, head_sha: str) -> str:
     """Return ``body`` with exactly one hidden ``head-sha`` line, at the end.
 
@@ -255,9 +238,9 @@ def upsert_comment(
     if marker not in body:
         body = f"{marker}\n{body}"
     desired = stamp_head_sha(body, sha)
-    if len(desired) > COMMENT_MAX_CHARS:
+    if comment_length(desired) > COMMENT_MAX_CHARS:
         raise InputError(
-            f"the PR comment is {len(desired)} characters; GitHub accepts at most "
+            f"the PR comment is {comment_length(desired)} characters; GitHub accepts at most "
             f"{COMMENT_MAX_CHARS}",
             fix="render a shorter comment (the full report belongs in the job summary)",
         )
