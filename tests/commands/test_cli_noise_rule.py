@@ -229,3 +229,29 @@ def cases_file(tmp_path: Path, ranks: Mapping[str, tuple[str, int | None]]) -> P
         encoding="utf-8",
     )
     return path
+
+
+def test_the_noise_settings_come_from_the_action_environment_and_are_checked(
+    tmp_path: Path,
+) -> None:
+    base = {f"en-{i:02d}": ("en", 1) for i in range(6)}
+    make_baseline(tmp_path, base)
+    current = scored(tmp_path, "cur", base | {"en-00": ("en", None)})
+
+    def run_with(environ: dict[str, str]) -> Run:
+        out, err = io.StringIO(), io.StringIO()
+        argv = ["compare", "--current", str(current), "--max-regression", "0.05"]
+        code = main(argv, environ=environ, stdout=out, stderr=err, cwd=tmp_path)
+        return Run(code, out.getvalue(), err.getvalue())
+
+    assert run_with({"RECALL_GATE_MIN_GROUP_N": "5"}).code == 1  # overall n = 6 ≥ 5
+    assert run_with({"RECALL_GATE_MIN_GROUP_N": ""}).code == 0  # empty input: default 10
+    bad = run_with({"RECALL_GATE_REQUIRE_SIGNIFICANCE": "perhaps"})
+    assert bad.code == 2
+    assert bad.err.startswith(
+        "recall-gate: error: RECALL_GATE_REQUIRE_SIGNIFICANCE='perhaps' "
+        "(the action input `require-significance`): expected true or false, got 'perhaps'"
+    )
+    zero = run_with({"RECALL_GATE_MIN_GROUP_N": "0"})
+    assert zero.code == 2
+    assert "RECALL_GATE_MIN_GROUP_N='0' (the action input `min-group-n`)" in zero.err

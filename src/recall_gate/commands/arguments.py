@@ -61,16 +61,19 @@ _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
 
-def boolean(text: str) -> bool | None:
-    """``true`` / ``false`` (also yes/no, on/off, 1/0); an empty string means unset."""
+def strict_boolean(text: str) -> bool:
+    """``true`` / ``false`` (also yes/no, on/off, 1/0)."""
     word = text.strip().lower()
-    if not word:
-        return None
     if word in _TRUE:
         return True
     if word in _FALSE:
         return False
     raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def boolean(text: str) -> bool | None:
+    """:func:`strict_boolean`; an empty string means unset (how the action passes it)."""
+    return strict_boolean(text) if text.strip() else None
 
 
 def optional_text(text: str) -> str | None:
@@ -108,6 +111,19 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
 def add_outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="PATH", help="write the results JSON here")
     p.add_argument("--markdown", type=Path, metavar="PATH", help="write the Markdown report here")
+    p.add_argument(
+        "--comparison-json",
+        type=optional_path,
+        metavar="PATH",
+        help="write the comparison with the baseline here (as `compare --json`; compares "
+        "even when there is no baseline yet)",
+    )
+    p.add_argument(
+        "--comment-markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
+    )
 
 
 def add_gate(p: argparse.ArgumentParser) -> None:
