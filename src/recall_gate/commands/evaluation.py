@@ -129,6 +129,8 @@ def _score_and_report(
             outcomes=scored.outcomes,
             gate=gate,
             fmt=fmt,
+            cases=scored.missed,
+            missed_total=scored.missed_total,
         )
 
     if args.markdown is not None:

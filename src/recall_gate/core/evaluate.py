@@ -29,7 +29,7 @@ from recall_gate.core.aggregate import MetricAccumulator
 from recall_gate.core.labels import Label
 from recall_gate.core.metric_registry import CITATION_COVERAGE
 from recall_gate.core.metrics import HIT, NDCG, RECALL, score_top
-from recall_gate.core.records import Aggregates, CaseLabel, CaseResult, CitationOutcome
+from recall_gate.core.records import Aggregates, Case, CaseLabel, CaseResult, CitationOutcome
 
 __all__ = ["CaseScorer", "classify_citation", "score_case"]
 
@@ -46,10 +46,17 @@ def classify_citation(*, hit: float, gold: frozenset[str], cited: Sequence[str])
 
 
 class CaseScorer:
-    """Score cases one at a time at ``k``; the aggregates and counts of all of them."""
+    """Score cases one at a time at ``k``; the aggregates and counts of all of them.
 
-    def __init__(self, k: int) -> None:
+    The first ``keep_missed`` missed cases (scored, hit@k = 0) are kept for the
+    report's list of them; ``missed_total`` counts them all.
+    """
+
+    def __init__(self, k: int, *, keep_missed: int = 0) -> None:
         self.k = k
+        self.keep_missed = keep_missed
+        self.missed: list[CaseResult] = []
+        self.missed_total = 0
         self.total = 0  # cases scored or not
         self.scored = 0  # of which carry gold
         self.outcomes: Counter[str] = Counter()  # citation outcomes, when `cited` was captured
@@ -62,9 +69,11 @@ class CaseScorer:
         label: Label,
         ranked_card_ids: Sequence[str],
         cited: Sequence[str] | None = None,
+        *,
+        query: str | None = None,
     ) -> dict[str, Any]:
         """One case: its record, shaped as ``CaseResult.model_dump(mode="json")``
-        (tuples stand for lists)."""
+        (tuples stand for lists). ``query`` is carried for reports only."""
         language, case_type, gold_ids, relevant_ids = label
         gold = frozenset(gold_ids)
         relevant = None if relevant_ids is None else frozenset(relevant_ids)
@@ -86,7 +95,7 @@ class CaseScorer:
                 outcome = classify_citation(hit=hit, gold=gold, cited=cited)
                 self.outcomes[outcome] += 1
                 cell[3](1.0 if outcome == "ok" else 0.0)
-        return {
+        record = {
             "case_id": case_id,
             "case_type": case_type,
             "citation_outcome": outcome,
@@ -94,9 +103,15 @@ class CaseScorer:
             "language": language,
             "metrics": metrics,
             "must_cite_one_of": gold_ids,
+            "query": query,
             "ranked_ids": top,
             "relevant_ids": relevant_ids,
         }
+        if metrics and not metrics[HIT]:
+            self.missed_total += 1
+            if len(self.missed) < self.keep_missed:
+                self.missed.append(CaseResult.model_validate(record))
+        return record
 
     def aggregates(self) -> Aggregates:
         return self._acc.result()
@@ -108,7 +123,13 @@ def score_case(
     *,
     k: int,
     cited: Sequence[str] | None = None,
+    query: str | None = None,
 ) -> CaseResult:
-    """Score one case's ranked card ids at k; ``{}`` metrics for empty gold."""
+    """Score one case's ranked card ids at k; ``{}`` metrics for empty gold.
+
+    ``query`` is carried into the record for reports; a :class:`Case` brings its own."""
     label: Label = (case.language, case.case_type, case.must_cite_one_of, case.relevant_ids)
-    return CaseResult.model_validate(CaseScorer(k).add(case.id, label, ranked_card_ids, cited))
+    query = case.query if isinstance(case, Case) else query
+    return CaseResult.model_validate(
+        CaseScorer(k).add(case.id, label, ranked_card_ids, cited, query=query)
+    )

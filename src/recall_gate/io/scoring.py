@@ -30,9 +30,12 @@ from typing import IO, Any, Protocol
 from recall_gate.core.evaluate import CaseScorer
 from recall_gate.core.fingerprint import fingerprint_texts, label_text
 from recall_gate.core.labels import Label, Labeller
-from recall_gate.core.records import Aggregates, Artifact, CaseLabel
+from recall_gate.core.records import Aggregates, Artifact, CaseLabel, CaseResult
 
-__all__ = ["CaseSink", "ScoredCapture", "score_capture"]
+__all__ = ["MISSED_KEPT", "CaseSink", "ScoredCapture", "score_capture"]
+
+# Missed cases kept for the report's list (the results file has every case).
+MISSED_KEPT = 1000
 
 
 class CaseSink(Protocol):
@@ -51,6 +54,8 @@ class ScoredCapture:
     scored: int  # of which carry gold
     outcomes: Counter[str]  # citation outcomes, when the capture has `cited`
     label_fingerprint: str | None  # of the capture's own labels, when asked for
+    missed: tuple[CaseResult, ...]  # the first MISSED_KEPT missed cases (hit@k = 0)
+    missed_total: int  # all of them
 
 
 class _LabelTexts:
@@ -105,7 +110,7 @@ def score_capture(
     would (for a self-labelled capture).
     """
     labeller = Labeller(cases, artifacts_source=artifacts_source, cases_source=cases_source)
-    scorer = CaseScorer(k)
+    scorer = CaseScorer(k, keep_missed=MISSED_KEPT)
     texts = _LabelTexts() if fingerprint else None
     label_of = labeller.label
     add = scorer.add
@@ -115,7 +120,13 @@ def score_capture(
             label = label_of(number, artifact)
             if label is None:
                 continue  # its error is due at finish()
-            record = add(artifact.case_id, label, artifact.ranked_card_ids(), artifact.cited)
+            record = add(
+                artifact.case_id,
+                label,
+                artifact.ranked_card_ids(),
+                artifact.cited,
+                query=artifact.query,
+            )
             if write is not None:
                 write(record)
             if texts is not None:
@@ -127,6 +138,8 @@ def score_capture(
             scored=scorer.scored,
             outcomes=scorer.outcomes,
             label_fingerprint=None if texts is None else texts.fingerprint(),
+            missed=tuple(scorer.missed),
+            missed_total=scorer.missed_total,
         )
     finally:
         if texts is not None:
