@@ -90,6 +90,7 @@ def record(**fields: Any) -> dict[str, Any]:
         "language": "en",
         "metrics": {},
         "must_cite_one_of": (),
+        "query": None,
         "ranked_ids": [],
         "relevant_ids": None,
     }
@@ -110,7 +111,7 @@ WRITER_RECORDS = {
     "tiny floats": [record(metrics={"retrieval_recall_at_k": 5e-05, "retrieval_ndcg_at_k": 1e-7})],
     "unicode, controls and quotes in ids": [
         record(case_id='ca"fé\\\u2028\x01\x7f😀', ranked_ids=["\t", "</script>"]),
-        record(case_id="b", cited=("x",), citation_outcome="retrieval_miss"),
+        record(case_id="b", cited=("x",), citation_outcome="retrieval_miss", query="¿Cómo?"),
     ],
 }
 
