@@ -103,7 +103,7 @@ def _score_and_report(
             artifacts_source=artifacts_source,
             cases_source=cases_source,
             results=writer,
-            fingerprint=cases is None,
+            fingerprint=writer is not None and cases is None,  # provenance of the file
         )
         if writer is not None:
             writer.finish(k=k, provenance=provenance(scored), aggregates=scored.aggregates)
