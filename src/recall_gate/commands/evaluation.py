@@ -28,6 +28,7 @@ from recall_gate.core.gate import decide
 from recall_gate.core.integrity import duplicate_cases, find_problems, languages_without_cards
 from recall_gate.core.labels import label_artifacts
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Results
+from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.io.artifact_stream import score_artifacts_file
 from recall_gate.io.dataset import load_artifacts, load_cards, load_cases
@@ -253,6 +254,10 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         config_fingerprint=fingerprint_settings(config.retrieval_fingerprint_payload()),
         embedder=captured.embedder_id,
         retrieval_mode=config.retrieval.mode + ("+rerank" if config.reranker.enabled else ""),
+        settings={
+            **flatten_settings(config.retrieval_fingerprint_payload()),
+            "kb.cards": len(cards),
+        },
     )
     return _score_and_report(
         labelled=labelled, provenance=provenance, settings=settings, args=args, io=io
