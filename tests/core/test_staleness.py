@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from factories import baseline_of, case, results
 from recall_gate.core.compare import compare_to_baseline
-from recall_gate.core.staleness import diff_settings, flatten_settings
+from recall_gate.core.staleness import SettingValue, diff_settings, flatten_settings
 
 
 def test_settings_are_flattened_to_section_dot_key() -> None:
@@ -18,8 +18,16 @@ def test_settings_are_flattened_to_section_dot_key() -> None:
 
 
 def test_a_settings_diff_names_each_setting_in_words_in_a_fixed_order() -> None:
-    old = {"chunking.max_chars": 500, "retrieval.same_language": False, "zeta": 1}
-    new = {"chunking.max_chars": 120, "retrieval.same_language": True, "embedder.query_prefix": ""}
+    old: dict[str, SettingValue] = {
+        "chunking.max_chars": 500,
+        "retrieval.same_language": False,
+        "zeta": 1,
+    }
+    new: dict[str, SettingValue] = {
+        "chunking.max_chars": 120,
+        "retrieval.same_language": True,
+        "embedder.query_prefix": "",
+    }
     assert [(c.label, c.baseline, c.current) for c in diff_settings(old, new)] == [
         ("query prefix", None, "(empty)"),
         ("chunk size (characters)", "500", "120"),

@@ -348,8 +348,7 @@ def _stale_phrase(reason: StaleReason, comparison: Comparison, style: _Style) ->
     c = comparison.cases
     if what == "dataset" and c.changed:
         return (
-            f"cases: {len(c.added)} added, {len(c.removed)} removed, "
-            f"{len(c.relabelled)} relabelled"
+            f"cases: {len(c.added)} added, {len(c.removed)} removed, {len(c.relabelled)} relabelled"
         )
     if reason.changes:
         return "; ".join(
