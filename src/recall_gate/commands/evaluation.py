@@ -16,19 +16,39 @@ from recall_gate.commands.arguments import (
     add_config,
     add_gate,
     add_outputs,
+    add_strict,
     positive_int,
 )
 from recall_gate.commands.context import Handler, Io, load_command_config, profile_of
 from recall_gate.commands.gating import exit_for, floors_of, judge_against_baseline, tolerance_of
 from recall_gate.core.aggregate import aggregate
 from recall_gate.core.evaluate import score_case
-from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_cases, fingerprint_settings
+from recall_gate.core.fingerprint import (
+    fingerprint_cards,
+    fingerprint_cases,
+    fingerprint_queries,
+    fingerprint_settings,
+)
 from recall_gate.core.gate import decide
-from recall_gate.core.integrity import duplicate_cases, find_problems, languages_without_cards
+from recall_gate.core.integrity import (
+    Problem,
+    duplicate_cases,
+    find_problems,
+    languages_without_cards,
+)
 from recall_gate.core.labels import label_artifacts
-from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Results
+from recall_gate.core.records import (
+    Artifact,
+    Card,
+    Case,
+    CaseLabel,
+    Provenance,
+    Results,
+    Retriever,
+)
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.io.artifact_stream import score_artifacts_file
+from recall_gate.io.artifacts import capture_retriever, write_artifacts
 from recall_gate.io.baseline_store import default_baseline_path
 from recall_gate.io.config import Config
 from recall_gate.io.dataset import load_artifacts, load_cards, load_cases
@@ -48,8 +68,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     score = sub.add_parser("score", help="score captured artifacts (no store needed)")
     add_config(score)
     score.add_argument("--artifacts", type=Path, required=True, metavar="PATH")
-    score.add_argument("--cases", type=Path, action="append", metavar="PATH")
+    score.add_argument(
+        "--cases", type=Path, action="append", metavar="PATH", help="cases file (default: config)"
+    )
+    score.add_argument(
+        "--kb", type=Path, metavar="PATH", help="check gold ids against this KB (default: config)"
+    )
     score.add_argument("--k", type=positive_int, metavar="K")
+    add_strict(score)
     add_outputs(score)
     add_gate(score)
     add_baseline_comparison(score)
@@ -58,6 +84,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(run, required=True)
     run.add_argument("--k", type=positive_int, metavar="K")
     run.add_argument("--artifacts-out", type=Path, metavar="PATH", help="write the capture here")
+    add_strict(run)
     add_outputs(run)
     add_gate(run)
     add_baseline_comparison(run)
@@ -86,8 +113,14 @@ def _score_and_report(
         score_case(label, artifact.ranked_card_ids(), k=k, cited=artifact.cited)
         for label, artifact in labelled
     ]
+    short = sum(1 for r in records if r.metrics and len(r.ranked_ids) < k)
+    _refuse_short_when_strict(args, short=short, scored=sum(1 for r in records if r.metrics), k=k)
     results = Results(
-        k=k, provenance=provenance, cases=tuple(records), aggregates=aggregate(records)
+        k=k,
+        provenance=provenance,
+        cases=tuple(records),
+        aggregates=aggregate(records),
+        cases_short_of_k=short,
     )
     if args.json is not None:
         write_results(args.json, results)
@@ -109,6 +142,16 @@ def _score_and_report(
     return exit_for(gate)
 
 
+def _refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: int, k: int) -> None:
+    if short and args.strict:
+        raise InputError(
+            f"--strict: {short} of {scored} scored case(s) hold fewer than k = {k} distinct "
+            "retrieved cards, so their metrics would be computed on a shorter list",
+            fix=f"capture at least {k} ids per case (e.g. `recall-gate capture --k {k}`), "
+            "or lower --k",
+        )
+
+
 def _baseline_to_compare(args: argparse.Namespace, io: Io, config: Config | None) -> Path | None:
     """The baseline `score` / `run` compare with: ``--baseline``, else the
     profile's file when it exists or when a tolerance asks for one (then a
@@ -124,6 +167,7 @@ def _baseline_to_compare(args: argparse.Namespace, io: Io, config: Config | None
 def _score_streamed(args: argparse.Namespace, io: Io, *, config: Config | None, k: int) -> int:
     """`score --artifacts F` alone: same report as _score_and_report, no per-case records."""
     scores = score_artifacts_file(args.artifacts, k=k)
+    _refuse_short_when_strict(args, short=scores.short_of_k, scored=scores.scored, k=k)
     gate = decide(scores.aggregates, floors=floors_of(args, config))
 
     def report(fmt: Literal["markdown", "text"]) -> str:
@@ -135,6 +179,8 @@ def _score_streamed(args: argparse.Namespace, io: Io, *, config: Config | None, 
             outcomes=scores.outcomes,
             gate=gate,
             fmt=fmt,
+            short_of_k=scores.short_of_k,
+            gold_checked=False,
         )
 
     if args.markdown is not None:
@@ -174,21 +220,45 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     config = load_command_config(args, io, required=False)
     k = args.k or (config.k if config else DEFAULT_K)
-    if not args.cases and args.json is None and _baseline_to_compare(args, io, config) is None:
-        # Self-contained capture and no results file: one streamed pass, flat memory.
+    case_paths: list[Path] = args.cases or (list(config.cases) if config else [])
+    kb: Path | None = args.kb or (config.kb if config else None)
+    if (
+        not case_paths
+        and kb is None
+        and args.json is None
+        and _baseline_to_compare(args, io, config) is None
+    ):
+        # Self-contained capture, nothing to check it against and no results file:
+        # one streamed pass, flat memory.
         return _score_streamed(args, io, config=config, k=k)
     artifacts = load_artifacts(args.artifacts)
-    case_paths = args.cases or None
-    cases = _unique_cases(load_cases(case_paths)) if case_paths else None
+    located = load_cases(case_paths) if case_paths else None
+    cases = _unique_cases(located) if located is not None else None
     labelled = label_artifacts(
         artifacts,
         cases,
         artifacts_source=str(args.artifacts),
         cases_source=", ".join(map(str, case_paths)) if case_paths else "the cases file",
     )
+    cards = None
+    if kb is not None:
+        cards = load_cards(kb, default_language=config.default_language if config else None)
+        line_of = {artifact.case_id: number for number, artifact in artifacts}
+        checked: Sequence[tuple[str, CaseLabel]] = located or [
+            (f"{args.artifacts}:{line_of[label.id]}", label) for label, _ in labelled
+        ]
+        _fail_on_integrity_problems(find_problems(cards=cards, cases=checked), io)
+    queries = (
+        [(c.id, c.query) for c in cases]
+        if cases is not None
+        else [(a.case_id, a.query) for _, a in artifacts if a.query is not None]
+    )
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=fingerprint_cases(label for label, _ in labelled),
+        queries_fingerprint=fingerprint_queries(queries) if len(queries) == len(labelled) else None,
+        kb_fingerprint=fingerprint_cards(c for _, c in cards) if cards is not None else None,
+        retriever=capture_retriever(artifacts, source=str(args.artifacts)),
     )
     return _score_and_report(
         labelled=labelled,
@@ -198,6 +268,16 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         args=args,
         io=io,
     )
+
+
+def _fail_on_integrity_problems(problems: Sequence[Problem], io: Io) -> None:
+    if problems:
+        for problem in problems:
+            io.stderr.write(f"  {problem}\n")
+        raise GateFailure(
+            f"dataset integrity failed ({len(problems)} problem(s)); run `recall-gate check`",
+            fix="fix the ids listed above",
+        )
 
 
 def _warn_languages_without_cards(cards: Sequence[Card], cases: Sequence[Case], io: Io) -> None:
@@ -214,6 +294,19 @@ def _warn_languages_without_cards(cards: Sequence[Card], cases: Sequence[Case], 
         )
 
 
+def _builtin_retriever(config: Config, embedder_id: str) -> Retriever:
+    """The built-in runner as a capture's retriever (its settings are in the config fingerprint)."""
+    return Retriever(
+        adapter="builtin",
+        name="recall_gate.runner",
+        params={
+            "mode": config.retrieval.mode,
+            "embedder": embedder_id,
+            "reranker": config.reranker.model if config.reranker.enabled else None,
+        },
+    )
+
+
 def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.runner import capture  # heavy: torch, chromadb
 
@@ -228,24 +321,16 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         )
     cards = load_cards(config.kb, default_language=config.default_language)
     located = load_cases(config.cases)
-    problems = find_problems(cards=cards, cases=located)
-    if problems:
-        for problem in problems:
-            io.stderr.write(f"  {problem}\n")
-        raise GateFailure(
-            f"dataset integrity failed ({len(problems)} problem(s)); run `recall-gate check`",
-            fix="fix the ids listed above",
-        )
+    _fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     cases = [case for _, case in located]
     if config.retrieval.same_language:
         _warn_languages_without_cards([c for _, c in cards], cases, io)
     progress = io.stderr.isatty() and not io.environ.get("CI")
     log = lambda line: io.stderr.write(f"recall-gate: {line}\n")  # noqa: E731
     captured = capture(config, [c for _, c in cards], cases, progress=progress, log=log)
+    retriever = _builtin_retriever(config, captured.embedder_id)
     if args.artifacts_out is not None:
-        from recall_gate.io.results_store import dump_jsonl
-
-        atomic_write_text(args.artifacts_out, dump_jsonl(captured.artifacts))
+        write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
     labelled = label_artifacts(
         list(enumerate(captured.artifacts, start=1)),
         cases,
@@ -255,10 +340,12 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=fingerprint_cases(cases),
+        queries_fingerprint=fingerprint_queries((c.id, c.query) for c in cases),
         kb_fingerprint=fingerprint_cards(c for _, c in cards),
         config_fingerprint=fingerprint_settings(config.retrieval_fingerprint_payload()),
         embedder=captured.embedder_id,
         retrieval_mode=config.retrieval.mode + ("+rerank" if config.reranker.enabled else ""),
+        retriever=retriever,
     )
     return _score_and_report(
         labelled=labelled,

@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from recall_gate.core.records import Card, Case
+from recall_gate.core.records import Card, Case, CaseLabel
 
 __all__ = ["Problem", "duplicate_cases", "find_problems", "languages_without_cards"]
 
@@ -43,13 +43,13 @@ def _duplicates(kind: str, located: Sequence[tuple[str, str]]) -> list[Problem]:
     ]
 
 
-def duplicate_cases(cases: Sequence[tuple[str, Case]]) -> list[Problem]:
+def duplicate_cases(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
     """Every repeated case id (what scoring needs without a KB at hand)."""
     return _duplicates("case", [(w, c.id) for w, c in cases])
 
 
 def find_problems(
-    *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, Case]]
+    *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, CaseLabel]]
 ) -> list[Problem]:
     """Every integrity problem: duplicate card or case ids, and gold or
     relevant ids that resolve to no card (with the nearest existing id as a hint).

@@ -55,6 +55,7 @@ _ARTIFACT_KEYS = frozenset(
         "case_type",
         "query",
         "timings_ms",
+        "retriever",
     )
 )
 _ITEM_KEYS = frozenset(("id", "parent_id", "score"))
@@ -96,6 +97,7 @@ class StreamedScores:
     total: int  # artifacts (cases) read
     scored: int  # of which carry gold and were scored
     outcomes: Counter[str]  # citation outcomes, when the capture has `cited`
+    short_of_k: int = 0  # scored cases holding fewer than k distinct cards
 
 
 def _loads(line: str) -> Any:
@@ -174,12 +176,18 @@ def _cards(items: list[Any]) -> list[str] | None:
     return cards
 
 
+def _short(cards: list[str], k: int) -> bool:
+    """Whether the ranking holds fewer than k distinct cards (honest depth)."""
+    return len(cards) < k or len(set(cards)) < k
+
+
 def _rare_fields_ok(obj: dict[str, Any]) -> bool:
     """``relevant_ids`` absent; ``query`` and ``timings_ms`` exactly as the schema takes them."""
     query = obj.get("query")
     timings = obj.get("timings_ms")
     return (
-        obj.get("relevant_ids") is None
+        obj.get("retriever") is None
+        and obj.get("relevant_ids") is None
         and (query is None or type(query) is str)
         and (
             timings is None
@@ -199,7 +207,8 @@ def _optional_ok(obj: dict[str, Any]) -> bool:
     query = obj.get("query")
     timings = obj.get("timings_ms")
     return (
-        (language is None or (type(language) is str and is_canonical_language(language)))
+        obj.get("retriever") is None
+        and (language is None or (type(language) is str and is_canonical_language(language)))
         and (case_type is None or (type(case_type) is str and case_type in _CASE_TYPES))
         and (query is None or type(query) is str)
         and (
@@ -260,6 +269,7 @@ class _Scorer:
         self.outcomes: Counter[str] = Counter()
         self.total = 0
         self.scored = 0
+        self.short = 0
         # The chain raises every duplicate before any labelling error: hold both.
         self.duplicate: InputError | None = None
         self.unlabelled: InputError | None = None
@@ -334,6 +344,8 @@ class _Scorer:
         metrics = score_ranking(cards, gold=gold_set, relevant=rel, k=self.k)
         hit = metrics[HIT]
         self.scored += 1
+        if _short(cards, self.k):
+            self.short += 1
         cell[0](hit)
         cell[1](metrics[RECALL])
         cell[2](metrics[NDCG])
@@ -342,7 +354,7 @@ class _Scorer:
             self.outcomes[outcome] += 1
             cell[3](1.0 if outcome == "ok" else 0.0)
 
-    def result(self, *, total: int, scored: int) -> StreamedScores:
+    def result(self, *, total: int, scored: int, short: int) -> StreamedScores:
         """The scores, with the counts of the fast path added; or the error due."""
         if self.duplicate is not None:
             raise self.duplicate
@@ -353,6 +365,7 @@ class _Scorer:
             total=self.total + total,
             scored=self.scored + scored,
             outcomes=self.outcomes,
+            short_of_k=self.short + short,
         )
 
 
@@ -362,7 +375,7 @@ def score_artifacts_file(path: Path, *, k: int) -> StreamedScores:
     first_line = scorer.first_line
     cells = scorer.cells
     outcomes = scorer.outcomes
-    total = scored = 0
+    total = scored = short = 0
     clean = True  # no error due yet
     for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
         # Fast path, inlined: a well-formed, labelled, first line of its case with no
@@ -411,6 +424,8 @@ def score_artifacts_file(path: Path, *, k: int) -> StreamedScores:
         metrics = score_ranking(cards, gold=gold_set, k=k)
         hit = metrics[HIT]
         scored += 1
+        if len(cards) < k or len(set(cards)) < k:
+            short += 1
         cell[0](hit)
         cell[1](metrics[RECALL])
         cell[2](metrics[NDCG])
@@ -418,4 +433,4 @@ def score_artifacts_file(path: Path, *, k: int) -> StreamedScores:
             outcome = classify_citation(hit=hit, gold=gold_set, cited=cited)
             outcomes[outcome] += 1
             cell[3](1.0 if outcome == "ok" else 0.0)
-    return scorer.result(total=total, scored=scored)
+    return scorer.result(total=total, scored=scored, short=short)
