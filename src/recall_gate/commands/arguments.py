@@ -87,6 +87,19 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
 def add_outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="PATH", help="write the results JSON here")
     p.add_argument("--markdown", type=Path, metavar="PATH", help="write the Markdown report here")
+    p.add_argument(
+        "--comparison-json",
+        type=optional_path,
+        metavar="PATH",
+        help="write the comparison with the baseline here (as `compare --json`; compares "
+        "even when there is no baseline yet)",
+    )
+    p.add_argument(
+        "--comment-markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
+    )
 
 
 def add_strict(p: argparse.ArgumentParser) -> None:
