@@ -106,7 +106,9 @@ def _score_and_report(
 ) -> int:
     k = settings.k
     records = [
-        score_case(label, artifact.ranked_card_ids(), k=k, cited=artifact.cited)
+        score_case(
+            label, artifact.ranked_card_ids(), k=k, cited=artifact.cited, query=artifact.query
+        )
         for label, artifact in labelled
     ]
     short = sum(1 for r in records if r.metrics and len(r.ranked_ids) < k)
