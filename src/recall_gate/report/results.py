@@ -189,9 +189,9 @@ def render_report(
         outcomes=outcomes,
         gate=gate,
         fmt=fmt,
+        cases=results.cases,
         short_of_k=results.cases_short_of_k,
         gold_checked=results.provenance.kb_fingerprint is not None,
-        cases=results.cases,
     )
 
 
@@ -204,15 +204,17 @@ def render_summary(
     outcomes: Mapping[str, int],
     gate: GateResult | None = None,
     fmt: Format = "markdown",
+    cases: Sequence[CaseResult] = (),
+    missed_total: int | None = None,
     short_of_k: int = 0,
     gold_checked: bool = True,
-    cases: Sequence[CaseResult] = (),
 ) -> str:
-    """:func:`render_report` from the counts alone (the streaming scorer keeps no cases).
+    """:func:`render_report` from the counts alone (the scorer keeps no cases).
 
     ``outcomes`` counts the citation outcomes of the cases that have one;
-    ``short_of_k`` and ``gold_checked`` feed :func:`capture_notes`; ``cases``,
-    when kept, list the missed ones.
+    ``cases``, when kept, list the missed ones; ``missed_total`` counts them
+    when only the first of them were kept; ``short_of_k`` and ``gold_checked``
+    feed :func:`capture_notes`.
     """
     agg = aggregates
     metrics = list(METRIC_KEYS)
@@ -250,6 +252,12 @@ def render_summary(
     missed = missed_table(cases, k, fmt)
     if missed is not None:
         text, count, _ = missed
+        if missed_total is not None and missed_total > count:
+            text += (
+                f"\n\n… and {missed_total - count} more: the results JSON (`--json`) "
+                "lists every case."
+            )
+            count = missed_total
         title = f"Missed cases (hit@{k} = 0): {count}"
         if fmt == "markdown":
             parts.append(f"<details><summary>{title}</summary>\n\n{text}\n\n</details>")
