@@ -57,9 +57,10 @@ from recall_gate.core.records import (
     LANGUAGES,
     Aggregates,
     CaseResult,
+    Provenance,
     Results,
 )
-from recall_gate.core.staleness import SettingChange, diff_settings
+from recall_gate.core.staleness import SettingChange, SettingValue, diff_settings
 from recall_gate.core.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_bootstrap_ci
 
 __all__ = [
@@ -181,7 +182,9 @@ class StaleReason:
     the card count.
     """
 
-    what: Literal["k", "dataset", "kb", "config", "embedder", "retrieval_mode"]
+    what: Literal[
+        "k", "dataset", "queries", "kb", "config", "embedder", "retrieval_mode", "retriever"
+    ]
     baseline: str
     current: str
     changes: tuple[SettingChange, ...] = ()
@@ -280,6 +283,7 @@ def _stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, .
     now, then = current.provenance, baseline.provenance
     pairs: list[tuple[Any, str | None, str | None]] = [
         ("dataset", then.dataset_fingerprint, now.dataset_fingerprint),
+        ("queries", then.queries_fingerprint, now.queries_fingerprint),
         ("kb", then.kb_fingerprint, now.kb_fingerprint),
         ("config", then.config_fingerprint, now.config_fingerprint),
         ("embedder", then.embedder, now.embedder),
@@ -300,7 +304,30 @@ def _stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, .
         for what, old, new in pairs
         if old is not None and new is not None and old != new
     )
+    if then.retriever is not None and now.retriever is not None and then.retriever != now.retriever:
+        old_fields, new_fields = then.retriever.differences(now.retriever)
+        out.append(
+            StaleReason(
+                what="retriever",
+                baseline=old_fields,
+                current=new_fields,
+                changes=diff_settings(_retriever_settings(then), _retriever_settings(now)),
+            )
+        )
     return tuple(out)
+
+
+def _retriever_settings(provenance: Provenance) -> dict[str, SettingValue]:
+    r = provenance.retriever
+    if r is None:
+        return {}
+    flat: dict[str, SettingValue] = {
+        "retriever.adapter": r.adapter,
+        "retriever.class": r.name,
+        "retriever.label": r.label,
+    }
+    flat.update({f"retriever.params.{key}": value for key, value in r.params.items()})
+    return flat
 
 
 # Settings that a stale reason of their own already names.

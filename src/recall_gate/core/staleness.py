@@ -45,6 +45,9 @@ _LABELS: Mapping[str, str] = {
     "reranker.batch_size": "reranker batch size",
     "ef_search": "HNSW search breadth (ef_search)",
     "kb.cards": "knowledge-base cards",
+    "retriever.label": "retriever label",
+    "retriever.adapter": "retriever adapter",
+    "retriever.class": "retriever class",
 }
 
 
@@ -75,6 +78,8 @@ def flatten_settings(payload: Mapping[str, Any], *, prefix: str = "") -> dict[st
 
 
 def setting_label(setting: str) -> str:
+    if setting.startswith("retriever.params."):
+        return f"retriever {setting.removeprefix('retriever.params.')}"
     return _LABELS.get(setting, setting)
 
 

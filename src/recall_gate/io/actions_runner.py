@@ -365,6 +365,7 @@ _STALE_FALLBACK: Final = {
     "kb": "the knowledge base's card texts changed",
     "config": "the retrieval settings changed (not recorded in the baseline)",
     "dataset": "the cases changed",
+    "queries": "the cases' queries changed",
 }
 
 

@@ -44,6 +44,7 @@ from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
     RECALL_CAVEAT,
     Format,
+    capture_notes,
     escape_markdown,
     missed_table,
     shorten_query,
@@ -330,6 +331,7 @@ def _old_new(old: str | None, new: str | None, style: _Style) -> str:
 
 _STALE_NAMES = {"k": "k", "embedder": "embedder", "retrieval_mode": "retrieval mode"}
 _STALE_UNRECORDED = {
+    "retriever": "the retriever that made the capture changed",
     "dataset": "the cases changed outside their ids and labels (queries or other fields)",
     "kb": "the knowledge base's card texts changed",
     "config": "the retrieval settings changed (the baseline predates recorded settings: "
@@ -354,7 +356,21 @@ def _stale_phrase(reason: StaleReason, comparison: Comparison, style: _Style) ->
         return "; ".join(
             f"{c.label} {_old_new(c.baseline, c.current, style)}" for c in reason.changes
         )
+    if what == "queries":
+        return f"queries: {_edited_queries(comparison)} edited"
     return _STALE_UNRECORDED[what]
+
+
+def _edited_queries(comparison: Comparison) -> int:
+    """Common cases whose query text differs (when both runs carry queries)."""
+    if comparison.baseline is None:
+        return 0
+    before = {c.case_id: c.query for c in comparison.baseline.cases}
+    return sum(
+        1
+        for c in comparison.current.cases
+        if c.query is not None and before.get(c.case_id) not in (None, c.query)
+    )
 
 
 def _overall_change(old: Aggregates, new: Aggregates, k: int) -> str:
@@ -741,6 +757,14 @@ def _suggestions(comparison: Comparison, verdict: ComparisonVerdict, style: _Sty
 def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> str:
     k = comparison.k
     notes = list(legend)
+    current = comparison.current
+    for note in capture_notes(
+        k=k,
+        scored=sum(1 for c in current.cases if c.metrics),
+        short_of_k=current.cases_short_of_k,
+        gold_checked=current.provenance.kb_fingerprint is not None,
+    ):
+        notes.append(note if style.md else note.replace("`", ""))
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(f"† {LANGUAGE_CAVEAT}")
     if comparison.deltas:
