@@ -256,10 +256,13 @@ BAD_INPUT: dict[str, tuple[dict[str, str | bytes], list[str], int, list[str]]] =
         ["c.yaml case #1 (id en-1): field `must_cite_one_of`: Input should be a valid list"],
     ),
     "unknown language": (
-        {"c.yaml": CASES_YAML.replace("language: es-419", "language: es")},
+        {"c.yaml": CASES_YAML.replace("language: es-419", "language: Spanish")},
         ["score", "--artifacts", "run.jsonl", "--cases", "c.yaml"],
         2,
-        ["c.yaml case #3 (id es-1): field `language`: Input should be 'en', 'es-419' or 'pt-BR'"],
+        [
+            "c.yaml case #3 (id es-1): field `language`: language 'Spanish' is not a "
+            "well-formed BCP-47 tag (e.g. en, de, es-419, pt-BR, fr-CA, zh-Hant)"
+        ],
     ),
     "unknown case type": (
         {"run.jsonl": jsonl({**GOOD_LINE, "case_type": "gold"})},
@@ -367,7 +370,7 @@ BAD_INPUT: dict[str, tuple[dict[str, str | bytes], list[str], int, list[str]]] =
         ["nokb: KB file not found"],
     ),
     "unknown language for check": (
-        {"c.yaml": CASES_YAML.replace("language: es-419", "language: fr")},
+        {"c.yaml": CASES_YAML.replace("language: es-419", "language: es_419")},
         ["check", "--kb", "kb", "--cases", "c.yaml"],
         2,
         ["c.yaml case #3 (id es-1): field `language`"],

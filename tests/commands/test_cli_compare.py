@@ -16,7 +16,7 @@ import pytest
 
 from git_repo import git, needs_git
 from recall_gate.cli import main
-from recall_gate.report.comparison import COMMENT_BUDGET, text_length
+from recall_gate.report.github_limits import COMMENT_BUDGET, comment_length
 
 LANGS = ("en", "es-419", "pt-BR")
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -148,7 +148,7 @@ def test_git_sha_comes_from_the_flag_then_github_sha(tmp_path: Path, runs: dict[
     bad = update(tmp_path, runs["good"], "--git-sha", "main")
     assert bad.code == 2
     assert bad.err == (
-        "recall-gate: error: cannot make a baseline: field `git_sha`: Value error, expected a "
+        "recall-gate: error: cannot make a baseline: field `git_sha`: expected a "
         "hexadecimal git commit SHA, got 'main'\n"
         "  fix: check --git-sha (or $GITHUB_SHA) and --created-at\n"
     )
@@ -281,7 +281,7 @@ def test_compare_writes_the_comment_the_full_report_and_the_json(
     assert text.startswith(
         "<!-- recall-gate:default -->\n\n### 📊 recall-gate `default`: **report-only**"
     )
-    assert text_length(text) <= COMMENT_BUDGET
+    assert comment_length(text) <= COMMENT_BUDGET
     assert full.read_text() == text  # small enough: nothing was shortened
     payload = json.loads(data.read_text())
     assert {k: payload[k] for k in ("verdict", "regressions", "n", "k", "hit")} == {

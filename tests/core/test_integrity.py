@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from recall_gate.core.integrity import Problem, find_problems
+from recall_gate.core.integrity import Problem, find_problems, languages_without_cards
 from recall_gate.core.records import Card, Case
 
 
@@ -127,3 +127,15 @@ def test_an_empty_kb_leaves_every_gold_id_unresolved() -> None:
 
 def test_problem_without_hint_renders_without_parentheses() -> None:
     assert str(Problem(where="f", message="m")) == "f: m"
+
+
+def test_same_language_counts_the_cases_of_each_language_without_cards() -> None:
+    cards = [Card(id="a", language="en", title="T", body="B")]
+    cases = [
+        case("1", language="de"),
+        case("2", language="de"),
+        case("3"),
+        case("4", language="es"),
+    ]
+    assert languages_without_cards(cards, cases) == {"de": 2, "es": 1}
+    assert languages_without_cards(cards, [case("5")]) == {}

@@ -166,7 +166,7 @@ def test_the_walk_is_transitive() -> None:
     _, reached = walk("report.results")
     assert {
         "report.results",
-        "core.aggregate",
+        "core.metric_registry",
         "core.gate",
         "core.metrics",
         "core.records",

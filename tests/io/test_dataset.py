@@ -153,19 +153,18 @@ def test_load_cards_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "kb").mkdir()
     assert input_error(load_cards, tmp_path / "kb") == (
         f"{tmp_path / 'kb'}: no *.md card files in the KB directory\n"
-        "  fix: add Markdown cards with YAML front matter, or point `kb` elsewhere"
+        "  fix: add Markdown files (front matter optional), or point `kb` elsewhere"
     )
 
 
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ("id: x\n\nbody\n", "no YAML front matter"),
+        ("id: x\n\nbody\n", "no language for this card"),
         ("---\nid: x\nlanguage: en\n", "front matter is not closed"),
         ("---\n- a\n- b\n---\nbody\n", "front matter must be a mapping of fields"),
         ("---\nid: x\nlanguage: en\ntitle: t\nbody: b\n---\n", "field `body` in front matter"),
-        ("---\nid: x\nlanguage: en\n---\nbody\n", "field `title`: required field is missing"),
-        (card_md(language="fr"), "field `language`: Input should be 'en', 'es-419' or 'pt-BR'"),
+        (card_md(language="french"), "field `language`: language 'french' is not a well-formed"),
         (card_md(extra="tilte: typo\n"), "field `tilte`: unknown field (check its spelling)"),
         (card_md(extra="tags: synthetic\n"), 'line 6 invalid YAML: found duplicate key "tags"'),
         ("---\nid: x\nlanguage: en\ntitle: a: b\n---\nbody\n", "line 4 invalid YAML"),
@@ -177,6 +176,62 @@ def test_load_cards_bad_markdown_card(tmp_path: Path, content: str, expected: st
     message = input_error(load_cards, path)
     assert message.startswith(f"{path}: {expected}")
     assert "\n  fix: " in message
+
+
+def test_plain_markdown_card_takes_id_from_path_title_from_heading_language_from_folder(
+    tmp_path: Path,
+) -> None:
+    kb = tmp_path / "docs"
+    write(kb / "de" / "setup" / "install.md", "Intro line.\n\n# Installation \n\nSo geht's.\n")
+    write(kb / "fr-CA" / "faq.markdown", "Foire aux questions\n===\n\nRéponses.\n")
+    write(kb / "pricing.md", "## Prices ##\n\nCheap.\n")
+    located = load_cards(kb, default_language="es")
+    cards = {card.id: card for _, card in located}
+    assert sorted(cards) == ["de/setup/install", "fr-CA/faq", "pricing"]
+    assert (cards["de/setup/install"].title, cards["de/setup/install"].language) == (
+        "Installation",
+        "de",
+    )
+    assert cards["de/setup/install"].body == "Intro line.\n\n# Installation \n\nSo geht's."
+    assert (cards["fr-CA/faq"].title, cards["fr-CA/faq"].language) == (
+        "Foire aux questions",
+        "fr-CA",
+    )
+    assert (cards["pricing"].title, cards["pricing"].language) == ("Prices", "es")
+
+
+def test_front_matter_fields_win_and_missing_ones_are_derived(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    write(kb / "de" / "a.md", "---\nlanguage: de-at\n---\n# Titel\n\nText.\n")
+    write(kb / "de" / "b.md", "---\nid: custom\ntitle: Given\n---\n# Heading\n\nText.\n")
+    write(kb / "notitle.md", "---\nlanguage: en\n---\nJust text, no heading.\n")
+    cards = {card.id: card for _, card in load_cards(kb)}
+    assert (cards["de/a"].language, cards["de/a"].title) == ("de-AT", "Titel")
+    assert (cards["custom"].language, cards["custom"].title) == ("de", "Given")
+    assert cards["notitle"].title == "notitle"  # no heading: the file name
+
+
+def test_a_card_with_no_language_anywhere_names_the_three_ways_to_give_one(tmp_path: Path) -> None:
+    path = write(tmp_path / "kb" / "guides" / "a.md", "# A\n\nText.\n")
+    assert input_error(load_cards, tmp_path / "kb") == (
+        f"{path}: no language for this card\n"
+        "  fix: add `language: <tag>` front matter, keep the file under a folder named after its "
+        "language (e.g. de/ or fr-CA/), or set `default_language` in recall-gate.yaml"
+    )
+
+
+def test_every_bad_kb_file_is_reported_in_one_run(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    write(kb / "en" / "good.md", "# Good\n\nText.\n")
+    first = write(kb / "en" / "bad-yaml.md", "---\ntitle: a: b\n---\nText.\n")
+    second = write(kb / "misc" / "no-language.md", "# X\n\nText.\n")
+    third = write(kb / "en" / "empty-body.md", "---\ntitle: T\n---\n\n")
+    message = input_error(load_cards, kb)
+    assert message.startswith("3 of 4 KB card files are unusable:\n")
+    for path in (first, second, third):
+        assert f"\n  {path}: " in message
+    assert message.count("\n    fix: ") == 3
+    assert message.endswith("\n  fix: fix each file listed above")
 
 
 def test_load_cards_unknown_format(tmp_path: Path) -> None:
@@ -213,7 +268,7 @@ def test_load_cases_keeps_optional_relevant_ids(tmp_path: Path) -> None:
 
 
 CASE_FIX = (
-    "  fix: a case needs id, language (en | es-419 | pt-BR), case_type "
+    "  fix: a case needs id, language (a BCP-47 tag such as en, de, es-419, pt-BR), case_type "
     "(golden | adversarial | capability | no_match), query and must_cite_one_of "
     "(a list of card ids, [] for none)"
 )
@@ -228,9 +283,10 @@ BAD_CASES = {
         {**CASE, "must_cite_one_of": "en-refills"},
         "field `must_cite_one_of`: Input should be a valid list",
     ),
-    "unknown language": (
-        {**CASE, "language": "es"},
-        "field `language`: Input should be 'en', 'es-419' or 'pt-BR'",
+    "malformed language": (
+        {**CASE, "language": "Spanish"},
+        "field `language`: language 'Spanish' is not a well-formed BCP-47 tag "
+        "(e.g. en, de, es-419, pt-BR, fr-CA, zh-Hant)",
     ),
     "unknown case type": (
         {**CASE, "case_type": "gold"},
@@ -253,9 +309,10 @@ def test_load_cases_bad_case_in_yaml(tmp_path: Path, case: dict[str, Any], expec
 
 
 def test_load_cases_bad_case_in_jsonl_names_the_line(tmp_path: Path) -> None:
-    path = write(tmp_path / "cases.jsonl", jsonl(CASE, {**CASE, "language": "de"}))
+    path = write(tmp_path / "cases.jsonl", jsonl(CASE, {**CASE, "language": "de_DE"}))
     assert input_error(load_cases, [path]) == (
-        f"{path}:2: field `language`: Input should be 'en', 'es-419' or 'pt-BR'\n{CASE_FIX}"
+        f"{path}:2: field `language`: language 'de_DE' is not a BCP-47 tag: "
+        f"use '-', not '_' (de-DE)\n{CASE_FIX}"
     )
 
 
@@ -264,7 +321,7 @@ def test_load_cases_relevant_ids_without_gold(tmp_path: Path) -> None:
         tmp_path / "c.jsonl", jsonl({**CASE, "must_cite_one_of": [], "relevant_ids": ["a"]})
     )
     message = input_error(load_cases, [path])
-    assert message.startswith(f"{path}:1: Value error, relevant_ids is set but must_cite_one_of")
+    assert message.startswith(f"{path}:1: relevant_ids is set but must_cite_one_of")
 
 
 @pytest.mark.parametrize(
@@ -340,11 +397,12 @@ BAD_ARTIFACT_LINES = {
     ),
     "empty retrieved id": (
         '{"case_id": "c1", "retrieved": [""]}',
-        " (case c1): field `retrieved`: Value error, retrieved[0] is an empty id",
+        " (case c1): field `retrieved`: retrieved[0] is an empty id",
     ),
-    "unknown language": (
-        '{"case_id": "c1", "retrieved": [], "language": "xx"}',
-        " (case c1): field `language`: Input should be 'en', 'es-419' or 'pt-BR'",
+    "malformed language": (
+        '{"case_id": "c1", "retrieved": [], "language": "e"}',
+        " (case c1): field `language`: language 'e' is not a well-formed BCP-47 tag "
+        "(e.g. en, de, es-419, pt-BR, fr-CA, zh-Hant)",
     ),
     "unknown case type": (
         '{"case_id": "c1", "retrieved": [], "case_type": "x"}',

@@ -24,6 +24,7 @@ from fake_github import (
     FakeComment,
     FakeGitHub,
 )
+from recall_gate.core.profile import comment_marker
 from recall_gate.errors import InputError
 from recall_gate.io.github import (
     ACTIONS_BOT_LOGIN,
@@ -31,7 +32,6 @@ from recall_gate.io.github import (
     CommentAuthor,
     CommentOutcome,
     CommentStatus,
-    comment_marker,
     create_branch,
     create_pull_request,
     find_pr_for_head_sha,
@@ -545,7 +545,8 @@ def test_on_ghes_the_same_rule_holds_under_api_v3(
         assert (first.status, second.status) == (CommentStatus.CREATED, CommentStatus.UPDATED)
         assert first.comment_id == second.comment_id
         assert _untouched(fake, human, f"{MARKER} quoted")
-        assert second.html_url is not None and second.html_url.startswith(fake.origin)
+        assert second.html_url is not None
+        assert second.html_url.startswith(fake.origin)
         assert all(r.path.startswith(("/repos/", "/user")) for r in fake.requests)
 
 
@@ -579,7 +580,7 @@ def test_stamp_is_idempotent_and_replaces_an_earlier_stamp() -> None:
 
 def test_comment_marker_rejects_profiles_that_would_break_it() -> None:
     assert comment_marker("default") == MARKER
-    with pytest.raises(InputError, match="cannot be used in the comment marker"):
+    with pytest.raises(InputError, match="not a valid profile name"):
         comment_marker("x --> <script>")
 
 

@@ -28,15 +28,14 @@ from recall_gate.core.compare import (
 )
 from recall_gate.core.gate import Floors
 from recall_gate.core.records import CaseResult, Results
+from recall_gate.errors import InputError
 from recall_gate.report.comparison import (
-    COMMENT_BUDGET,
-    COMMENT_CHAR_LIMIT,
     JOB_SUMMARY_POINTER,
     render_baseline_update,
     render_comment,
     render_comparison_text,
-    text_length,
 )
+from recall_gate.report.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.report.results import escape_markdown
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -236,7 +235,7 @@ def _huge(n: int) -> tuple[Comparison, ComparisonVerdict]:
 def test_huge_case_set_is_truncated_with_a_pointer_to_the_job_summary() -> None:
     comparison, verdict = _huge(300)  # 200 flips
     text = render_comment(comparison, verdict, profile="default", max_chars=6_000)
-    assert text_length(text) <= 6_000
+    assert comment_length(text) <= 6_000
     assert JOB_SUMMARY_POINTER in text
     assert_golden("huge_truncated.md", text)
 
@@ -245,8 +244,8 @@ def test_a_real_size_report_fits_githubs_limit_and_the_full_one_does_not() -> No
     comparison, verdict = _huge(6_000)  # 4,000 flips
     full = render_comment(comparison, verdict, profile="default")
     short = render_comment(comparison, verdict, profile="default", max_chars=COMMENT_BUDGET)
-    assert text_length(full) > COMMENT_CHAR_LIMIT
-    assert text_length(short) <= COMMENT_BUDGET < COMMENT_CHAR_LIMIT
+    assert comment_length(full) > COMMENT_MAX_CHARS
+    assert comment_length(short) <= COMMENT_BUDGET < COMMENT_MAX_CHARS
     # The verdict, banners and the whole table survive; only case lists are cut.
     note = (
         f"> [!NOTE]\n> Case lists are shortened to fit a GitHub comment: {JOB_SUMMARY_POINTER}.\n\n"
@@ -317,7 +316,7 @@ def test_the_comment_starts_with_the_marker_and_the_verdict() -> None:
 
 def test_an_unusable_profile_never_reaches_the_marker() -> None:
     comparison = compare_to_baseline(current=results(suite()), baseline=None, baseline_path=PATH)
-    with pytest.raises(ValueError, match="profile"):
+    with pytest.raises(InputError, match="not a valid profile name"):
         render_comment(comparison, judged(comparison), profile="x --> <script>")
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 from pathlib import Path
 from typing import NoReturn
 
 from recall_gate.commands.context import DEFAULT_CONFIG
+from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.errors import InputError
 
 
@@ -43,17 +43,12 @@ def fraction(text: str) -> float | None:
     return value
 
 
-_PROFILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-
 def profile_name(text: str) -> str | None:
     """A profile name; an empty string means unset (how the action passes it)."""
     if not text.strip():
         return None
-    if not _PROFILE_NAME.fullmatch(text):
-        raise argparse.ArgumentTypeError(
-            f"use letters, digits, '.', '_' or '-' (starting with a letter or digit), got {text!r}"
-        )
+    if not is_profile_name(text):
+        raise argparse.ArgumentTypeError(f"use {PROFILE_RULE}, got {text!r}")
     return text
 
 

@@ -32,7 +32,8 @@ from recall_gate.commands.context import (
 from recall_gate.commands.gating import exit_for, judge_against_baseline
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
 from recall_gate.core.compare import compare_to_baseline, comparison_json
-from recall_gate.core.gate import FLOOR_FLAGS, suggest_floors
+from recall_gate.core.gate import suggest_floors
+from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
 from recall_gate.errors import InputError
 from recall_gate.io.baseline_store import (
@@ -47,12 +48,12 @@ from recall_gate.io.config_edit import write_gate_settings
 from recall_gate.io.dataset import describe_validation_error
 from recall_gate.io.results_store import atomic_write_text, dump_json
 from recall_gate.report.comparison import (
-    COMMENT_BUDGET,
     render_baseline_update,
     render_comment,
     render_comparison_text,
 )
-from recall_gate.report.results import metric_label, table
+from recall_gate.report.github_limits import COMMENT_BUDGET
+from recall_gate.report.results import table
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -279,7 +280,7 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
     k = stored.baseline.k
     rows = [
         [
-            FLOOR_FLAGS[s.metric],
+            floor_flag(s.metric),
             metric_label(s.metric, k),
             f"{s.observed:.3f}",
             str(s.n),
@@ -295,7 +296,7 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         + "\n"
     )
     if args.write is not None:
-        settings = {FLOOR_FLAGS[s.metric].replace("-", "_"): s.floor for s in suggested}
+        settings = {floor_key(s.metric): s.floor for s in suggested}
         write_gate_settings(args.write, settings)
         written = ", ".join(f"{key}: {value:.2f}" for key, value in settings.items())
         io.stdout.write(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO, TypeAlias
 
+from recall_gate.core.profile import DEFAULT_PROFILE
 from recall_gate.errors import InputError
 from recall_gate.io.config import Config, load_config
 
@@ -47,7 +48,7 @@ def load_command_config(args: argparse.Namespace, io: Io, *, required: bool) -> 
 def profile_of(args: argparse.Namespace, config: Config | None) -> str:
     if args.profile:
         return str(args.profile)
-    return config.profile if config is not None else "default"
+    return config.profile if config is not None else DEFAULT_PROFILE
 
 
 def display_path(path: Path, io: Io) -> str:

@@ -24,9 +24,9 @@ from recall_gate.core.aggregate import aggregate
 from recall_gate.core.evaluate import score_case
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_cases, fingerprint_settings
 from recall_gate.core.gate import decide
-from recall_gate.core.integrity import duplicate_cases, find_problems
+from recall_gate.core.integrity import duplicate_cases, find_problems, languages_without_cards
 from recall_gate.core.labels import label_artifacts
-from recall_gate.core.records import Artifact, Case, CaseLabel, Provenance, Results
+from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Results
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.io.artifact_stream import score_artifacts_file
 from recall_gate.io.baseline_store import default_baseline_path
@@ -152,7 +152,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
             "check needs a KB and cases",
             fix="pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml",
         )
-    cards = load_cards(kb)
+    cards = load_cards(kb, default_language=config.default_language if config else None)
     cases = load_cases(case_paths)
     problems = find_problems(cards=cards, cases=cases)
     if problems:
@@ -200,6 +200,20 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     )
 
 
+def _warn_languages_without_cards(cards: Sequence[Card], cases: Sequence[Case], io: Io) -> None:
+    missing = languages_without_cards(cards, cases)
+    if missing:
+        total = sum(missing.values())
+        listed = ", ".join(
+            f"{lang} ({n} case{'s' if n != 1 else ''})" for lang, n in missing.items()
+        )
+        io.stderr.write(
+            f"recall-gate: warning: retrieval.same_language is on but no card is in {listed}: "
+            f"those {total} case(s) search no card and score as misses "
+            "(add cards in that language, fix the case's language, or turn same_language off)\n"
+        )
+
+
 def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.runner import capture  # heavy: torch, chromadb
 
@@ -212,7 +226,7 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
             "the config sets no `kb` or no `cases`",
             fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config",
         )
-    cards = load_cards(config.kb)
+    cards = load_cards(config.kb, default_language=config.default_language)
     located = load_cases(config.cases)
     problems = find_problems(cards=cards, cases=located)
     if problems:
@@ -223,6 +237,8 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
             fix="fix the ids listed above",
         )
     cases = [case for _, case in located]
+    if config.retrieval.same_language:
+        _warn_languages_without_cards([c for _, c in cards], cases, io)
     progress = io.stderr.isatty() and not io.environ.get("CI")
     log = lambda line: io.stderr.write(f"recall-gate: {line}\n")  # noqa: E731
     captured = capture(config, [c for _, c in cards], cases, progress=progress, log=log)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from recall_gate.commands.arguments import Parser, positive_int
 from recall_gate.commands.context import Handler, Io
+from recall_gate.core.profile import DEFAULT_PROFILE
 from recall_gate.errors import InputError
 
 
@@ -55,7 +56,7 @@ def _add_comment(sub: argparse._SubParsersAction[Parser]) -> None:
         "--body", type=Path, required=True, metavar="PATH", help="the comment's Markdown"
     )
     comment.add_argument(
-        "--profile", default="default", metavar="NAME", help="one comment per profile"
+        "--profile", default=DEFAULT_PROFILE, metavar="NAME", help="one comment per profile"
     )
     comment.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
     comment.add_argument(
@@ -81,9 +82,10 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
     # Imported here: only this command talks to GitHub.
     import requests
 
+    from recall_gate.core.profile import comment_marker
     from recall_gate.io.actions_runner import ActionsRunner, EventContext, load_event
     from recall_gate.io.dataset import read_text
-    from recall_gate.io.github import comment_marker, find_pr_for_head_sha, upsert_comment
+    from recall_gate.io.github import find_pr_for_head_sha, upsert_comment
     from recall_gate.io.github_client import GitHubClient, GitHubPermissionError
 
     runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
@@ -252,7 +254,7 @@ def _add_propose_baseline(sub: argparse._SubParsersAction[Parser]) -> None:
         help="the baseline file, relative to the repository root (the working directory)",
     )
     propose.add_argument("--base", required=True, metavar="BRANCH", help="the default branch")
-    propose.add_argument("--profile", default="default", metavar="NAME")
+    propose.add_argument("--profile", default=DEFAULT_PROFILE, metavar="NAME")
     propose.add_argument("--reason", default="", metavar="TEXT", help="why the baseline moves")
     propose.add_argument(
         "--body", type=Path, metavar="PATH", help="Markdown for the PR body (old → new report)"

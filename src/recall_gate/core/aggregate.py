@@ -13,13 +13,13 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 
+from recall_gate.core.metric_registry import CITATION_COVERAGE
 from recall_gate.core.records import CASE_TYPES, LANGUAGES, Aggregates, CaseResult, MetricSummary
 
 __all__ = ["CITATION_COVERAGE", "MetricAccumulator", "aggregate"]
 
 # Share of gold-labelled cases whose citations include a gold card; present
 # only when the capture carried `cited` ids.
-CITATION_COVERAGE = "citation_coverage"
 
 # metric key -> the value columns that make up one group's mean
 _Columns = dict[str, list["array[float]"]]

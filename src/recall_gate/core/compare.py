@@ -35,7 +35,6 @@ from typing import Any, Literal
 
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.gate import (
-    FLOOR_FLAGS,
     Floors,
     GateResult,
     Regression,
@@ -43,6 +42,7 @@ from recall_gate.core.gate import (
     decide,
     suggest_floors,
 )
+from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, floor_key
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
 from recall_gate.core.records import (
     CASE_TYPES,
@@ -570,7 +570,7 @@ def judge_comparison(
     )
 
 
-_SHORT_KEYS = {HIT: "hit", RECALL: "recall", NDCG: "ndcg"}
+_OUTPUT_KEYS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
 
 
 def _flip_json(flip: Flip) -> dict[str, Any]:
@@ -616,11 +616,11 @@ def comparison_json(
         "n": overall[HIT].n if HIT in overall else 0,
         "n_cases": len(comparison.current.cases),
     }
-    for metric, short in _SHORT_KEYS.items():
+    for metric, short in _OUTPUT_KEYS.items():
         payload[short] = overall[metric].mean if metric in overall else None
     payload["delta"] = {
         short: (d.delta if (d := comparison.delta_for(metric)) is not None else None)
-        for metric, short in _SHORT_KEYS.items()
+        for metric, short in _OUTPUT_KEYS.items()
     }
     payload["baseline"] = {
         "status": comparison.status,
@@ -657,9 +657,7 @@ def comparison_json(
         if would
         else [],
     }
-    payload["suggested_floors"] = {
-        FLOOR_FLAGS[s.metric].replace("-", "_"): s.floor for s in verdict.suggested_floors
-    }
+    payload["suggested_floors"] = {floor_key(s.metric): s.floor for s in verdict.suggested_floors}
     payload["deltas"] = [
         {
             "metric": d.metric,
@@ -692,4 +690,4 @@ def comparison_json(
 
 
 def _floor_flags(floors: Floors) -> list[tuple[str, float | None]]:
-    return [(FLOOR_FLAGS[m], v) for m, v in floors.by_metric().items()]
+    return [(floor_flag(m), v) for m, v in floors.by_metric().items()]

@@ -16,7 +16,6 @@ from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import Aggregates
 
 __all__ = [
-    "FLOOR_FLAGS",
     "FloorCheck",
     "Floors",
     "GateResult",
@@ -30,9 +29,6 @@ __all__ = [
 ]
 
 Verdict = Literal["pass", "fail", "report-only"]
-
-# Metric key → the CLI flag / config key that sets its floor.
-FLOOR_FLAGS: dict[str, str] = {HIT: "min-hit", RECALL: "min-recall", NDCG: "min-ndcg"}
 
 
 @dataclass(frozen=True, kw_only=True)

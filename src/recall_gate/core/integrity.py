@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from recall_gate.core.records import Card, Case
 
-__all__ = ["Problem", "duplicate_cases", "find_problems"]
+__all__ = ["Problem", "duplicate_cases", "find_problems", "languages_without_cards"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,3 +74,14 @@ def find_problems(
                     )
                 )
     return problems
+
+
+def languages_without_cards(cards: Sequence[Card], cases: Sequence[Case]) -> dict[str, int]:
+    """Case languages no card is written in, with how many cases each: under
+    ``same_language`` those cases search an empty set and all score as misses."""
+    card_languages = {card.language for card in cards}
+    missing: dict[str, int] = {}
+    for case in cases:
+        if case.language not in card_languages:
+            missing[case.language] = missing.get(case.language, 0) + 1
+    return dict(sorted(missing.items()))

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from recall_gate.core.language import REFERENCE_LANGUAGES, LanguageTag
+
 __all__ = [
     "CASE_TYPES",
     "FLOAT_DIGITS",
@@ -37,10 +39,12 @@ SCHEMA_VERSION = 1
 # this precision, so a stored baseline equals the run it was made from.
 FLOAT_DIGITS = 6
 
-Language = Literal["en", "es-419", "pt-BR"]
+# Any well-formed BCP-47 tag, stored in canonical case (see core/language.py).
+Language = LanguageTag
 CaseType = Literal["golden", "adversarial", "capability", "no_match"]
 CitationOutcome = Literal["ok", "retrieval_miss", "citation_miss"]
-LANGUAGES: tuple[str, ...] = ("en", "es-419", "pt-BR")
+# The reference data's languages: groups list these first, then others by name.
+LANGUAGES: tuple[str, ...] = REFERENCE_LANGUAGES
 CASE_TYPES: tuple[str, ...] = ("golden", "adversarial", "capability", "no_match")
 
 

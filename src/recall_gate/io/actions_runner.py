@@ -40,9 +40,10 @@ from typing import Any, Final, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from recall_gate.core.metric_registry import GATED_METRICS, metric_label
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, read_text
-from recall_gate.report.results import metric_label
+from recall_gate.report.github_limits import MAX_ANNOTATIONS_PER_LEVEL, SUMMARY_MAX_BYTES
 
 __all__ = [
     "SUMMARY_MAX_BYTES",
@@ -57,8 +58,6 @@ __all__ = [
     "load_event",
 ]
 
-# GitHub: "$GITHUB_STEP_SUMMARY upload aborted, supports content up to a size of 1024k".
-SUMMARY_MAX_BYTES: Final = 1024 * 1024
 _SUMMARY_CUT_NOTE: Final = (
     "\n\n> [!NOTE]\n> The report was cut to fit GitHub's 1 MiB job-summary limit; "
     "the whole report is in the `report-markdown` file.\n"
@@ -66,8 +65,6 @@ _SUMMARY_CUT_NOTE: Final = (
 _OUTPUT_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 AnnotationLevel = Literal["error", "warning", "notice"]
-# GitHub shows at most 10 annotations of each level per step; more are dropped.
-MAX_ANNOTATIONS_PER_LEVEL: Final = 10
 
 
 def escape_data(text: str) -> str:
@@ -281,10 +278,15 @@ def comparison_outputs(comparison: Mapping[str, Any]) -> dict[str, str]:
 _OUTPUT_KEYS: Final = ("verdict", "hit", "recall", "ndcg", "n", "regressions")
 
 
+def _floor_flag_of(metric: str) -> str:
+    flags = {m.key: m.floor_flag for m in GATED_METRICS}
+    return flags.get(metric) or "min-*"
+
+
 def _floor_text(item: Mapping[str, Any], k: int) -> str:
     observed = item.get("observed")
     seen = "nothing scored" if observed is None else f"{observed:.3f}"
-    flag = _FLOOR_FLAG.get(str(item.get("metric")), "min-*")
+    flag = _floor_flag_of(str(item.get("metric")))
     return (
         f"{metric_label(str(item.get('metric')), k)} is {seen} (n={item.get('n', 0)}), "
         f"below the floor {float(item.get('floor') or 0):.3f} ({flag})"
@@ -302,11 +304,6 @@ def _regression_text(item: Mapping[str, Any], k: int) -> str:
 
 
 _WOULD_FAIL_SHOWN: Final = 3
-_FLOOR_FLAG: Final = {
-    "retrieval_hit_at_k": "min-hit",
-    "retrieval_recall_at_k": "min-recall",
-    "retrieval_ndcg_at_k": "min-ndcg",
-}
 
 
 def _capped(items: Sequence[Annotation]) -> list[Annotation]:

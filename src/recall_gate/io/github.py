@@ -29,16 +29,15 @@ from recall_gate.io.github_client import (
     GitHubNotFound,
     GitHubPermissionError,
 )
+from recall_gate.report.github_limits import COMMENT_MAX_CHARS, comment_length
 
 __all__ = [
     "ACTIONS_BOT_LOGIN",
-    "COMMENT_MAX_CHARS",
     "AuthorSource",
     "CommentAuthor",
     "CommentOutcome",
     "CommentStatus",
     "CreatedPullRequest",
-    "comment_marker",
     "create_branch",
     "create_pull_request",
     "find_pr_for_head_sha",
@@ -53,15 +52,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# GitHub rejects issue comments longer than this (422 "Body is too long").
-COMMENT_MAX_CHARS: Final = 65_536
 
 # Who posts with the Actions workflow token (GITHUB_TOKEN): the GitHub Actions
 # app's bot user, on github.com (user id 41898282) and on GHES alike. No user
 # can register a login ending in "[bot]"; the type "Bot" is checked as well.
 ACTIONS_BOT_LOGIN: Final = "github-actions[bot]"
 
-_PROFILE_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 # A GitHub login (alphanumerics and single hyphens, at most 39), or an app's
 # bot user: the app's slug followed by "[bot]".
 _LOGIN_RE: Final = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\[bot\])?")
@@ -230,19 +226,6 @@ def _reworded(exc: _ErrorT, message: str, *, fix: str) -> _ErrorT:
 # -- markers -----------------------------------------------------------------
 
 
-def comment_marker(profile: str) -> str:
-    """The hidden marker that identifies a profile's sticky comment.
-
-    The renderer emits it; `upsert_comment` finds comments by it.
-    """
-    if not _PROFILE_RE.fullmatch(profile):
-        raise InputError(
-            f"profile {profile!r} cannot be used in the comment marker",
-            fix="use letters, digits, '.', '_' or '-' in the `profile` input",
-        )
-    return f"<!-- recall-gate:{profile} -->"
-
-
 def stamp_head_sha(body: str, head_sha: str) -> str:
     """Return ``body`` with exactly one hidden ``head-sha`` line, at the end.
 
@@ -352,9 +335,9 @@ def upsert_comment(
     if not body.lstrip().startswith(marker):
         body = f"{marker}\n{body}"
     desired = stamp_head_sha(body, sha)
-    if len(desired) > COMMENT_MAX_CHARS:
+    if comment_length(desired) > COMMENT_MAX_CHARS:
         raise InputError(
-            f"the PR comment is {len(desired)} characters; GitHub accepts at most "
+            f"the PR comment is {comment_length(desired)} characters; GitHub accepts at most "
             f"{COMMENT_MAX_CHARS}",
             fix="render a shorter comment (the full report belongs in the job summary)",
         )

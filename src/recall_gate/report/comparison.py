@@ -20,7 +20,6 @@ table) with a pointer to the job summary, which gets the full report.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,38 +33,30 @@ from recall_gate.core.compare import (
     MetricDelta,
     StaleReason,
 )
-from recall_gate.core.gate import FLOOR_FLAGS, FloorCheck, Regression
+from recall_gate.core.gate import FloorCheck, Regression
+from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
 from recall_gate.core.metrics import HIT, METRIC_KEYS
+from recall_gate.core.profile import comment_marker
 from recall_gate.core.records import Aggregates, MetricSummary
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE
+from recall_gate.report.github_limits import comment_length
 from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
-    METRIC_DEFINITIONS,
     RECALL_CAVEAT,
     Format,
     escape_markdown,
-    metric_label,
     table,
 )
 
 __all__ = [
-    "COMMENT_BUDGET",
-    "COMMENT_CHAR_LIMIT",
     "JOB_SUMMARY_POINTER",
-    "marker_for",
     "render_baseline_update",
     "render_comment",
     "render_comparison_text",
-    "text_length",
 ]
 
-# GitHub rejects an issue comment body above this many characters.
-COMMENT_CHAR_LIMIT = 65_536
-# What the renderer may use: the poster adds a marker and a head-sha stamp.
-COMMENT_BUDGET = COMMENT_CHAR_LIMIT - 1_536
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
 
-_PROFILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _STALE_WHAT = {
     "k": "k",
     "dataset": "the case set or its gold (dataset fingerprint)",
@@ -74,18 +65,6 @@ _STALE_WHAT = {
     "embedder": "the embedder",
     "retrieval_mode": "the retrieval mode",
 }
-
-
-def marker_for(profile: str) -> str:
-    """The hidden marker that identifies a profile's sticky comment."""
-    if not _PROFILE.fullmatch(profile):
-        raise ValueError(f"profile {profile!r}: use letters, digits, '.', '_' or '-'")
-    return f"<!-- recall-gate:{profile} -->"
-
-
-def text_length(text: str) -> int:
-    """Length as GitHub may count it: UTF-16 code units (≥ code points)."""
-    return len(text.encode("utf-16-le")) // 2
 
 
 @dataclass(frozen=True)
@@ -480,7 +459,7 @@ def _drop_lines(
 def _floor_line(c: FloorCheck, k: int, *, would: bool) -> str:
     observed = "nothing scored" if c.observed is None else f"{c.observed:.3f} (n = {c.n})"
     floor = c.floor if c.floor is not None else 0.0
-    label, flag = metric_label(c.metric, k), FLOOR_FLAGS[c.metric]
+    label, flag = metric_label(c.metric, k), floor_flag(c.metric)
     if would:
         return f"{label} {observed} would miss the suggested floor {floor:.2f} ({flag})"
     return f"{label} {observed} is below the floor {floor:.3f} ({flag})"
@@ -594,7 +573,7 @@ def _suggestions(comparison: Comparison, verdict: ComparisonVerdict, style: _Sty
         "the baseline" if comparison.baseline is not None and comparison.comparable else "this run"
     )
     items = ", ".join(
-        f"{style.literal(f'{FLOOR_FLAGS[s.metric]}: {s.floor:.2f}')} "
+        f"{style.literal(f'{floor_flag(s.metric)}: {s.floor:.2f}')} "
         f"(observed {s.observed:.3f}, n = {s.n})"
         for s in verdict.suggested_floors
     )
@@ -629,9 +608,9 @@ def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> s
 
 def _definitions(style: _Style) -> str:
     if style.md:
-        items = [f"- `{m}`: {d}" for m, d in METRIC_DEFINITIONS]
+        items = [f"- `{m.key}`: {m.definition}" for m in GATED_METRICS]
     else:
-        items = [f"- {m}: {d.replace('`', '')}" for m, d in METRIC_DEFINITIONS]
+        items = [f"- {m.key}: {m.definition.replace('`', '')}" for m in GATED_METRICS]
     return style.collapsed("Metric definitions", ["\n".join(items)])
 
 
@@ -645,7 +624,7 @@ def _render(
 ) -> str:
     parts = []
     if style.md:
-        parts.append(marker_for(profile))
+        parts.append(comment_marker(profile))
     parts.append(_verdict_block(comparison, verdict, style, profile))
     parts += _banners(comparison, style, profile, truncated=truncated)
     checks = _checks_block(comparison, verdict, style)
@@ -695,10 +674,10 @@ def _hard_cut(text: str, max_chars: int) -> str:
     """Last resort when even empty case lists do not fit: cut at a line end."""
     tail = f"\n\n… truncated: {JOB_SUMMARY_POINTER}.\n"
     closing = "\n</details>"
-    room = max(0, max_chars - text_length(tail) - len(closing))
+    room = max(0, max_chars - comment_length(tail) - len(closing))
     cut = text[:room]
-    while text_length(cut) > room:
-        cut = cut[: len(cut) - (text_length(cut) - room)]
+    while comment_length(cut) > room:
+        cut = cut[: len(cut) - (comment_length(cut) - room)]
     cut = cut.rsplit("\n", 1)[0]
     if cut.count("<details>") > cut.count("</details>"):
         cut += closing
@@ -717,7 +696,7 @@ def render_comment(
     full = _render(
         comparison, verdict, profile=profile, style=_Style("markdown", None), truncated=False
     )
-    if max_chars is None or text_length(full) <= max_chars:
+    if max_chars is None or comment_length(full) <= max_chars:
         return full
 
     def attempt(limit: int) -> str:
@@ -730,7 +709,7 @@ def render_comment(
     while low <= high:
         middle = (low + high) // 2
         text = attempt(middle)
-        if text_length(text) <= max_chars:
+        if comment_length(text) <= max_chars:
             best, low = text, middle + 1
         else:
             high = middle - 1

@@ -11,18 +11,21 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from recall_gate.core.aggregate import CITATION_COVERAGE
-from recall_gate.core.gate import FLOOR_FLAGS, GateResult, suggest_floors
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.gate import GateResult, suggest_floors
+from recall_gate.core.metric_registry import (
+    CITATION_COVERAGE,
+    GATED_METRICS,
+    floor_flag,
+    metric_label,
+)
+from recall_gate.core.metrics import METRIC_KEYS
 from recall_gate.core.records import Aggregates, MetricSummary, Results
 
 __all__ = [
     "LANGUAGE_CAVEAT",
-    "METRIC_DEFINITIONS",
     "RECALL_CAVEAT",
     "escape_markdown",
     "format_mean",
-    "metric_label",
     "render_report",
     "render_summary",
     "table",
@@ -39,16 +42,6 @@ LANGUAGE_CAVEAT = (
     "Cross-language differences are indicative, not significance-tested: the "
     "per-language sets are small, unequal and independently written."
 )
-METRIC_DEFINITIONS: tuple[tuple[str, str], ...] = (
-    (HIT, "1 if at least one `must_cite_one_of` card is in the top k, else 0 (primary)."),
-    (RECALL, "|relevant ∩ top k| / |relevant| (relevant = `relevant_ids` if set, else gold)."),
-    (
-        NDCG,
-        "binary-gain nDCG: Σ 1/log2(rank+1) over relevant cards in the top k, divided by "
-        "the ideal ranking cut at k (never above 1).",
-    ),
-)
-_SHORT = {HIT: "hit", RECALL: "recall", NDCG: "nDCG", CITATION_COVERAGE: "cited"}
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
 
@@ -67,12 +60,6 @@ def escape_markdown(text: str) -> str:
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = text.replace("&", "&amp;")
     return text.replace("@", "@\u200d").replace("#", "#\u200d")
-
-
-def metric_label(metric: str, k: int) -> str:
-    if metric == CITATION_COVERAGE:
-        return "cited gold"
-    return f"{_SHORT.get(metric, metric)}@{k}"
 
 
 def format_mean(summary: MetricSummary | None) -> str:
@@ -180,14 +167,13 @@ def render_summary(
                 "Suggested floors (observed − margin down to the Wilson 95% lower bound, "
                 "at least 0.02): "
                 + ", ".join(
-                    f"`--{FLOOR_FLAGS[s.metric]} {s.floor:.2f}` "
-                    f"(observed {s.observed:.3f}, n={s.n})"
+                    f"`--{floor_flag(s.metric)} {s.floor:.2f}` (observed {s.observed:.3f}, n={s.n})"
                     for s in suggestions
                 )
             )
     notes = [RECALL_CAVEAT, LANGUAGE_CAVEAT]
     parts.append("\n".join(f"- {n}" for n in notes))
-    definitions = "\n".join(f"- `{m}`: {d}" for m, d in METRIC_DEFINITIONS)
+    definitions = "\n".join(f"- `{m.key}`: {m.definition}" for m in GATED_METRICS)
     parts.append(f"Metric definitions:\n{definitions}")
     return "\n\n".join(parts) + "\n"
 
@@ -212,6 +198,6 @@ def _verdict_lines(gate: GateResult, k: int, fmt: Format) -> str:
         observed = "nothing scored" if check.observed is None else f"{check.observed:.3f}"
         lines.append(
             f"- {metric_label(check.metric, k)} {observed} (n={check.n}) is below the floor "
-            f"{check.floor:.3f} (--{FLOOR_FLAGS[check.metric]})"
+            f"{check.floor:.3f} (--{floor_flag(check.metric)})"
         )
     return "\n".join(lines)
