@@ -304,3 +304,31 @@ def test_more_than_ten_annotations_of_a_level_are_summarised() -> None:
     )
     assert len(notes) == 10
     assert notes[-1].message == "… and 5 more: see the job summary"
+
+
+def test_a_regression_annotation_names_its_cases_and_an_exempt_row_is_a_notice() -> None:
+    from factories import baseline_of, case, results
+    from recall_gate.core.compare import compare_to_baseline, comparison_json, judge_comparison
+    from recall_gate.core.gate import Floors
+
+    base = [case(f"en-{i:02d}", 2) for i in range(20)]
+    base += [case("es-a", 1, language="es-419"), case("es-b", 1, language="es-419")]
+    cur = [case(f"en-{i:02d}", None if i < 3 else 2) for i in range(20)]
+    cur += [case("es-a", 3, language="es-419"), case("es-b", 1, language="es-419")]
+    compared = compare_to_baseline(
+        current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
+    )
+    verdict = judge_comparison(compared, floors=Floors(), max_regression=0.05)
+    notes = comparison_annotations(comparison_json(compared, verdict, profile="default"))
+    hit = next(n for n in notes if n.level == "error" and n.message.startswith("hit@5 (overall)"))
+    assert hit.message.endswith(
+        "; cases: en-00 (en, golden) rank 2 → out of top 5; "
+        "en-01 (en, golden) rank 2 → out of top 5; en-02 (en, golden) rank 2 → out of top 5"
+    )
+    exempt = [n for n in notes if n.level == "notice"]
+    assert any(
+        n.message.startswith("nDCG@5 (language:es-419): 1.000 → 0.750")
+        and "exempt: too few compared cases (min-group-n)" in n.message
+        and n.message.endswith("; cases: es-a (es-419, golden) rank 1 → 3")
+        for n in exempt
+    )

@@ -287,11 +287,12 @@ def test_hostile_text_in_ids_renders_inert() -> None:
                 tables.append([])
             tables[-1].append(line)
         previous = line
-    assert len(tables) == 2  # the metric table and the flips table
+    assert len(tables) == 3  # the cases behind the drop, the metric table, the flips table
     for rows in tables:
         widths = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
         assert len(widths) == 1, rows
-    assert any("evil" in row for row in tables[1])
+    assert any("evil" in row for row in tables[0])
+    assert any("evil" in row for row in tables[2])
 
 
 def test_baseline_update_report() -> None:

@@ -52,6 +52,30 @@ def profile_name(text: str) -> str | None:
     return text
 
 
+def optional_positive_int(text: str) -> int | None:
+    """A positive integer; an empty string means unset (how the action passes it)."""
+    return positive_int(text) if text.strip() else None
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def strict_boolean(text: str) -> bool:
+    """``true`` / ``false`` (also yes/no, on/off, 1/0)."""
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def boolean(text: str) -> bool | None:
+    """:func:`strict_boolean`; an empty string means unset (how the action passes it)."""
+    return strict_boolean(text) if text.strip() else None
+
+
 def optional_text(text: str) -> str | None:
     return text.strip() or None
 
@@ -87,6 +111,19 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
 def add_outputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", type=Path, metavar="PATH", help="write the results JSON here")
     p.add_argument("--markdown", type=Path, metavar="PATH", help="write the Markdown report here")
+    p.add_argument(
+        "--comparison-json",
+        type=optional_path,
+        metavar="PATH",
+        help="write the comparison with the baseline here (as `compare --json`; compares "
+        "even when there is no baseline yet)",
+    )
+    p.add_argument(
+        "--comment-markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
+    )
 
 
 def add_gate(p: argparse.ArgumentParser) -> None:
@@ -119,7 +156,20 @@ def add_tolerance(p: argparse._ActionsContainer) -> None:
         "--max-regression",
         type=fraction,
         metavar="X",
-        help="tolerance: fail when a metric drops by more than X in any group",
+        help="tolerance: fail when a metric drops by more than X in a group (see the next two)",
+    )
+    p.add_argument(
+        "--min-group-n",
+        type=optional_positive_int,
+        metavar="N",
+        help="a group with fewer compared cases is neither tested nor gated (default 10)",
+    )
+    p.add_argument(
+        "--require-significance",
+        type=boolean,
+        metavar="BOOL",
+        help="true (default): a subgroup's drop fails only when the noise test calls it "
+        "likely real; false: any drop beyond the tolerance fails",
     )
 
 

@@ -22,22 +22,16 @@ from recall_gate.commands.arguments import (
     optional_path,
     optional_text,
 )
-from recall_gate.commands.context import (
-    Handler,
-    Io,
-    display_path,
-    load_command_config,
-    profile_of,
-)
-from recall_gate.commands.gating import exit_for, judge_against_baseline
+from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.gating import report_comparison
+from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
-from recall_gate.core.compare import compare_to_baseline, comparison_json
+from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.gate import suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
 from recall_gate.errors import InputError
 from recall_gate.io.baseline_store import (
-    default_baseline_path,
     dump_baseline,
     git_head_sha,
     read_baseline,
@@ -46,13 +40,10 @@ from recall_gate.io.baseline_store import (
 )
 from recall_gate.io.config_edit import write_gate_settings
 from recall_gate.io.dataset import describe_validation_error
-from recall_gate.io.results_store import atomic_write_text, dump_json
+from recall_gate.io.results_store import atomic_write_text
 from recall_gate.report.comparison import (
     render_baseline_update,
-    render_comment,
-    render_comparison_text,
 )
-from recall_gate.report.github_limits import COMMENT_BUDGET
 from recall_gate.report.results import table
 
 
@@ -156,26 +147,16 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _cmd_compare(args: argparse.Namespace, io: Io) -> int:
-    config = load_command_config(args, io, required=False)
-    profile = profile_of(args, config)
+    settings = resolve_settings(args, io)
     current = read_current_results(args.current)
-    path = args.baseline or io.cwd / default_baseline_path(profile)
-    comparison, verdict = judge_against_baseline(
-        current, path=path, args=args, io=io, config=config
+    return report_comparison(
+        current,
+        settings=settings,
+        io=io,
+        comparison_json=args.json,
+        comment_markdown=args.markdown,
+        full_markdown=args.full_markdown,
     )
-    if args.json is not None:
-        atomic_write_text(
-            args.json, dump_json(comparison_json(comparison, verdict, profile=profile))
-        )
-    if args.markdown is not None:
-        atomic_write_text(
-            args.markdown,
-            render_comment(comparison, verdict, profile=profile, max_chars=COMMENT_BUDGET),
-        )
-    if args.full_markdown is not None:
-        atomic_write_text(args.full_markdown, render_comment(comparison, verdict, profile=profile))
-    io.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
-    return exit_for(verdict.gate)
 
 
 def _created_at(args: argparse.Namespace, io: Io, *, unchanged_since: str | None) -> str:
@@ -213,15 +194,14 @@ def _make_baseline(
 
 
 def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
-    config = load_command_config(args, io, required=False)
-    profile = profile_of(args, config)
+    settings = resolve_settings(args, io)
     results = read_current_results(args.results)
     if not any(case.metrics for case in results.cases):
         raise InputError(
             f"{args.results}: no case carries gold, so a baseline would compare nothing",
             fix="score a case set with gold labels (`must_cite_one_of`)",
         )
-    out = args.out or io.cwd / default_baseline_path(profile)
+    out = args.out or settings.baseline
     shown = display_path(out, io)
     try:
         existing = read_baseline(out, display=shown)
@@ -265,9 +245,7 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
 
 
 def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
-    config = load_command_config(args, io, required=False)
-    profile = profile_of(args, config)
-    path = args.baseline or io.cwd / default_baseline_path(profile)
+    path = resolve_settings(args, io).baseline
     shown = display_path(path, io)
     stored = read_baseline(path, display=shown)
     if stored is None:

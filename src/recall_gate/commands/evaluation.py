@@ -18,8 +18,9 @@ from recall_gate.commands.arguments import (
     add_outputs,
     positive_int,
 )
-from recall_gate.commands.context import Handler, Io, load_command_config, profile_of
-from recall_gate.commands.gating import exit_for, floors_of, judge_against_baseline, tolerance_of
+from recall_gate.commands.context import Handler, Io
+from recall_gate.commands.gating import exit_for, report_comparison
+from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.aggregate import aggregate
 from recall_gate.core.evaluate import score_case
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_cases, fingerprint_settings
@@ -29,14 +30,9 @@ from recall_gate.core.labels import label_artifacts
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Results
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.io.artifact_stream import score_artifacts_file
-from recall_gate.io.baseline_store import default_baseline_path
-from recall_gate.io.config import Config
 from recall_gate.io.dataset import load_artifacts, load_cards, load_cases
 from recall_gate.io.results_store import atomic_write_text, write_results
-from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.report.results import render_report, render_summary
-
-DEFAULT_K = 5
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -75,15 +71,16 @@ def _unique_cases(located: Sequence[tuple[str, Case]]) -> list[Case]:
 def _score_and_report(
     *,
     labelled: Sequence[tuple[CaseLabel, Artifact]],
-    k: int,
     provenance: Provenance,
-    config: Config | None,
+    settings: Settings,
     args: argparse.Namespace,
     io: Io,
 ) -> int:
-    floors = floors_of(args, config)
+    k = settings.k
     records = [
-        score_case(label, artifact.ranked_card_ids(), k=k, cited=artifact.cited)
+        score_case(
+            label, artifact.ranked_card_ids(), k=k, cited=artifact.cited, query=artifact.query
+        )
         for label, artifact in labelled
     ]
     results = Results(
@@ -91,40 +88,43 @@ def _score_and_report(
     )
     if args.json is not None:
         write_results(args.json, results)
-    baseline = _baseline_to_compare(args, io, config)
-    if baseline is not None:
+    if _compares(args, settings):
         # The same report as the PR comment: deltas, flips and the verdict.
-        profile = profile_of(args, config)
-        comparison, verdict = judge_against_baseline(
-            results, path=baseline, args=args, io=io, config=config
+        return report_comparison(
+            results,
+            settings=settings,
+            io=io,
+            comparison_json=args.comparison_json,
+            comment_markdown=args.comment_markdown,
+            full_markdown=args.markdown,
         )
-        if args.markdown is not None:
-            atomic_write_text(args.markdown, render_comment(comparison, verdict, profile=profile))
-        io.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
-        return exit_for(verdict.gate)
-    gate = decide(results.aggregates, floors=floors)
+    gate = decide(results.aggregates, floors=settings.floors)
     if args.markdown is not None:
         atomic_write_text(args.markdown, render_report(results, gate=gate, fmt="markdown"))
+    write_settings_header(settings, io)
     io.stdout.write(render_report(results, gate=gate, fmt="text"))
     return exit_for(gate)
 
 
-def _baseline_to_compare(args: argparse.Namespace, io: Io, config: Config | None) -> Path | None:
-    """The baseline `score` / `run` compare with: ``--baseline``, else the
-    profile's file when it exists or when a tolerance asks for one (then a
-    missing file is reported as "no baseline yet"); None: results only."""
-    if args.baseline is not None:
-        return Path(args.baseline)
-    path = io.cwd / default_baseline_path(profile_of(args, config))
-    if path.exists() or tolerance_of(args, config) is not None:
-        return path
-    return None
+def _compares(args: argparse.Namespace, settings: Settings) -> bool:
+    """Whether `score` / `run` compare with the baseline: when one is named, the
+    profile's file exists, a tolerance asks for one, or a comparison output is
+    asked for (then a missing file is reported as "no baseline yet")."""
+    return (
+        settings.baseline_given
+        or settings.baseline_ref is not None
+        or settings.baseline.exists()
+        or settings.max_regression is not None
+        or getattr(args, "comparison_json", None) is not None
+        or getattr(args, "comment_markdown", None) is not None
+    )
 
 
-def _score_streamed(args: argparse.Namespace, io: Io, *, config: Config | None, k: int) -> int:
+def _score_streamed(args: argparse.Namespace, io: Io, *, settings: Settings) -> int:
     """`score --artifacts F` alone: same report as _score_and_report, no per-case records."""
+    k = settings.k
     scores = score_artifacts_file(args.artifacts, k=k)
-    gate = decide(scores.aggregates, floors=floors_of(args, config))
+    gate = decide(scores.aggregates, floors=settings.floors)
 
     def report(fmt: Literal["markdown", "text"]) -> str:
         return render_summary(
@@ -139,19 +139,20 @@ def _score_streamed(args: argparse.Namespace, io: Io, *, config: Config | None, 
 
     if args.markdown is not None:
         atomic_write_text(args.markdown, report("markdown"))
+    write_settings_header(settings, io)
     io.stdout.write(report("text"))
     return exit_for(gate)
 
 
 def _cmd_check(args: argparse.Namespace, io: Io) -> int:
-    config = load_command_config(args, io, required=False)
-    kb = args.kb or (config.kb if config else None)
-    case_paths = args.cases or (list(config.cases) if config else [])
+    settings = resolve_settings(args, io)
+    kb, case_paths = settings.kb, settings.cases
     if kb is None or not case_paths:
         raise InputError(
             "check needs a KB and cases",
             fix="pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml",
         )
+    config = settings.config
     cards = load_cards(kb, default_language=config.default_language if config else None)
     cases = load_cases(case_paths)
     problems = find_problems(cards=cards, cases=cases)
@@ -172,11 +173,10 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 
 
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
-    config = load_command_config(args, io, required=False)
-    k = args.k or (config.k if config else DEFAULT_K)
-    if not args.cases and args.json is None and _baseline_to_compare(args, io, config) is None:
+    settings = resolve_settings(args, io)
+    if not args.cases and args.json is None and not _compares(args, settings):
         # Self-contained capture and no results file: one streamed pass, flat memory.
-        return _score_streamed(args, io, config=config, k=k)
+        return _score_streamed(args, io, settings=settings)
     artifacts = load_artifacts(args.artifacts)
     case_paths = args.cases or None
     cases = _unique_cases(load_cases(case_paths)) if case_paths else None
@@ -191,12 +191,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         dataset_fingerprint=fingerprint_cases(label for label, _ in labelled),
     )
     return _score_and_report(
-        labelled=labelled,
-        k=k,
-        provenance=provenance,
-        config=config,
-        args=args,
-        io=io,
+        labelled=labelled, provenance=provenance, settings=settings, args=args, io=io
     )
 
 
@@ -217,10 +212,9 @@ def _warn_languages_without_cards(cards: Sequence[Card], cases: Sequence[Case], 
 def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.runner import capture  # heavy: torch, chromadb
 
-    config = load_command_config(args, io, required=True)
+    settings = resolve_settings(args, io, config_required=True)
+    config = settings.config
     assert config is not None
-    if args.k is not None:
-        config = config.model_copy(update={"k": args.k})
     if config.kb is None or not config.cases:
         raise InputError(
             "the config sets no `kb` or no `cases`",
@@ -261,10 +255,5 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         retrieval_mode=config.retrieval.mode + ("+rerank" if config.reranker.enabled else ""),
     )
     return _score_and_report(
-        labelled=labelled,
-        k=config.k,
-        provenance=provenance,
-        config=config,
-        args=args,
-        io=io,
+        labelled=labelled, provenance=provenance, settings=settings, args=args, io=io
     )

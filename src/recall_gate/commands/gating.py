@@ -1,13 +1,12 @@
-"""The gate as the commands apply it: floors and tolerance (flags over the
-config), a comparison with a baseline judged by them, and the exit code of a
-verdict."""
+"""The gate as the commands apply it: a comparison with the resolved baseline,
+judged by the resolved floors and tolerance, and the exit code of a verdict."""
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
 from recall_gate.commands.context import Io, display_path
+from recall_gate.commands.settings import Settings, write_settings_header
 from recall_gate.core.compare import (
     BaselineEdit,
     Comparison,
@@ -15,41 +14,29 @@ from recall_gate.core.compare import (
     compare_to_baseline,
     judge_comparison,
 )
-from recall_gate.core.gate import Floors, GateResult
+from recall_gate.core.compare import (
+    comparison_json as comparison_document,
+)
+from recall_gate.core.gate import GateResult
 from recall_gate.core.records import Results
 from recall_gate.io.baseline_store import read_baseline, read_baseline_at_ref
-from recall_gate.io.config import Config, GateSettings
-
-
-def floors_of(args: argparse.Namespace, config: Config | None) -> Floors:
-    gate = config.gate if config else GateSettings()
-
-    def pick(flag: float | None, configured: float | None) -> float | None:
-        return flag if flag is not None else configured
-
-    return Floors(
-        min_hit=pick(args.min_hit, gate.min_hit),
-        min_recall=pick(args.min_recall, gate.min_recall),
-        min_ndcg=pick(args.min_ndcg, gate.min_ndcg),
-    )
-
-
-def tolerance_of(args: argparse.Namespace, config: Config | None) -> float | None:
-    if args.max_regression is not None:
-        return float(args.max_regression)
-    return config.gate.max_regression if config else None
+from recall_gate.io.results_store import atomic_write_text, dump_json
+from recall_gate.report.comparison import render_comment, render_comparison_text
+from recall_gate.report.github_limits import COMMENT_BUDGET
 
 
 def judge_against_baseline(
-    current: Results, *, path: Path, args: argparse.Namespace, io: Io, config: Config | None
+    current: Results, *, settings: Settings, io: Io
 ) -> tuple[Comparison, ComparisonVerdict]:
-    """Compare ``current`` with the baseline at ``path`` (at ``--baseline-ref``
-    when given) and apply the floors and the tolerance."""
-    ref = getattr(args, "baseline_ref", None)
+    """Compare ``current`` with the settings' baseline (at its ref when given)
+    and apply the floors and the tolerance."""
+    path, ref = settings.baseline, settings.baseline_ref
     shown = display_path(path, io)
     edit = None
     if ref:
-        stored = read_baseline_at_ref(path, ref=ref, cwd=io.cwd)
+        # git runs where the baseline lives: the config's repository, wherever the cwd is.
+        where = next((p for p in path.parents if p.is_dir()), io.cwd)
+        stored = read_baseline_at_ref(path, ref=ref, cwd=where)
         working = read_baseline(path, display=shown)
         old = stored.baseline if stored else None
         new = working.baseline if working else None
@@ -63,11 +50,44 @@ def judge_against_baseline(
         baseline_path=shown,
         baseline_ref=ref,
         edit=edit,
+        min_group_n=settings.min_group_n,
     )
     verdict = judge_comparison(
-        comparison, floors=floors_of(args, config), max_regression=tolerance_of(args, config)
+        comparison,
+        floors=settings.floors,
+        max_regression=settings.max_regression,
+        require_significance=settings.require_significance,
     )
     return comparison, verdict
+
+
+def report_comparison(
+    current: Results,
+    *,
+    settings: Settings,
+    io: Io,
+    comparison_json: Path | None,
+    comment_markdown: Path | None,
+    full_markdown: Path | None,
+) -> int:
+    """The one comparison of a command: judged, written where asked (comparison
+    JSON, the PR comment within GitHub's limit, the full report) and printed."""
+    comparison, verdict = judge_against_baseline(current, settings=settings, io=io)
+    profile = settings.profile
+    if comparison_json is not None:
+        atomic_write_text(
+            comparison_json, dump_json(comparison_document(comparison, verdict, profile=profile))
+        )
+    if comment_markdown is not None:
+        atomic_write_text(
+            comment_markdown,
+            render_comment(comparison, verdict, profile=profile, max_chars=COMMENT_BUDGET),
+        )
+    if full_markdown is not None:
+        atomic_write_text(full_markdown, render_comment(comparison, verdict, profile=profile))
+    write_settings_header(settings, io)
+    io.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
+    return exit_for(verdict.gate)
 
 
 def exit_for(gate: GateResult) -> int:

@@ -10,18 +10,23 @@ Rules, each with a named test:
   "n compared of n total" when the sets differ.
 * **Groups**: overall, each case type and each language, for every metric of
   the ADR triad; a group with no scored case on either side has no row.
-* **Flips**: a common case whose hit@k went 1 → 0 (lost) or 0 → 1 (gained),
-  with the gold card found on the hit side and its rank before → after
-  (``None`` when outside the top k).
+* **Flips and rank moves**: a common case whose hit@k went 1 → 0 (lost) or
+  0 → 1 (gained), or whose recall@k / nDCG@k moved without a flip, with the
+  card shown and its rank before → after (``None`` when outside the top k);
+  see :mod:`recall_gate.core.moves`.
 * **Noise**: exact two-sided McNemar test on the hit flips; a paired bootstrap
   interval (fixed seed) for recall@k and nDCG@k; groups with fewer than
-  :data:`MIN_N_FOR_TEST` compared cases are marked and not tested.
+  ``min_group_n`` (default :data:`MIN_N_FOR_TEST`) compared cases are marked
+  and not tested.
 * **Staleness**: a different dataset, KB or retrieval-config fingerprint (or
   embedder, or retrieval mode) makes the baseline *stale*: deltas are still
   computed (they then measure the change too) and said so loudly. A different
   k makes it *not comparable*: no delta, no flip, no regression.
 * **Regression**: a delta below ``-tolerance`` (absolute), per metric and group,
-  on the compared cases. Report-only mode evaluates the same checks at a
+  on the compared cases, naming the cases whose value went down. It fails the
+  gate unless exempt: fewer than ``min_group_n`` compared cases, or (subgroups,
+  with ``require_significance``) a drop the noise tests do not call likely
+  real. Overall is gated whenever it has the n. Report-only mode evaluates the same checks at a
   reference tolerance and at the floors suggested from the baseline, to say
   what *would* fail.
 """
@@ -35,6 +40,7 @@ from typing import Any, Literal
 
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.gate import (
+    Exemption,
     Floors,
     GateResult,
     Regression,
@@ -44,6 +50,7 @@ from recall_gate.core.gate import (
 )
 from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, floor_key
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.moves import CaseMove, find_moves, missed_cases
 from recall_gate.core.records import (
     CASE_TYPES,
     FLOAT_DIGITS,
@@ -56,6 +63,7 @@ from recall_gate.core.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_boots
 
 __all__ = [
     "COMPARISON_KIND",
+    "COMPARISON_SCHEMA_VERSION",
     "MIN_N_FOR_TEST",
     "REFERENCE_TOLERANCE",
     "SIGNIFICANCE",
@@ -64,7 +72,6 @@ __all__ = [
     "CaseChanges",
     "Comparison",
     "ComparisonVerdict",
-    "Flip",
     "Group",
     "MetricDelta",
     "Noise",
@@ -76,7 +83,10 @@ __all__ = [
 ]
 
 COMPARISON_KIND = "recall-gate-comparison"
-# Below this many compared cases a group is marked and not tested.
+# 2: rank moves, regression cases and exempt drops are typed lists.
+COMPARISON_SCHEMA_VERSION = 2
+# Default min-group-n: below this many compared cases a group is marked, not
+# tested and not gated.
 MIN_N_FOR_TEST = 10
 SIGNIFICANCE = 0.05
 # Report-only mode says what would fail at this absolute drop (five points).
@@ -161,19 +171,6 @@ class MetricDelta:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Flip:
-    """A case whose hit@k changed; ``card`` is the gold card on the hit side."""
-
-    case_id: str
-    language: str
-    case_type: str
-    direction: Literal["lost", "gained"]
-    card: str
-    rank_before: int | None
-    rank_after: int | None
-
-
-@dataclass(frozen=True, kw_only=True)
 class StaleReason:
     """One provenance field that differs between the baseline and this run."""
 
@@ -216,10 +213,13 @@ class Comparison:
     baseline_ref: str | None = None
     stale: tuple[StaleReason, ...] = ()
     deltas: tuple[MetricDelta, ...] = ()
-    flips: tuple[Flip, ...] = ()
-    rank_moves: int = 0
+    # hit@k flips (lost / gained), and moves of recall@k / nDCG@k without one.
+    flips: tuple[CaseMove, ...] = ()
+    rank_moves: tuple[CaseMove, ...] = ()
     cases: CaseChanges = field(default_factory=CaseChanges)
     edit: BaselineEdit | None = None
+    # Groups with fewer compared cases are neither tested nor gated.
+    min_group_n: int = MIN_N_FOR_TEST
 
     @property
     def baseline_source(self) -> str:
@@ -241,12 +241,17 @@ class Comparison:
         return self.status in ("ok", "stale")
 
     @property
-    def lost(self) -> tuple[Flip, ...]:
+    def lost(self) -> tuple[CaseMove, ...]:
         return tuple(f for f in self.flips if f.direction == "lost")
 
     @property
-    def gained(self) -> tuple[Flip, ...]:
+    def gained(self) -> tuple[CaseMove, ...]:
         return tuple(f for f in self.flips if f.direction == "gained")
+
+    @property
+    def moves(self) -> tuple[CaseMove, ...]:
+        """Every compared case that moved: flips, then rank moves."""
+        return self.flips + self.rank_moves
 
     def delta_for(self, metric: str, group: Group = OVERALL) -> MetricDelta | None:
         for d in self.deltas:
@@ -298,20 +303,6 @@ def _ordered_groups(cases: Iterable[CaseResult]) -> list[Group]:
     ]
 
 
-def _rank(ranked_ids: Sequence[str], card: str, k: int) -> int | None:
-    top = list(dict.fromkeys(ranked_ids))[:k]
-    return top.index(card) + 1 if card in top else None
-
-
-def _best_gold(case: CaseResult, k: int) -> str:
-    """The best-ranked gold card of a case that hits (its first gold card otherwise)."""
-    gold = set(case.must_cite_one_of)
-    for card in list(dict.fromkeys(case.ranked_ids))[:k]:
-        if card in gold:
-            return card
-    return case.must_cite_one_of[0]
-
-
 def _mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values)
 
@@ -324,9 +315,10 @@ def _group_deltas(
     n_current: int,
     n_total: int,
     seed: str,
+    min_group_n: int,
 ) -> list[MetricDelta]:
     n = len(pairs)
-    small = n < MIN_N_FOR_TEST
+    small = n < min_group_n
     noises: dict[str, Noise] = {}
     if n:
         lost = sum(1 for b, c in pairs if b.metrics[HIT] > c.metrics[HIT])
@@ -380,13 +372,17 @@ def compare_to_baseline(
     baseline_ref: str | None = None,
     edit: BaselineEdit | None = None,
     seed: str = BOOTSTRAP_SEED,
+    min_group_n: int = MIN_N_FOR_TEST,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
     ``baseline_path`` (and ``baseline_ref``, when read at a git revision) say
     where the baseline lives, for the report; ``edit`` records that the pull
-    request changes it.
+    request changes it. Groups with fewer than ``min_group_n`` compared cases
+    are not tested (nor gated).
     """
+    if min_group_n < 1:
+        raise ValueError(f"min_group_n must be at least 1, got {min_group_n}")
     # What every outcome states; the checks below add what they found.
     outline = Comparison(
         k=current.k,
@@ -395,6 +391,7 @@ def compare_to_baseline(
         baseline_path=baseline_path,
         baseline_ref=baseline_ref,
         edit=edit,
+        min_group_n=min_group_n,
     )
     if baseline is None:
         return outline
@@ -437,40 +434,48 @@ def compare_to_baseline(
             n_current=len(in_cur),
             n_total=len(in_base | in_cur),
             seed=seed,
+            min_group_n=min_group_n,
         )
-    k = current.k
-    flips = []
-    rank_moves = 0
-    for b, c in pairs:
-        before, after = b.metrics[HIT], c.metrics[HIT]
-        if before == after:
-            if any(abs(b.metrics[m] - c.metrics[m]) > 1e-9 for m in (RECALL, NDCG)):
-                rank_moves += 1
-            continue
-        card = _best_gold(b if before else c, k)
-        flips.append(
-            Flip(
-                case_id=c.case_id,
-                language=c.language,
-                case_type=c.case_type,
-                direction="lost" if before > after else "gained",
-                card=card,
-                rank_before=_rank(b.ranked_ids, card, k),
-                rank_after=_rank(c.ranked_ids, card, k),
-            )
-        )
+    moves = find_moves(pairs, k=current.k)
     return replace(
         outline,
         stale=stale,
         deltas=tuple(deltas),
-        flips=tuple(flips),
-        rank_moves=rank_moves,
+        flips=tuple(m for m in moves if m.direction in ("lost", "gained")),
+        rank_moves=tuple(m for m in moves if m.direction in ("down", "up")),
         cases=replace(changes, compared=len(pairs)),
     )
 
 
-def find_regressions(comparison: Comparison, *, tolerance: float) -> tuple[Regression, ...]:
-    """Every metric × group whose delta is below ``-tolerance`` (none if not comparable)."""
+def _exemption(d: MetricDelta, *, min_group_n: int, require_significance: bool) -> Exemption | None:
+    """Why a drop beyond the tolerance does not fail the gate (``None``: it fails)."""
+    if d.n_compared < min_group_n:
+        return "small_n"
+    if require_significance and d.group != OVERALL and d.noise.significant is not True:
+        return "not_significant"
+    return None
+
+
+def _cases_behind(comparison: Comparison, d: MetricDelta) -> tuple[CaseMove, ...]:
+    """The group's compared cases whose value of the metric went down, largest drop first."""
+    down = [m for m in comparison.moves if m.change(d.metric) < 0 and _in_group(m, d.group)]
+    return tuple(sorted(down, key=lambda m: (m.change(d.metric), m.case_id)))
+
+
+def _in_group(move: CaseMove, group: Group) -> bool:
+    if group.kind == "overall":
+        return True
+    value = move.case_type if group.kind == "case_type" else move.language
+    return value == group.name
+
+
+def find_regressions(
+    comparison: Comparison, *, tolerance: float, require_significance: bool = True
+) -> tuple[Regression, ...]:
+    """Every metric × group whose delta is below ``-tolerance`` (none if not
+    comparable), each naming its cases and, when it does not fail the gate,
+    why: fewer than ``comparison.min_group_n`` compared cases, or (subgroups,
+    with ``require_significance``) a drop the noise tests do not call likely real."""
     if not comparison.comparable:
         return ()
     out = []
@@ -487,6 +492,14 @@ def find_regressions(comparison: Comparison, *, tolerance: float) -> tuple[Regre
                     current=d.current,
                     n=d.n_compared,
                     tolerance=tolerance,
+                    exempt=_exemption(
+                        d,
+                        min_group_n=comparison.min_group_n,
+                        require_significance=require_significance,
+                    ),
+                    significant=d.noise.significant,
+                    min_group_n=comparison.min_group_n,
+                    cases=_cases_behind(comparison, d),
                 )
             )
     return tuple(out)
@@ -506,6 +519,7 @@ class ComparisonVerdict:
     suggested_floors: tuple[SuggestedFloor, ...]
     reference_tolerance: float
     would_fail: GateResult | None
+    require_significance: bool = True
 
     @property
     def would_fail_count(self) -> int:
@@ -526,18 +540,24 @@ def judge_comparison(
     *,
     floors: Floors,
     max_regression: float | None,
+    require_significance: bool = True,
     integrity_problems: Sequence[str] = (),
     reference_tolerance: float = REFERENCE_TOLERANCE,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`recall_gate.core.gate.decide`).
 
     Floors apply to the current run's overall means on all its cases; the
-    tolerance to the compared cases. Without a comparable baseline the
-    tolerance has nothing to check: reported, not failed.
+    tolerance to the compared cases, with the noise rule of
+    :func:`find_regressions`. Without a comparable baseline the tolerance has
+    nothing to check: reported, not failed.
     """
     current = comparison.current.aggregates
     regressions = (
-        find_regressions(comparison, tolerance=max_regression) if max_regression is not None else ()
+        find_regressions(
+            comparison, tolerance=max_regression, require_significance=require_significance
+        )
+        if max_regression is not None
+        else ()
     )
     gate = decide(
         current,
@@ -557,7 +577,11 @@ def judge_comparison(
         would_fail = decide(
             current,
             floors=_suggested_as_floors(suggested),
-            regressions=find_regressions(comparison, tolerance=reference_tolerance),
+            regressions=find_regressions(
+                comparison,
+                tolerance=reference_tolerance,
+                require_significance=require_significance,
+            ),
             max_regression=reference_tolerance,
         )
     return ComparisonVerdict(
@@ -567,20 +591,25 @@ def judge_comparison(
         suggested_floors=suggested,
         reference_tolerance=reference_tolerance,
         would_fail=would_fail,
+        require_significance=require_significance,
     )
 
 
 _OUTPUT_KEYS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
 
 
-def _flip_json(flip: Flip) -> dict[str, Any]:
+def _move_json(move: CaseMove) -> dict[str, Any]:
     return {
-        "case_id": flip.case_id,
-        "language": flip.language,
-        "case_type": flip.case_type,
-        "card": flip.card,
-        "rank_before": flip.rank_before,
-        "rank_after": flip.rank_after,
+        "case_id": move.case_id,
+        "language": move.language,
+        "case_type": move.case_type,
+        "query": move.query,
+        "direction": move.direction,
+        "card": move.card,
+        "rank_before": move.rank_before,
+        "rank_after": move.rank_after,
+        "before": {_OUTPUT_KEYS[m]: v for m, v in move.before.items() if m in _OUTPUT_KEYS},
+        "after": {_OUTPUT_KEYS[m]: v for m, v in move.after.items() if m in _OUTPUT_KEYS},
     }
 
 
@@ -593,6 +622,9 @@ def _regression_json(r: Regression) -> dict[str, Any]:
         "delta": r.delta,
         "n": r.n,
         "tolerance": r.tolerance,
+        "status": "failed" if r.exempt is None else f"exempt_{r.exempt}",
+        "significant": r.significant,
+        "cases": [_move_json(m) for m in r.cases],
     }
 
 
@@ -607,7 +639,7 @@ def comparison_json(
     gate = verdict.gate
     payload: dict[str, Any] = {
         "kind": COMPARISON_KIND,
-        "schema_version": 1,
+        "schema_version": COMPARISON_SCHEMA_VERSION,
         "profile": profile,
         "k": comparison.k,
         "verdict": gate.verdict,
@@ -638,18 +670,22 @@ def comparison_json(
     }
     payload["gate"] = {
         "max_regression": verdict.max_regression,
+        "min_group_n": comparison.min_group_n,
+        "require_significance": verdict.require_significance,
         **{flag.replace("-", "_"): v for flag, v in _floor_flags(verdict.floors)},
         "failed_floors": [
             {"metric": c.metric, "floor": c.floor, "observed": c.observed, "n": c.n}
             for c in gate.failed_floors
         ],
         "regressions": [_regression_json(r) for r in gate.regressions],
+        "exempt": [_regression_json(r) for r in gate.exempt],
         "integrity_problems": list(gate.integrity_problems),
     }
     would = verdict.would_fail
     payload["would_fail_detail"] = {
         "tolerance": verdict.reference_tolerance,
         "regressions": [_regression_json(r) for r in would.regressions] if would else [],
+        "exempt": [_regression_json(r) for r in would.exempt] if would else [],
         "failed_floors": [
             {"metric": c.metric, "floor": c.floor, "observed": c.observed, "n": c.n}
             for c in would.failed_floors
@@ -676,10 +712,20 @@ def comparison_json(
         for d in comparison.deltas
     ]
     payload["flips"] = {
-        "hit_to_miss": [_flip_json(f) for f in comparison.lost],
-        "miss_to_hit": [_flip_json(f) for f in comparison.gained],
-        "rank_moves": comparison.rank_moves,
+        "hit_to_miss": [_move_json(f) for f in comparison.lost],
+        "miss_to_hit": [_move_json(f) for f in comparison.gained],
+        "rank_moves": [_move_json(m) for m in comparison.rank_moves],
     }
+    payload["missed"] = [
+        {
+            "case_id": c.case_id,
+            "language": c.language,
+            "case_type": c.case_type,
+            "query": c.query,
+            "gold": list(c.must_cite_one_of),
+        }
+        for c in missed_cases(comparison.current.cases)
+    ]
     payload["cases"] = {
         "compared": comparison.cases.compared,
         "added": list(comparison.cases.added),

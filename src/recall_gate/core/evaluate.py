@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from recall_gate.core.metrics import HIT, score_ranking, top_k
-from recall_gate.core.records import CaseLabel, CaseResult, CitationOutcome
+from recall_gate.core.records import Case, CaseLabel, CaseResult, CitationOutcome
 
 __all__ = ["classify_citation", "score_case"]
 
@@ -39,8 +39,11 @@ def score_case(
     *,
     k: int,
     cited: Sequence[str] | None = None,
+    query: str | None = None,
 ) -> CaseResult:
-    """Score one case's ranked card ids at k; ``{}`` metrics for empty gold."""
+    """Score one case's ranked card ids at k; ``{}`` metrics for empty gold.
+
+    ``query`` is carried into the record for reports; a :class:`Case` brings its own."""
     gold = frozenset(case.must_cite_one_of)
     relevant = frozenset(case.relevant_ids) if case.relevant_ids is not None else None
     metrics = score_ranking(ranked_card_ids, gold=gold, relevant=relevant, k=k)
@@ -51,6 +54,7 @@ def score_case(
         case_id=case.id,
         language=case.language,
         case_type=case.case_type,
+        query=case.query if isinstance(case, Case) else query,
         metrics=metrics,
         ranked_ids=tuple(top_k(ranked_card_ids, k)),
         must_cite_one_of=case.must_cite_one_of,

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence, Set
 from itertools import accumulate, islice
 
 __all__ = [
+    "DEFAULT_K",
     "HIT",
     "METRIC_KEYS",
     "NDCG",
@@ -46,6 +47,8 @@ HIT = "retrieval_hit_at_k"
 RECALL = "retrieval_recall_at_k"
 NDCG = "retrieval_ndcg_at_k"
 METRIC_KEYS: tuple[str, str, str] = (HIT, RECALL, NDCG)
+# The cut-off when neither a flag nor the config sets k.
+DEFAULT_K = 5
 
 # Discount 1/log2(rank+1) for 0-based position i (rank = i + 1) and its
 # prefix sums (the ideal DCG of n relevant cards); grown on demand for large k.

@@ -169,11 +169,16 @@ class Aggregates(_Record):
 
 
 class CaseResult(_Record):
-    """Per-case record: metrics (``{}`` for empty gold) and the ranked card ids."""
+    """Per-case record: metrics (``{}`` for empty gold) and the ranked card ids.
+
+    ``query`` (when the cases or the capture carry it) lets a report name the
+    case in words; it does not take part in scoring or comparison.
+    """
 
     case_id: str
     language: Language
     case_type: CaseType
+    query: str | None = None
     metrics: dict[str, float]
     ranked_ids: tuple[str, ...]
     must_cite_one_of: tuple[str, ...] = ()

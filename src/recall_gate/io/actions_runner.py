@@ -293,13 +293,49 @@ def _floor_text(item: Mapping[str, Any], k: int) -> str:
     )
 
 
+# Cases named in one annotation; the job summary lists them all.
+_CASES_SHOWN: Final = 5
+_QUERY_CHARS: Final = 60
+_EXEMPT_TEXT: Final = {
+    "exempt_small_n": "exempt: too few compared cases (min-group-n)",
+    "exempt_not_significant": "exempt: not likely real by the noise test (require-significance)",
+}
+
+
+def _rank_text(rank: Any, k: int) -> str:
+    return f"out of top {k}" if rank is None else str(rank)
+
+
+def _case_text(case: Mapping[str, Any], k: int) -> str:
+    query = " ".join(str(case.get("query") or "").split())
+    if len(query) > _QUERY_CHARS:
+        query = query[: _QUERY_CHARS - 1].rstrip() + "…"
+    said = f" “{query}”" if query else ""
+    return (
+        f"{case.get('case_id')}{said} ({case.get('language')}, {case.get('case_type')}) "
+        f"rank {_rank_text(case.get('rank_before'), k)} → {_rank_text(case.get('rank_after'), k)}"
+    )
+
+
+def _cases_text(item: Mapping[str, Any], k: int) -> str:
+    cases = [c for c in item.get("cases") or () if isinstance(c, Mapping)]
+    if not cases:
+        return ""
+    shown = "; ".join(_case_text(c, k) for c in cases[:_CASES_SHOWN])
+    more = f"; and {len(cases) - _CASES_SHOWN} more" if len(cases) > _CASES_SHOWN else ""
+    return f"; cases: {shown}{more}"
+
+
 def _regression_text(item: Mapping[str, Any], k: int) -> str:
     delta = float(item.get("delta") or 0.0)
+    exempt = _EXEMPT_TEXT.get(str(item.get("status")))
     return (
         f"{metric_label(str(item.get('metric')), k)} ({item.get('group')}): "
         f"{float(item.get('baseline') or 0):.3f} → {float(item.get('current') or 0):.3f} "
         f"({delta:+.3f}, n={item.get('n', 0)}), beyond the tolerance "
         f"{float(item.get('tolerance') or 0):.3f}"
+        + (f", {exempt}" if exempt else "")
+        + _cases_text(item, k)
     )
 
 
@@ -343,6 +379,14 @@ def comparison_annotations(comparison: Mapping[str, Any]) -> list[Annotation]:
             level="error", title="recall-gate: regression", message=_regression_text(item, k)
         )
         for item in gate.get("regressions") or ()
+    ]
+    out += [
+        Annotation(
+            level="notice",
+            title="recall-gate: drop beyond the tolerance, exempt",
+            message=_regression_text(item, k),
+        )
+        for item in gate.get("exempt") or ()
     ]
     if comparison.get("verdict") == "report-only":
         would = comparison.get("would_fail_detail") or {}

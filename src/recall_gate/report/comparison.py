@@ -20,31 +20,32 @@ table) with a pointer to the job summary, which gets the full report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import (
-    MIN_N_FOR_TEST,
     Comparison,
     ComparisonVerdict,
-    Flip,
     Group,
     MetricDelta,
     StaleReason,
 )
-from recall_gate.core.gate import FloorCheck, Regression
+from recall_gate.core.gate import Exemption, FloorCheck, Regression
 from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
-from recall_gate.core.metrics import HIT, METRIC_KEYS
+from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG
+from recall_gate.core.moves import CaseMove
 from recall_gate.core.profile import comment_marker
 from recall_gate.core.records import Aggregates, MetricSummary
-from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE
+from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.github_limits import comment_length
 from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
     RECALL_CAVEAT,
     Format,
     escape_markdown,
+    missed_table,
+    shorten_query,
     table,
 )
 
@@ -104,6 +105,8 @@ class _Style:
     def mark(self, kind: str) -> str:
         if kind == "fail":
             return " ❌" if self.md else " [fail]"
+        if kind == "exempt":
+            return " ➖" if self.md else " [exempt]"
         return " ⚠️" if self.md else " [would fail]"
 
 
@@ -119,8 +122,13 @@ def _signed(value: float | None) -> str:
     return f"{value:+.3f}".replace("-", "−")
 
 
-def _rank(rank: int | None) -> str:
-    return "—" if rank is None else str(rank)
+def _rank(rank: int | None, k: int) -> str:
+    return f"out of top {k}" if rank is None else str(rank)
+
+
+def _query(query: str | None, style: _Style) -> str:
+    short = shorten_query(query)
+    return "—" if short is None else style.user(short)
 
 
 def _p(p: float) -> str:
@@ -144,12 +152,12 @@ def _group_phrase(label: str) -> str:
     return "overall"
 
 
-def _noise(d: MetricDelta) -> str:
+def _noise(d: MetricDelta, min_group_n: int) -> str:
     noise = d.noise
     if d.n_compared == 0:
         return "no common case"
     if noise.small_n:
-        return f"n < {MIN_N_FOR_TEST}: not tested"
+        return f"n < {min_group_n}: not tested"
     word = "likely real" if noise.significant else "within noise"
     if noise.p_value is not None:
         if noise.lost == noise.gained == 0:
@@ -174,8 +182,9 @@ def _delta_table(
     comparison: Comparison,
     style: _Style,
     *,
-    fail: set[tuple[str, str]],
-    would: set[tuple[str, str]],
+    fail: Set[tuple[str, str]],
+    would: Set[tuple[str, str]],
+    exempt: Set[tuple[str, str]] = frozenset(),
     columns: tuple[str, str] = ("baseline", "current"),
 ) -> str:
     k = comparison.k
@@ -185,7 +194,15 @@ def _delta_table(
         first = d.group != last_group
         last_group = d.group
         key = (d.metric, d.group.label)
-        mark = style.mark("fail") if key in fail else style.mark("would") if key in would else ""
+        mark = (
+            style.mark("fail")
+            if key in fail
+            else style.mark("would")
+            if key in would
+            else style.mark("exempt")
+            if key in exempt
+            else ""
+        )
         name = style.user(_group_name(d.group))
         rows.append(
             [
@@ -195,7 +212,7 @@ def _delta_table(
                 _mean(d.baseline),
                 _mean(d.current),
                 _signed(d.delta) + mark,
-                _noise(d),
+                _noise(d, comparison.min_group_n),
             ]
         )
     header = ["group", "n", "metric", *columns, "Δ", "noise"]
@@ -227,20 +244,30 @@ def _more(hidden: int) -> str:
     return f"… and {hidden} more: {JOB_SUMMARY_POINTER}."
 
 
-def _flip_table(flips: Sequence[Flip], style: _Style) -> str:
-    shown = list(flips) if style.limit is None else list(flips[: style.limit])
+def _change(move: CaseMove, k: int) -> str:
+    if move.direction in ("lost", "gained"):
+        return f"hit@{k} {'1 → 0' if move.direction == 'lost' else '0 → 1'}"
+    return f"nDCG@{k} {_mean(move.before.get(NDCG))} → {_mean(move.after.get(NDCG))}"
+
+
+def _move_table(moves: Sequence[CaseMove], style: _Style, k: int) -> str:
+    """Cases with query, language, type, the card shown and its rank before → after."""
+    shown = list(moves) if style.limit is None else list(moves[: style.limit])
     rows = [
         [
-            style.user(f.case_id),
-            style.user(f.language),
-            style.user(f.case_type),
-            style.user(f.card),
-            f"{_rank(f.rank_before)} → {_rank(f.rank_after)}",
+            style.user(m.case_id),
+            _query(m.query, style),
+            style.user(m.language),
+            style.user(m.case_type),
+            style.user(m.card),
+            f"{_rank(m.rank_before, k)} → {_rank(m.rank_after, k)}",
+            _change(m, k),
         ]
-        for f in shown
+        for m in shown
     ]
-    text = table(["case", "language", "type", "gold card", "rank before → after"], rows, style.fmt)
-    hidden = len(flips) - len(shown)
+    header = ["case", "query", "language", "type", "gold card", "rank before → after", "change"]
+    text = table(header, rows, style.fmt)
+    hidden = len(moves) - len(shown)
     return text + (f"\n\n{_more(hidden)}" if hidden else "")
 
 
@@ -249,22 +276,35 @@ def _flips_section(comparison: Comparison, style: _Style) -> str | None:
         return None
     lost, gained = comparison.lost, comparison.gained
     k = comparison.k
-    moves = comparison.rank_moves
-    moved = (
-        f"{moves} other case{'s' if moves != 1 else ''} changed rank "
-        f"(recall@{k} or nDCG@{k}) without flipping hit@{k}."
-    )
-    if not lost and not gained:
-        return f"No case flipped hit@{k}; {moved}" if moves else f"No case flipped hit@{k}."
+    down = tuple(m for m in comparison.rank_moves if m.direction == "down")
+    up = tuple(m for m in comparison.rank_moves if m.direction == "up")
+    if not lost and not gained and not down and not up:
+        return f"No case flipped hit@{k} or moved rank."
     body = []
-    if lost:
-        body += [style.bold(f"hit → miss ({len(lost)})"), _flip_table(lost, style)]
-    if gained:
-        body += [style.bold(f"miss → hit ({len(gained)})"), _flip_table(gained, style)]
-    if moves:
-        body.append(moved)
+    for title, moves in (
+        ("hit → miss", lost),
+        ("miss → hit", gained),
+        (f"ranked lower, still a hit (recall@{k} or nDCG@{k} down)", down),
+        (f"ranked higher (recall@{k} or nDCG@{k} up)", up),
+    ):
+        if moves:
+            body += [style.bold(f"{title} ({len(moves)})"), _move_table(moves, style, k)]
     summary = f"Flipped cases: {len(lost)} hit → miss, {len(gained)} miss → hit"
+    if down or up:
+        summary += f"; rank moves: {len(down)} lower, {len(up)} higher"
     return style.collapsed(summary, body)
+
+
+def _missed_section(comparison: Comparison, style: _Style) -> str | None:
+    """With no baseline to compare with, which cases miss now (hit@k = 0)."""
+    if comparison.status != "missing":
+        return None
+    missed = missed_table(comparison.current.cases, comparison.k, style.fmt, limit=style.limit)
+    if missed is None:
+        return None
+    text, count, hidden = missed
+    body = [text + (f"\n\n{_more(hidden)}" if hidden else "")]
+    return style.collapsed(f"Missed cases (hit@{comparison.k} = 0): {count}", body)
 
 
 def _cases_section(comparison: Comparison, style: _Style) -> str | None:
@@ -419,41 +459,126 @@ def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: 
     return out
 
 
-def _noise_word(comparison: Comparison, metric: str, label: str) -> str:
-    for d in comparison.deltas:
-        if d.metric == metric and d.group.label == label:
-            significant = d.noise.significant
-            if significant is None:
-                return f"n < {MIN_N_FOR_TEST}"
-            return "likely real" if significant else "within noise"
-    return "not tested"
+def _noise_word(r: Regression) -> str:
+    if r.significant is None:
+        return f"n < {r.min_group_n}, not tested"
+    return "likely real" if r.significant else "within noise"
 
 
-def _drop_lines(
-    regressions: Sequence[Regression], comparison: Comparison, *, would: bool
-) -> list[str]:
-    """One line per group: its metrics' drops, the noise verdict, the tolerance."""
-    k = comparison.k
-    by_group: dict[str, list[Regression]] = {}
+def _exemption_phrase(r: Regression) -> str:
+    if r.exempt == "small_n":
+        return f"exempt: n = {r.n} is below min-group-n {r.min_group_n}, too few cases to gate"
+    return "exempt: not likely real by the noise test (require-significance)"
+
+
+@dataclass(frozen=True)
+class _DropLine:
+    """The drops of one group that share a fate: failed (or would fail), or exempt."""
+
+    would: bool  # report-only: at the reference tolerance
+    group: str
+    drops: tuple[Regression, ...]
+
+    @property
+    def exempt(self) -> Exemption | None:
+        return self.drops[0].exempt
+
+    @property
+    def cases(self) -> tuple[CaseMove, ...]:
+        """The cases behind the drops: flips first, then by the largest nDCG drop."""
+        seen: dict[str, CaseMove] = {}
+        for r in self.drops:
+            for m in r.cases:
+                seen.setdefault(m.case_id, m)
+        order = {"lost": 0, "down": 1, "gained": 2, "up": 3}
+        return tuple(
+            sorted(seen.values(), key=lambda m: (order[m.direction], m.change(NDCG), m.case_id))
+        )
+
+    def mark(self, style: _Style) -> str:
+        return style.mark("exempt" if self.exempt else "would" if self.would else "fail").strip()
+
+    @property
+    def fate(self) -> str:
+        if self.exempt is None:
+            return "would fail" if self.would else "failed"
+        why = "n too small" if self.exempt == "small_n" else "not likely real"
+        return f"{'would be ' if self.would else ''}exempt: {why}"
+
+
+def _drop_groups(regressions: Sequence[Regression], *, would: bool) -> list[_DropLine]:
+    grouped: dict[tuple[str, str | None], list[Regression]] = {}
     for r in regressions:
-        by_group.setdefault(r.group, []).append(r)
-    lines = []
-    for label, drops in by_group.items():
-        moves = ", ".join(
-            f"{metric_label(r.metric, k)} {r.baseline:.3f} → {r.current:.3f} "
-            f"({_signed(r.delta)}, {_noise_word(comparison, r.metric, label)})"
-            for r in drops
-        )
-        tolerance = drops[0].tolerance
-        limit = (
-            f"would exceed a {tolerance:.3f} tolerance"
-            if would
-            else f"beyond the {tolerance:.3f} tolerance"
-        )
-        lines.append(
-            f"{_group_phrase(label)}: {moves} — n = {drops[0].n}, {limit} (max-regression)"
-        )
+        grouped.setdefault((r.group, r.exempt), []).append(r)
+    return [
+        _DropLine(would=would, group=group, drops=tuple(drops))
+        for (group, _), drops in grouped.items()
+    ]
+
+
+def _drop_lines_of(verdict: ComparisonVerdict) -> list[_DropLine]:
+    """Every over-tolerance row: failed, then exempt; report-only: what would fail."""
+    gate = verdict.gate
+    lines = _drop_groups(gate.regressions, would=False) + _drop_groups(gate.exempt, would=False)
+    if verdict.would_fail is not None:
+        would = verdict.would_fail
+        lines += _drop_groups(would.regressions, would=True)
+        lines += _drop_groups(would.exempt, would=True)
     return lines
+
+
+def _drop_text(line: _DropLine, k: int) -> str:
+    """One line per group and fate: its metrics' drops, the noise verdict, the tolerance."""
+    drops = line.drops
+    moves = ", ".join(
+        f"{metric_label(r.metric, k)} {r.baseline:.3f} → {r.current:.3f} "
+        f"({_signed(r.delta)}, {_noise_word(r)})"
+        for r in drops
+    )
+    tolerance = drops[0].tolerance
+    if line.would:
+        limit = f"would exceed a {tolerance:.3f} tolerance (max-regression)"
+    else:
+        limit = f"beyond the {tolerance:.3f} tolerance (max-regression)"
+    if line.exempt is not None:
+        limit += f", {'would be ' if line.would else ''}{_exemption_phrase(drops[0])}"
+    n_cases = len(line.cases)
+    behind = f"; {n_cases} case{'s' if n_cases != 1 else ''} behind it" if n_cases else ""
+    return f"{_group_phrase(line.group)}: {moves} — n = {drops[0].n}, {limit}{behind}"
+
+
+# Up to this many cases behind a drop are shown open; more are collapsed.
+OPEN_CASES = 5
+
+
+def _cases_behind_section(
+    comparison: Comparison, verdict: ComparisonVerdict, style: _Style
+) -> list[str]:
+    """For every over-tolerance row, the cases behind it (collapsed when long)."""
+    k = comparison.k
+    out = []
+    listed: dict[frozenset[str], str] = {}
+    for line in _drop_lines_of(verdict):
+        cases = line.cases
+        if not cases:
+            continue
+        metrics = ", ".join(metric_label(r.metric, k) for r in line.drops)
+        where = f"{_group_phrase(line.group)}, {metrics}"
+        title = f"Cases behind {where} ({line.fate}): {len(cases)}"
+        ids = frozenset(m.case_id for m in cases)
+        if ids in listed:
+            # The same cases again (e.g. all of a language's drops are overall's).
+            out.append(
+                f"Cases behind {where} ({line.fate}): the same {len(cases)} as {listed[ids]}."
+            )
+            continue
+        listed[ids] = where
+        body = _move_table(cases, style, k)
+        if len(cases) > OPEN_CASES:
+            out.append(style.collapsed(title, [body]))
+        else:
+            out.append(f"{style.bold(title)}\n\n{body}")
+    return out
 
 
 def _floor_line(c: FloorCheck, k: int, *, would: bool) -> str:
@@ -469,13 +594,20 @@ def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
     gate = verdict.gate
     k = comparison.k
     reasons = []
+    exempt = len(gate.exempt)
+    exempt_note = (
+        f" ({exempt} beyond it exempt: too few cases or not likely real)" if exempt else ""
+    )
     if gate.verdict == "fail":
         if gate.integrity_problems:
             reasons.append(f"{len(gate.integrity_problems)} dataset integrity problem(s)")
         if gate.regressions:
             n = len(gate.regressions)
             tolerance = verdict.max_regression or 0.0
-            reasons.append(f"{n} drop{'s' if n != 1 else ''} beyond the {tolerance:.3f} tolerance")
+            reasons.append(
+                f"{n} drop{'s' if n != 1 else ''} beyond the {tolerance:.3f} tolerance"
+                + exempt_note
+            )
         if gate.failed_floors:
             n = len(gate.failed_floors)
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
@@ -484,6 +616,7 @@ def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
         if verdict.max_regression is not None:
             reasons.append(
                 f"no drop beyond the {verdict.max_regression:.3f} tolerance"
+                + (f" fails the gate{exempt_note}" if exempt else "")
                 if comparison.comparable
                 else "the tolerance was not checked (no comparable baseline)"
             )
@@ -553,13 +686,11 @@ def _checks_block(comparison: Comparison, verdict: ComparisonVerdict, style: _St
     gate = verdict.gate
     fail, would = style.mark("fail").strip(), style.mark("would").strip()
     lines = [f"{fail} integrity: {style.user(p)}" for p in gate.integrity_problems]
-    lines += [f"{fail} {line}" for line in _drop_lines(gate.regressions, comparison, would=False)]
+    drop_lines = _drop_lines_of(verdict)
+    lines += [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if not d.would]
     lines += [f"{fail} {_floor_line(c, k, would=False)}" for c in gate.failed_floors]
     if verdict.would_fail is not None:
-        lines += [
-            f"{would} {line}"
-            for line in _drop_lines(verdict.would_fail.regressions, comparison, would=True)
-        ]
+        lines += [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if d.would]
         lines += [
             f"{would} {_floor_line(c, k, would=True)}" for c in verdict.would_fail.failed_floors
         ]
@@ -595,8 +726,16 @@ def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> s
             f"recall@{k} and nDCG@{k} deltas with a {round(CONFIDENCE * 100)}% paired "
             f"bootstrap interval ({BOOTSTRAP_RESAMPLES} resamples, fixed seed). "
             f"“likely real” = p < 0.05 or an interval that excludes 0; groups with "
-            f"n < {MIN_N_FOR_TEST} are not tested."
+            f"n < {comparison.min_group_n} are not tested."
         )
+        overall = comparison.delta_for(HIT)
+        if overall is not None and overall.n_compared >= comparison.min_group_n:
+            n, least = overall.n_compared, min_detectable_lost()
+            notes.append(
+                f"Detectable drop: on {n} compared cases, hit@{k} is called likely real from "
+                f"{least} lost hits with none gained (−{least / n:.3f}); a smaller drop, or one "
+                "offset by gains, reads as noise. Subgroups need as many lost hits on fewer cases."
+            )
     unscored = sum(1 for c in comparison.current.cases if not c.metrics)
     if unscored:
         notes.append(
@@ -630,15 +769,19 @@ def _render(
     checks = _checks_block(comparison, verdict, style)
     if checks:
         parts.append(checks)
+    parts += _cases_behind_section(comparison, verdict, style)
     fail = {(r.metric, r.group) for r in verdict.gate.regressions}
     would = (
         {(r.metric, r.group) for r in verdict.would_fail.regressions}
         if verdict.would_fail is not None
         else set()
     )
+    exempt = {(r.metric, r.group) for r in verdict.gate.exempt}
+    if verdict.would_fail is not None:
+        exempt |= {(r.metric, r.group) for r in verdict.would_fail.exempt}
     legend = []
     if comparison.deltas:
-        parts.append(_delta_table(comparison, style, fail=fail, would=would))
+        parts.append(_delta_table(comparison, style, fail=fail, would=would, exempt=exempt))
         if fail:
             legend.append(f"{style.mark('fail').strip()} drop beyond the set tolerance.")
         if would:
@@ -646,9 +789,20 @@ def _render(
                 f"{style.mark('would').strip()} drop that would exceed a "
                 f"{verdict.reference_tolerance:.2f} tolerance if one were set."
             )
+        if exempt:
+            legend.append(
+                f"{style.mark('exempt').strip()} drop beyond the tolerance that does not fail "
+                f"the gate: fewer than {comparison.min_group_n} compared cases (min-group-n), "
+                "or a subgroup drop the noise test does not call likely real "
+                "(require-significance)."
+            )
     else:
         parts.append(_current_table(comparison.current.aggregates, comparison.k, style))
-    for section in (_flips_section(comparison, style), _cases_section(comparison, style)):
+    for section in (
+        _flips_section(comparison, style),
+        _cases_section(comparison, style),
+        _missed_section(comparison, style),
+    ):
         if section:
             parts.append(section)
     suggestions = _suggestions(comparison, verdict, style)
@@ -664,6 +818,8 @@ def _longest_list(comparison: Comparison) -> int:
     return max(
         len(comparison.lost),
         len(comparison.gained),
+        len(comparison.rank_moves),
+        sum(1 for case in comparison.current.cases if case.metrics),
         len(c.added),
         len(c.removed),
         len(c.relabelled),

@@ -19,15 +19,18 @@ from recall_gate.core.metric_registry import (
     metric_label,
 )
 from recall_gate.core.metrics import METRIC_KEYS
-from recall_gate.core.records import Aggregates, MetricSummary, Results
+from recall_gate.core.moves import missed_cases
+from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
 
 __all__ = [
     "LANGUAGE_CAVEAT",
     "RECALL_CAVEAT",
     "escape_markdown",
     "format_mean",
+    "missed_table",
     "render_report",
     "render_summary",
+    "shorten_query",
     "table",
 ]
 
@@ -60,6 +63,49 @@ def escape_markdown(text: str) -> str:
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = text.replace("&", "&amp;")
     return text.replace("@", "@\u200d").replace("#", "#\u200d")
+
+
+# A query in a case table is cut to this many characters.
+QUERY_CHARS = 60
+
+
+def shorten_query(query: str | None) -> str | None:
+    """One line, at most :data:`QUERY_CHARS` characters (an ellipsis marks a cut)."""
+    if not query:
+        return None
+    text = " ".join(query.split())
+    return text if len(text) <= QUERY_CHARS else text[: QUERY_CHARS - 1].rstrip() + "…"
+
+
+def _cell(text: str, fmt: Format) -> str:
+    if fmt == "markdown":
+        return escape_markdown(text)
+    return " ".join("".join(c if c.isprintable() else "\ufffd" for c in text).split())
+
+
+def missed_table(
+    cases: Sequence[CaseResult], k: int, fmt: Format, *, limit: int | None = None
+) -> tuple[str, int, int] | None:
+    """The scored cases with no gold card in the top k, as a table of case,
+    query, language, type and gold cards; ``None`` when none missed. Returns
+    (table, missed, hidden): at most ``limit`` rows are shown."""
+    missed = missed_cases(cases)
+    if not missed:
+        return None
+    shown = missed if limit is None else missed[:limit]
+    rows = [
+        [
+            _cell(c.case_id, fmt),
+            _cell(shorten_query(c.query) or "—", fmt),
+            _cell(c.language, fmt),
+            _cell(c.case_type, fmt),
+            _cell(", ".join(c.must_cite_one_of), fmt),
+            f"out of top {k}",
+        ]
+        for c in shown
+    ]
+    header = ["case", "query", "language", "type", "gold cards", "rank"]
+    return table(header, rows, fmt), len(missed), len(missed) - len(shown)
 
 
 def format_mean(summary: MetricSummary | None) -> str:
@@ -123,6 +169,7 @@ def render_report(
         outcomes=outcomes,
         gate=gate,
         fmt=fmt,
+        cases=results.cases,
     )
 
 
@@ -135,10 +182,12 @@ def render_summary(
     outcomes: Mapping[str, int],
     gate: GateResult | None = None,
     fmt: Format = "markdown",
+    cases: Sequence[CaseResult] = (),
 ) -> str:
     """:func:`render_report` from the counts alone (the streaming scorer keeps no cases).
 
-    ``outcomes`` counts the citation outcomes of the cases that have one.
+    ``outcomes`` counts the citation outcomes of the cases that have one;
+    ``cases``, when kept, list the missed ones.
     """
     agg = aggregates
     metrics = list(METRIC_KEYS)
@@ -171,6 +220,14 @@ def render_summary(
                     for s in suggestions
                 )
             )
+    missed = missed_table(cases, k, fmt)
+    if missed is not None:
+        text, count, _ = missed
+        title = f"Missed cases (hit@{k} = 0): {count}"
+        if fmt == "markdown":
+            parts.append(f"<details><summary>{title}</summary>\n\n{text}\n\n</details>")
+        else:
+            parts.append(f"{title}\n{'-' * len(title)}\n\n{text}")
     notes = [RECALL_CAVEAT, LANGUAGE_CAVEAT]
     parts.append("\n".join(f"- {n}" for n in notes))
     definitions = "\n".join(f"- `{m.key}`: {m.definition}" for m in GATED_METRICS)
