@@ -5,7 +5,9 @@ results, or a comparison with the baseline when there is one."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -21,18 +23,20 @@ from recall_gate.commands.arguments import (
 from recall_gate.commands.context import Handler, Io
 from recall_gate.commands.gating import exit_for, report_comparison
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
-from recall_gate.core.aggregate import aggregate
-from recall_gate.core.evaluate import score_case
-from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_cases, fingerprint_settings
+from recall_gate.core.fingerprint import (
+    fingerprint_cards,
+    fingerprint_cases,
+    fingerprint_labels,
+    fingerprint_settings,
+)
 from recall_gate.core.gate import decide
 from recall_gate.core.integrity import duplicate_cases, find_problems, languages_without_cards
-from recall_gate.core.labels import label_artifacts
-from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Results
+from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.io.artifact_stream import score_artifacts_file
-from recall_gate.io.dataset import load_artifacts, load_cards, load_cases
-from recall_gate.io.results_store import atomic_write_text, write_results
-from recall_gate.report.results import render_report, render_summary
+from recall_gate.io.dataset import iter_artifacts, load_cards, load_cases
+from recall_gate.io.results_store import ResultsWriter, atomic_write_text, read_results
+from recall_gate.io.scoring import ScoredCapture, score_capture
+from recall_gate.report.results import render_summary
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -70,39 +74,69 @@ def _unique_cases(located: Sequence[tuple[str, Case]]) -> list[Case]:
 
 def _score_and_report(
     *,
-    labelled: Sequence[tuple[CaseLabel, Artifact]],
-    provenance: Provenance,
+    artifacts: Iterable[tuple[int, Artifact]],
+    cases: Sequence[CaseLabel] | None,
+    artifacts_source: str,
+    cases_source: str,
+    provenance: Callable[[ScoredCapture], Provenance],
     settings: Settings,
     args: argparse.Namespace,
     io: Io,
 ) -> int:
+    """Score the capture in one pass (the one scorer), then report: results, or
+    the comparison with the baseline when there is one.
+
+    Per-case results stream to the ``--json`` file; a comparison needs them,
+    so without ``--json`` it reads them back from a temp results file.
+    """
     k = settings.k
-    records = [
-        score_case(
-            label, artifact.ranked_card_ids(), k=k, cited=artifact.cited, query=artifact.query
+    compares = _compares(args, settings)
+    with contextlib.ExitStack() as stack:
+        out: Path | None = args.json
+        if out is None and compares:
+            out = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "results.json"
+        writer = None if out is None else stack.enter_context(ResultsWriter(out))
+        scored = score_capture(
+            artifacts,
+            k=k,
+            cases=cases,
+            artifacts_source=artifacts_source,
+            cases_source=cases_source,
+            results=writer,
+            fingerprint=cases is None,
         )
-        for label, artifact in labelled
-    ]
-    results = Results(
-        k=k, provenance=provenance, cases=tuple(records), aggregates=aggregate(records)
-    )
-    if args.json is not None:
-        write_results(args.json, results)
-    if _compares(args, settings):
-        # The same report as the PR comment: deltas, flips and the verdict.
-        return report_comparison(
-            results,
-            settings=settings,
-            io=io,
-            comparison_json=args.comparison_json,
-            comment_markdown=args.comment_markdown,
-            full_markdown=args.markdown,
+        if writer is not None:
+            writer.finish(k=k, provenance=provenance(scored), aggregates=scored.aggregates)
+        if compares:
+            assert out is not None
+            # The same report as the PR comment: deltas, flips and the verdict.
+            return report_comparison(
+                read_results(out),
+                settings=settings,
+                io=io,
+                comparison_json=args.comparison_json,
+                comment_markdown=args.comment_markdown,
+                full_markdown=args.markdown,
+            )
+    gate = decide(scored.aggregates, floors=settings.floors)
+
+    def report(fmt: Literal["markdown", "text"]) -> str:
+        return render_summary(
+            k=k,
+            aggregates=scored.aggregates,
+            total=scored.total,
+            scored=scored.scored,
+            outcomes=scored.outcomes,
+            gate=gate,
+            fmt=fmt,
+            cases=scored.missed,
+            missed_total=scored.missed_total,
         )
-    gate = decide(results.aggregates, floors=settings.floors)
+
     if args.markdown is not None:
-        atomic_write_text(args.markdown, render_report(results, gate=gate, fmt="markdown"))
+        atomic_write_text(args.markdown, report("markdown"))
     write_settings_header(settings, io)
-    io.stdout.write(render_report(results, gate=gate, fmt="text"))
+    io.stdout.write(report("text"))
     return exit_for(gate)
 
 
@@ -118,30 +152,6 @@ def _compares(args: argparse.Namespace, settings: Settings) -> bool:
         or getattr(args, "comparison_json", None) is not None
         or getattr(args, "comment_markdown", None) is not None
     )
-
-
-def _score_streamed(args: argparse.Namespace, io: Io, *, settings: Settings) -> int:
-    """`score --artifacts F` alone: same report as _score_and_report, no per-case records."""
-    k = settings.k
-    scores = score_artifacts_file(args.artifacts, k=k)
-    gate = decide(scores.aggregates, floors=settings.floors)
-
-    def report(fmt: Literal["markdown", "text"]) -> str:
-        return render_summary(
-            k=k,
-            aggregates=scores.aggregates,
-            total=scores.total,
-            scored=scores.scored,
-            outcomes=scores.outcomes,
-            gate=gate,
-            fmt=fmt,
-        )
-
-    if args.markdown is not None:
-        atomic_write_text(args.markdown, report("markdown"))
-    write_settings_header(settings, io)
-    io.stdout.write(report("text"))
-    return exit_for(gate)
 
 
 def _cmd_check(args: argparse.Namespace, io: Io) -> int:
@@ -174,24 +184,36 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     settings = resolve_settings(args, io)
-    if not args.cases and args.json is None and not _compares(args, settings):
-        # Self-contained capture and no results file: one streamed pass, flat memory.
-        return _score_streamed(args, io, settings=settings)
-    artifacts = load_artifacts(args.artifacts)
     case_paths = args.cases or None
     cases = _unique_cases(load_cases(case_paths)) if case_paths else None
-    labelled = label_artifacts(
-        artifacts,
-        cases,
+    labels = None if cases is None else [_label(c) for c in cases]
+
+    def provenance(scored: ScoredCapture) -> Provenance:
+        fingerprint = scored.label_fingerprint
+        if fingerprint is None:
+            assert labels is not None
+            fingerprint = fingerprint_labels(labels)
+        return Provenance(tool_version=__version__, dataset_fingerprint=fingerprint)
+
+    return _score_and_report(
+        artifacts=iter_artifacts(args.artifacts),
+        cases=labels,
         artifacts_source=str(args.artifacts),
         cases_source=", ".join(map(str, case_paths)) if case_paths else "the cases file",
+        provenance=provenance,
+        settings=settings,
+        args=args,
+        io=io,
     )
-    provenance = Provenance(
-        tool_version=__version__,
-        dataset_fingerprint=fingerprint_cases(label for label, _ in labelled),
-    )
-    return _score_and_report(
-        labelled=labelled, provenance=provenance, settings=settings, args=args, io=io
+
+
+def _label(case: Case) -> CaseLabel:
+    return CaseLabel(
+        id=case.id,
+        language=case.language,
+        case_type=case.case_type,
+        must_cite_one_of=case.must_cite_one_of,
+        relevant_ids=case.relevant_ids,
     )
 
 
@@ -240,12 +262,6 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         from recall_gate.io.results_store import dump_jsonl
 
         atomic_write_text(args.artifacts_out, dump_jsonl(captured.artifacts))
-    labelled = label_artifacts(
-        list(enumerate(captured.artifacts, start=1)),
-        cases,
-        artifacts_source="the capture",
-        cases_source=", ".join(map(str, config.cases)),
-    )
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=fingerprint_cases(cases),
@@ -255,5 +271,12 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         retrieval_mode=config.retrieval.mode + ("+rerank" if config.reranker.enabled else ""),
     )
     return _score_and_report(
-        labelled=labelled, provenance=provenance, settings=settings, args=args, io=io
+        artifacts=enumerate(captured.artifacts, start=1),
+        cases=[_label(c) for c in cases],
+        artifacts_source="the capture",
+        cases_source=", ".join(map(str, config.cases)),
+        provenance=lambda _: provenance,
+        settings=settings,
+        args=args,
+        io=io,
     )

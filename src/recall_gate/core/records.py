@@ -150,7 +150,10 @@ class Artifact(_Record):
 
     def ranked_card_ids(self) -> list[str]:
         """Card ids in rank order (duplicates kept; the metrics de-duplicate)."""
-        return [item if isinstance(item, str) else item.card_id for item in self.retrieved]
+        return [
+            item if isinstance(item, str) else (item.parent_id or item.id)
+            for item in self.retrieved
+        ]
 
 
 class MetricSummary(_Record):

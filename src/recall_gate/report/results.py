@@ -183,11 +183,13 @@ def render_summary(
     gate: GateResult | None = None,
     fmt: Format = "markdown",
     cases: Sequence[CaseResult] = (),
+    missed_total: int | None = None,
 ) -> str:
-    """:func:`render_report` from the counts alone (the streaming scorer keeps no cases).
+    """:func:`render_report` from the counts alone (the scorer keeps no cases).
 
     ``outcomes`` counts the citation outcomes of the cases that have one;
-    ``cases``, when kept, list the missed ones.
+    ``cases``, when kept, list the missed ones; ``missed_total`` counts them
+    when only the first of them were kept.
     """
     agg = aggregates
     metrics = list(METRIC_KEYS)
@@ -223,6 +225,12 @@ def render_summary(
     missed = missed_table(cases, k, fmt)
     if missed is not None:
         text, count, _ = missed
+        if missed_total is not None and missed_total > count:
+            text += (
+                f"\n\n… and {missed_total - count} more: the results JSON (`--json`) "
+                "lists every case."
+            )
+            count = missed_total
         title = f"Missed cases (hit@{k} = 0): {count}"
         if fmt == "markdown":
             parts.append(f"<details><summary>{title}</summary>\n\n{text}\n\n</details>")
