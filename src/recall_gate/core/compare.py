@@ -174,7 +174,9 @@ class MetricDelta:
 class StaleReason:
     """One provenance field that differs between the baseline and this run."""
 
-    what: Literal["k", "dataset", "kb", "config", "embedder", "retrieval_mode"]
+    what: Literal[
+        "k", "dataset", "queries", "kb", "config", "embedder", "retrieval_mode", "retriever"
+    ]
     baseline: str
     current: str
 
@@ -272,6 +274,7 @@ def _stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, .
     now, then = current.provenance, baseline.provenance
     pairs: list[tuple[Any, str | None, str | None]] = [
         ("dataset", then.dataset_fingerprint, now.dataset_fingerprint),
+        ("queries", then.queries_fingerprint, now.queries_fingerprint),
         ("kb", then.kb_fingerprint, now.kb_fingerprint),
         ("config", then.config_fingerprint, now.config_fingerprint),
         ("embedder", then.embedder, now.embedder),
@@ -283,6 +286,9 @@ def _stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, .
         for what, old, new in pairs
         if old is not None and new is not None and old != new
     )
+    if then.retriever is not None and now.retriever is not None and then.retriever != now.retriever:
+        old_fields, new_fields = then.retriever.differences(now.retriever)
+        out.append(StaleReason(what="retriever", baseline=old_fields, current=new_fields))
     return tuple(out)
 
 

@@ -43,6 +43,7 @@ from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
     RECALL_CAVEAT,
     Format,
+    capture_notes,
     escape_markdown,
     missed_table,
     shorten_query,
@@ -61,10 +62,12 @@ JOB_SUMMARY_POINTER = "the full report is in the job summary"
 _STALE_WHAT = {
     "k": "k",
     "dataset": "the case set or its gold (dataset fingerprint)",
+    "queries": "the cases' queries (queries fingerprint)",
     "kb": "the knowledge base (KB fingerprint)",
     "config": "the retrieval config (config fingerprint)",
     "embedder": "the embedder",
     "retrieval_mode": "the retrieval mode",
+    "retriever": "the retriever that made the capture",
 }
 
 
@@ -718,6 +721,14 @@ def _suggestions(comparison: Comparison, verdict: ComparisonVerdict, style: _Sty
 def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> str:
     k = comparison.k
     notes = list(legend)
+    current = comparison.current
+    for note in capture_notes(
+        k=k,
+        scored=sum(1 for c in current.cases if c.metrics),
+        short_of_k=current.cases_short_of_k,
+        gold_checked=current.provenance.kb_fingerprint is not None,
+    ):
+        notes.append(note if style.md else note.replace("`", ""))
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(f"† {LANGUAGE_CAVEAT}")
     if comparison.deltas:
