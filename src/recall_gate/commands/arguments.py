@@ -126,6 +126,14 @@ def add_outputs(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_strict(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 2 when a scored case holds fewer than k distinct retrieved cards",
+    )
+
+
 def add_gate(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("gate (all inactive when unset: report-only)")
     g.add_argument("--min-hit", type=fraction, metavar="X", help="floor on overall hit@k")

@@ -18,6 +18,7 @@ from recall_gate.commands.arguments import (
     add_config,
     add_gate,
     add_outputs,
+    add_strict,
     positive_int,
 )
 from recall_gate.commands.context import Handler, Io
@@ -27,12 +28,21 @@ from recall_gate.core.fingerprint import (
     fingerprint_cards,
     fingerprint_cases,
     fingerprint_labels,
+    fingerprint_queries,
     fingerprint_settings,
 )
 from recall_gate.core.gate import decide
-from recall_gate.core.integrity import duplicate_cases, find_problems, languages_without_cards
-from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance
+from recall_gate.core.integrity import (
+    Problem,
+    duplicate_cases,
+    find_problems,
+    languages_without_cards,
+)
+from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
+from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
+from recall_gate.io.artifacts import CaptureWatch, write_artifacts
+from recall_gate.io.config import Config
 from recall_gate.io.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.io.results_store import ResultsWriter, atomic_write_text, read_results
 from recall_gate.io.scoring import ScoredCapture, score_capture
@@ -48,8 +58,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     score = sub.add_parser("score", help="score captured artifacts (no store needed)")
     add_config(score)
     score.add_argument("--artifacts", type=Path, required=True, metavar="PATH")
-    score.add_argument("--cases", type=Path, action="append", metavar="PATH")
+    score.add_argument(
+        "--cases", type=Path, action="append", metavar="PATH", help="cases file (default: config)"
+    )
+    score.add_argument(
+        "--kb", type=Path, metavar="PATH", help="check gold ids against this KB (default: config)"
+    )
     score.add_argument("--k", type=positive_int, metavar="K")
+    add_strict(score)
     add_outputs(score)
     add_gate(score)
     add_baseline_comparison(score)
@@ -58,6 +74,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(run, required=True)
     run.add_argument("--k", type=positive_int, metavar="K")
     run.add_argument("--artifacts-out", type=Path, metavar="PATH", help="write the capture here")
+    add_strict(run)
     add_outputs(run)
     add_gate(run)
     add_baseline_comparison(run)
@@ -78,17 +95,22 @@ def _score_and_report(
     cases: Sequence[CaseLabel] | None,
     artifacts_source: str,
     cases_source: str,
-    provenance: Callable[[ScoredCapture], Provenance],
+    provenance: Callable[[ScoredCapture, CaptureWatch], Provenance],
     settings: Settings,
     args: argparse.Namespace,
     io: Io,
+    card_ids: frozenset[str] | None = None,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
 
     Per-case results stream to the ``--json`` file; a comparison needs them,
-    so without ``--json`` it reads them back from a temp results file.
+    so without ``--json`` it reads them back from a temp results file. With
+    ``card_ids`` (a known KB) and no cases file, the capture's own gold ids are
+    checked as they stream by; an integrity failure or ``--strict`` depth
+    refusal comes before any results file is written.
     """
+    watch = CaptureWatch(artifacts_source, card_ids=card_ids if cases is None else None)
     k = settings.k
     compares = _compares(args, settings)
     with contextlib.ExitStack() as stack:
@@ -97,16 +119,24 @@ def _score_and_report(
             out = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "results.json"
         writer = None if out is None else stack.enter_context(ResultsWriter(out))
         scored = score_capture(
-            artifacts,
+            watch.watch(artifacts),
             k=k,
             cases=cases,
             artifacts_source=artifacts_source,
             cases_source=cases_source,
             results=writer,
-            fingerprint=writer is not None and cases is None,  # provenance of the file
+            fingerprint=cases is None,
         )
+        _fail_on_integrity_problems(watch.problems, io)
+        _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
+        made = provenance(scored, watch)
         if writer is not None:
-            writer.finish(k=k, provenance=provenance(scored), aggregates=scored.aggregates)
+            writer.finish(
+                k=k,
+                provenance=made,
+                aggregates=scored.aggregates,
+                cases_short_of_k=scored.short_of_k,
+            )
         if compares:
             assert out is not None
             # The same report as the PR comment: deltas, flips and the verdict.
@@ -131,6 +161,8 @@ def _score_and_report(
             fmt=fmt,
             cases=scored.missed,
             missed_total=scored.missed_total,
+            short_of_k=scored.short_of_k,
+            gold_checked=made.kb_fingerprint is not None,
         )
 
     if args.markdown is not None:
@@ -138,6 +170,26 @@ def _score_and_report(
     write_settings_header(settings, io)
     io.stdout.write(report("text"))
     return exit_for(gate)
+
+
+def _refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: int, k: int) -> None:
+    if short and args.strict:
+        raise InputError(
+            f"--strict: {short} of {scored} scored case(s) hold fewer than k = {k} distinct "
+            "retrieved cards, so their metrics would be computed on a shorter list",
+            fix=f"capture at least {k} ids per case (e.g. `recall-gate capture --k {k}`), "
+            "or lower --k",
+        )
+
+
+def _fail_on_integrity_problems(problems: Sequence[Problem], io: Io) -> None:
+    if problems:
+        for problem in problems:
+            io.stderr.write(f"  {problem}\n")
+        raise GateFailure(
+            f"dataset integrity failed ({len(problems)} problem(s)); run `recall-gate check`",
+            fix="fix the ids listed above",
+        )
 
 
 def _compares(args: argparse.Namespace, settings: Settings) -> bool:
@@ -184,16 +236,34 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     settings = resolve_settings(args, io)
-    case_paths = args.cases or None
-    cases = _unique_cases(load_cases(case_paths)) if case_paths else None
+    case_paths = settings.cases
+    located = load_cases(case_paths) if case_paths else None
+    cases = _unique_cases(located) if located is not None else None
     labels = None if cases is None else [_label(c) for c in cases]
+    kb_fingerprint = card_ids = None
+    if settings.kb is not None:
+        config = settings.config
+        cards = load_cards(
+            settings.kb, default_language=config.default_language if config else None
+        )
+        kb_fingerprint = fingerprint_cards(c for _, c in cards)
+        card_ids = frozenset(c.id for _, c in cards)
+        if located is not None:
+            _fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+    queries = None if cases is None else fingerprint_queries((c.id, c.query) for c in cases)
 
-    def provenance(scored: ScoredCapture) -> Provenance:
+    def provenance(scored: ScoredCapture, watch: CaptureWatch) -> Provenance:
         fingerprint = scored.label_fingerprint
         if fingerprint is None:
             assert labels is not None
             fingerprint = fingerprint_labels(labels)
-        return Provenance(tool_version=__version__, dataset_fingerprint=fingerprint)
+        return Provenance(
+            tool_version=__version__,
+            dataset_fingerprint=fingerprint,
+            queries_fingerprint=queries,
+            kb_fingerprint=kb_fingerprint,
+            retriever=watch.retriever,
+        )
 
     return _score_and_report(
         artifacts=iter_artifacts(args.artifacts),
@@ -204,6 +274,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         settings=settings,
         args=args,
         io=io,
+        card_ids=card_ids,
     )
 
 
@@ -231,6 +302,19 @@ def _warn_languages_without_cards(cards: Sequence[Card], cases: Sequence[Case], 
         )
 
 
+def _builtin_retriever(config: Config, embedder_id: str) -> Retriever:
+    """The built-in runner as a capture's retriever (its settings are in the config fingerprint)."""
+    return Retriever(
+        adapter="builtin",
+        name="recall_gate.runner",
+        params={
+            "mode": config.retrieval.mode,
+            "embedder": embedder_id,
+            "reranker": config.reranker.model if config.reranker.enabled else None,
+        },
+    )
+
+
 def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.runner import capture  # heavy: torch, chromadb
 
@@ -244,38 +328,36 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         )
     cards = load_cards(config.kb, default_language=config.default_language)
     located = load_cases(config.cases)
-    problems = find_problems(cards=cards, cases=located)
-    if problems:
-        for problem in problems:
-            io.stderr.write(f"  {problem}\n")
-        raise GateFailure(
-            f"dataset integrity failed ({len(problems)} problem(s)); run `recall-gate check`",
-            fix="fix the ids listed above",
-        )
+    _fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     cases = [case for _, case in located]
     if config.retrieval.same_language:
         _warn_languages_without_cards([c for _, c in cards], cases, io)
     progress = io.stderr.isatty() and not io.environ.get("CI")
     log = lambda line: io.stderr.write(f"recall-gate: {line}\n")  # noqa: E731
     captured = capture(config, [c for _, c in cards], cases, progress=progress, log=log)
+    retriever = _builtin_retriever(config, captured.embedder_id)
     if args.artifacts_out is not None:
-        from recall_gate.io.results_store import dump_jsonl
-
-        atomic_write_text(args.artifacts_out, dump_jsonl(captured.artifacts))
+        write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=fingerprint_cases(cases),
+        queries_fingerprint=fingerprint_queries((c.id, c.query) for c in cases),
         kb_fingerprint=fingerprint_cards(c for _, c in cards),
         config_fingerprint=fingerprint_settings(config.retrieval_fingerprint_payload()),
         embedder=captured.embedder_id,
         retrieval_mode=config.retrieval.mode + ("+rerank" if config.reranker.enabled else ""),
+        settings={
+            **flatten_settings(config.retrieval_fingerprint_payload()),
+            "kb.cards": len(cards),
+        },
+        retriever=retriever,
     )
     return _score_and_report(
         artifacts=enumerate(captured.artifacts, start=1),
         cases=[_label(c) for c in cases],
         artifacts_source="the capture",
         cases_source=", ".join(map(str, config.cases)),
-        provenance=lambda _: provenance,
+        provenance=lambda _scored, _watch: provenance,
         settings=settings,
         args=args,
         io=io,

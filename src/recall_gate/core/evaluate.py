@@ -59,6 +59,7 @@ class CaseScorer:
         self.missed_total = 0
         self.total = 0  # cases scored or not
         self.scored = 0  # of which carry gold
+        self.short_of_k = 0  # of which hold fewer than k distinct cards (honest depth)
         self.outcomes: Counter[str] = Counter()  # citation outcomes, when `cited` was captured
         self._acc = MetricAccumulator()
         self._cells: dict[tuple[str, str], tuple[Any, ...]] = {}
@@ -87,6 +88,8 @@ class CaseScorer:
         outcome: CitationOutcome | None = None
         if metrics:
             self.scored += 1
+            if len(top) < self.k:
+                self.short_of_k += 1
             hit = metrics[HIT]
             cell[0](hit)
             cell[1](metrics[RECALL])

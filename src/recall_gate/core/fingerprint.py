@@ -22,6 +22,7 @@ __all__ = [
     "fingerprint_cards",
     "fingerprint_cases",
     "fingerprint_labels",
+    "fingerprint_queries",
     "fingerprint_settings",
     "fingerprint_texts",
     "label_text",
@@ -77,9 +78,16 @@ def _of_records(records: Iterable[Mapping[str, Any]]) -> str:
 
 
 def fingerprint_cases(cases: Iterable[CaseLabel]) -> str:
-    """Of every field of the records given: `run` passes whole cases, so a query
-    edit makes a baseline stale; `score` has only labels (id, groups, gold)."""
-    return _of_records(c.model_dump(mode="json") for c in cases)
+    """Of the case labels (id, language, case type, gold, relevance set) alone, even
+    when whole cases are given: ``run`` (which has the cases) and ``score`` (which
+    may have only the labels a capture carries) must agree. Queries have their own
+    :func:`fingerprint_queries`."""
+    return fingerprint_labels(cases)
+
+
+def fingerprint_queries(queries: Iterable[tuple[str, str]]) -> str:
+    """Of each case's query, as ``(case id, query)``: an edited query makes a baseline stale."""
+    return _of_records({"id": case_id, "query": query} for case_id, query in queries)
 
 
 def fingerprint_cards(cards: Iterable[Card]) -> str:
@@ -92,7 +100,7 @@ def fingerprint_settings(settings: Mapping[str, Any]) -> str:
 
 
 def fingerprint_labels(cases: Iterable[CaseLabel]) -> str:
-    """:func:`fingerprint_cases` of the cases' labels alone (what `score` fingerprints)."""
+    """Of the cases' labels (what ``run`` and ``score`` both fingerprint)."""
     ordered = sorted(cases, key=lambda c: c.id)
     return fingerprint_texts(
         label_text(c.id, c.language, c.case_type, c.must_cite_one_of, c.relevant_ids)

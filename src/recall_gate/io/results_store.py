@@ -172,10 +172,23 @@ class ResultsWriter:
         self._written += len(self._pending)
         self._pending.clear()
 
-    def finish(self, *, k: int, provenance: Provenance, aggregates: Aggregates) -> None:
+    def finish(
+        self,
+        *,
+        k: int,
+        provenance: Provenance,
+        aggregates: Aggregates,
+        cases_short_of_k: int = 0,
+    ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
-        skeleton = Results(k=k, provenance=provenance, cases=(), aggregates=aggregates)
+        skeleton = Results(
+            k=k,
+            provenance=provenance,
+            cases=(),
+            aggregates=aggregates,
+            cases_short_of_k=cases_short_of_k,
+        )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]
         head, tail = _encode(dump_json(data)).split(

@@ -56,6 +56,7 @@ class ScoredCapture:
     label_fingerprint: str | None  # of the capture's own labels, when asked for
     missed: tuple[CaseResult, ...]  # the first MISSED_KEPT missed cases (hit@k = 0)
     missed_total: int  # all of them
+    short_of_k: int = 0  # scored cases holding fewer than k distinct cards
 
 
 class _LabelTexts:
@@ -146,6 +147,7 @@ def score_capture(
             label_fingerprint=None if texts is None else texts.fingerprint(),
             missed=tuple(scorer.missed),
             missed_total=scorer.missed_total,
+            short_of_k=scorer.short_of_k,
         )
     finally:
         if texts is not None:

@@ -25,6 +25,7 @@ from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Resu
 __all__ = [
     "LANGUAGE_CAVEAT",
     "RECALL_CAVEAT",
+    "capture_notes",
     "escape_markdown",
     "format_mean",
     "missed_table",
@@ -154,6 +155,25 @@ def _heading(text: str, fmt: Format) -> str:
     return f"### {text}" if fmt == "markdown" else f"{text}\n{'=' * len(text)}"
 
 
+def capture_notes(*, k: int, scored: int, short_of_k: int, gold_checked: bool) -> list[str]:
+    """What a reader must know about the capture behind the numbers: cases scored
+    on fewer than k cards, and gold ids that no KB vouched for."""
+    notes = []
+    if short_of_k:
+        held = "holds" if short_of_k == 1 else "hold"
+        notes.append(
+            f"Depth: {short_of_k} of {scored} scored case{'' if scored == 1 else 's'} "
+            f"{held} fewer than k = {k} distinct retrieved cards: their metrics are computed "
+            "on a shorter list than k (capture more ids per case, or lower k)."
+        )
+    if not gold_checked:
+        notes.append(
+            "Gold ids were not checked against a KB (none was given): a mistyped gold id "
+            "scores as a miss. Set `kb:` in recall-gate.yaml, or run `recall-gate check`."
+        )
+    return notes
+
+
 def render_report(
     results: Results, *, gate: GateResult | None = None, fmt: Format = "markdown"
 ) -> str:
@@ -170,6 +190,8 @@ def render_report(
         gate=gate,
         fmt=fmt,
         cases=results.cases,
+        short_of_k=results.cases_short_of_k,
+        gold_checked=results.provenance.kb_fingerprint is not None,
     )
 
 
@@ -184,12 +206,15 @@ def render_summary(
     fmt: Format = "markdown",
     cases: Sequence[CaseResult] = (),
     missed_total: int | None = None,
+    short_of_k: int = 0,
+    gold_checked: bool = True,
 ) -> str:
     """:func:`render_report` from the counts alone (the scorer keeps no cases).
 
     ``outcomes`` counts the citation outcomes of the cases that have one;
     ``cases``, when kept, list the missed ones; ``missed_total`` counts them
-    when only the first of them were kept.
+    when only the first of them were kept; ``short_of_k`` and ``gold_checked``
+    feed :func:`capture_notes`.
     """
     agg = aggregates
     metrics = list(METRIC_KEYS)
@@ -202,6 +227,8 @@ def render_summary(
         f"{scored} of {total} cases carry gold and are scored; "
         f"{total - scored} without gold are excluded by design (ADR-0023 (B))."
     )
+    for note in capture_notes(k=k, scored=scored, short_of_k=short_of_k, gold_checked=gold_checked):
+        parts.append(note if fmt == "markdown" else note.replace("`", ""))
     header = ["group", "name", "n", *(metric_label(m, k) for m in metrics)]
     parts.append(table(header, _group_rows(agg, metrics, fmt), fmt))
     if any(outcomes.values()):
