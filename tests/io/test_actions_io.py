@@ -1,5 +1,5 @@
-"""The Actions adapter: runner files, workflow commands, the event, and what a
-comparison becomes there. One named test per rule."""
+"""The Actions adapter: runner files, workflow commands and the event. One named
+test per rule."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from recall_gate.errors import InputError
 from recall_gate.io.actions_runner import (
     SUMMARY_MAX_BYTES,
     ActionsRunner,
-    comparison_annotations,
-    comparison_outputs,
     escape_data,
     escape_property,
     load_event,
@@ -177,130 +175,3 @@ def test_a_malformed_event_names_the_field(tmp_path: Path) -> None:
 
 
 # -- what a comparison becomes ------------------------------------------------------------
-
-
-def comparison(**overrides: Any) -> dict[str, Any]:
-    payload: dict[str, Any] = {
-        "kind": "recall-gate-comparison",
-        "k": 5,
-        "verdict": "pass",
-        "hit": 0.8125,
-        "recall": 0.75,
-        "ndcg": 1.0,
-        "n": 16,
-        "regressions": 0,
-        "gate": {"failed_floors": [], "regressions": [], "integrity_problems": []},
-        "would_fail_detail": {"tolerance": 0.05, "failed_floors": [], "regressions": []},
-        "baseline": {"status": "ok", "source": "baselines/default.json", "stale": []},
-    }
-    payload.update(overrides)
-    return payload
-
-
-def test_outputs_map_one_to_one_and_an_absent_mean_is_empty() -> None:
-    assert comparison_outputs(comparison(ndcg=None)) == {
-        "verdict": "pass",
-        "hit": "0.8125",
-        "recall": "0.75",
-        "ndcg": "",
-        "n": "16",
-        "regressions": "0",
-    }
-
-
-def test_a_pass_with_an_ok_baseline_annotates_nothing() -> None:
-    assert comparison_annotations(comparison()) == []
-
-
-def test_failed_floors_and_regressions_are_errors() -> None:
-    notes = comparison_annotations(
-        comparison(
-            verdict="fail",
-            gate={
-                "failed_floors": [{"metric": HIT, "floor": 0.9, "observed": 0.8125, "n": 16}],
-                "regressions": [
-                    {
-                        "metric": RECALL,
-                        "group": "language:en",
-                        "baseline": 0.9,
-                        "current": 0.8,
-                        "delta": -0.1,
-                        "n": 8,
-                        "tolerance": 0.05,
-                    }
-                ],
-                "integrity_problems": ["case c1: gold id x is not a card"],
-            },
-        )
-    )
-    assert [(n.level, n.message) for n in notes] == [
-        ("error", "case c1: gold id x is not a card"),
-        ("error", "hit@5 is 0.812 (n=16), below the floor 0.900 (min-hit)"),
-        (
-            "error",
-            "recall@5 (language:en): 0.900 → 0.800 (-0.100, n=8), beyond the tolerance 0.050",
-        ),
-    ]
-
-
-def drops(count: int) -> list[dict[str, Any]]:
-    """``count`` regression records of hit@k, 1.0 → 0.5 in groups g0, g1, …"""
-    return [
-        {
-            "metric": HIT,
-            "group": f"g{i}",
-            "baseline": 1.0,
-            "current": 0.5,
-            "delta": -0.5,
-            "n": 4,
-            "tolerance": 0.05,
-        }
-        for i in range(count)
-    ]
-
-
-def test_report_only_gives_one_warning_with_what_would_fail() -> None:
-    would = drops(5)
-    notes = comparison_annotations(
-        comparison(
-            verdict="report-only",
-            would_fail_detail={"tolerance": 0.05, "failed_floors": [], "regressions": would},
-        )
-    )
-    [note] = notes
-    assert note.level == "warning"
-    assert note.message.startswith("5 check(s) would fail")
-    assert "(g0)" in note.message
-    assert "(g3)" not in note.message
-    assert "and 2 more" in note.message
-
-
-def test_a_missing_baseline_is_a_notice_and_a_stale_one_a_warning() -> None:
-    [missing] = comparison_annotations(
-        comparison(baseline={"status": "missing", "source": "baselines/x.json", "stale": []})
-    )
-    assert missing.level == "notice"
-    assert "no baseline at baselines/x.json" in missing.message
-    [stale] = comparison_annotations(
-        comparison(
-            baseline={
-                "status": "stale",
-                "source": "b.json",
-                "stale": [{"what": "kb", "baseline": "sha256:1", "current": "sha256:2"}],
-            }
-        )
-    )
-    assert stale.level == "warning"
-    assert "kb sha256:1 → sha256:2" in stale.message
-
-
-def test_more_than_ten_annotations_of_a_level_are_summarised() -> None:
-    regressions = drops(14)
-    notes = comparison_annotations(
-        comparison(
-            verdict="fail",
-            gate={"failed_floors": [], "regressions": regressions, "integrity_problems": []},
-        )
-    )
-    assert len(notes) == 10
-    assert notes[-1].message == "… and 5 more: see the job summary"

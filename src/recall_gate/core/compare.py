@@ -42,7 +42,6 @@ from recall_gate.core.gate import (
     decide,
     suggest_floors,
 )
-from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, floor_key
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
 from recall_gate.core.records import (
     CASE_TYPES,
@@ -55,7 +54,6 @@ from recall_gate.core.records import (
 from recall_gate.core.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_bootstrap_ci
 
 __all__ = [
-    "COMPARISON_KIND",
     "MIN_N_FOR_TEST",
     "REFERENCE_TOLERANCE",
     "SIGNIFICANCE",
@@ -70,12 +68,10 @@ __all__ = [
     "Noise",
     "StaleReason",
     "compare_to_baseline",
-    "comparison_json",
     "find_regressions",
     "judge_comparison",
 ]
 
-COMPARISON_KIND = "recall-gate-comparison"
 # Below this many compared cases a group is marked and not tested.
 MIN_N_FOR_TEST = 10
 SIGNIFICANCE = 0.05
@@ -568,126 +564,3 @@ def judge_comparison(
         reference_tolerance=reference_tolerance,
         would_fail=would_fail,
     )
-
-
-_OUTPUT_KEYS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
-
-
-def _flip_json(flip: Flip) -> dict[str, Any]:
-    return {
-        "case_id": flip.case_id,
-        "language": flip.language,
-        "case_type": flip.case_type,
-        "card": flip.card,
-        "rank_before": flip.rank_before,
-        "rank_after": flip.rank_after,
-    }
-
-
-def _regression_json(r: Regression) -> dict[str, Any]:
-    return {
-        "metric": r.metric,
-        "group": r.group,
-        "baseline": r.baseline,
-        "current": r.current,
-        "delta": r.delta,
-        "n": r.n,
-        "tolerance": r.tolerance,
-    }
-
-
-def comparison_json(
-    comparison: Comparison, verdict: ComparisonVerdict, *, profile: str
-) -> dict[str, Any]:
-    """The machine-readable comparison (``compare --json``); keys are documented
-    in the README. Top-level ``verdict``, ``regressions``, ``hit``, ``recall``,
-    ``ndcg`` and ``n`` map one-to-one onto the action's outputs."""
-    overall = comparison.current.aggregates.overall
-    baseline = comparison.baseline
-    gate = verdict.gate
-    payload: dict[str, Any] = {
-        "kind": COMPARISON_KIND,
-        "schema_version": 1,
-        "profile": profile,
-        "k": comparison.k,
-        "verdict": gate.verdict,
-        "regressions": len(gate.regressions),
-        "would_fail": verdict.would_fail_count,
-        "n": overall[HIT].n if HIT in overall else 0,
-        "n_cases": len(comparison.current.cases),
-    }
-    for metric, short in _OUTPUT_KEYS.items():
-        payload[short] = overall[metric].mean if metric in overall else None
-    payload["delta"] = {
-        short: (d.delta if (d := comparison.delta_for(metric)) is not None else None)
-        for metric, short in _OUTPUT_KEYS.items()
-    }
-    payload["baseline"] = {
-        "status": comparison.status,
-        "source": comparison.baseline_source,
-        "path": comparison.baseline_path,
-        "ref": comparison.baseline_ref,
-        "created_at": baseline.created_at if baseline else None,
-        "git_sha": baseline.git_sha if baseline else None,
-        "reason": baseline.reason if baseline else None,
-        "k": baseline.k if baseline else None,
-        "stale": [
-            {"what": s.what, "baseline": s.baseline, "current": s.current} for s in comparison.stale
-        ],
-        "edited_in_pr": comparison.edit is not None,
-    }
-    payload["gate"] = {
-        "max_regression": verdict.max_regression,
-        **{flag.replace("-", "_"): v for flag, v in _floor_flags(verdict.floors)},
-        "failed_floors": [
-            {"metric": c.metric, "floor": c.floor, "observed": c.observed, "n": c.n}
-            for c in gate.failed_floors
-        ],
-        "regressions": [_regression_json(r) for r in gate.regressions],
-        "integrity_problems": list(gate.integrity_problems),
-    }
-    would = verdict.would_fail
-    payload["would_fail_detail"] = {
-        "tolerance": verdict.reference_tolerance,
-        "regressions": [_regression_json(r) for r in would.regressions] if would else [],
-        "failed_floors": [
-            {"metric": c.metric, "floor": c.floor, "observed": c.observed, "n": c.n}
-            for c in would.failed_floors
-        ]
-        if would
-        else [],
-    }
-    payload["suggested_floors"] = {floor_key(s.metric): s.floor for s in verdict.suggested_floors}
-    payload["deltas"] = [
-        {
-            "metric": d.metric,
-            "group": d.group.label,
-            "baseline": d.baseline,
-            "current": d.current,
-            "delta": d.delta,
-            "n": d.n_compared,
-            "n_total": d.n_total,
-            "p_value": d.noise.p_value,
-            "ci_low": d.noise.ci_low,
-            "ci_high": d.noise.ci_high,
-            "small_n": d.noise.small_n,
-            "significant": d.noise.significant,
-        }
-        for d in comparison.deltas
-    ]
-    payload["flips"] = {
-        "hit_to_miss": [_flip_json(f) for f in comparison.lost],
-        "miss_to_hit": [_flip_json(f) for f in comparison.gained],
-        "rank_moves": comparison.rank_moves,
-    }
-    payload["cases"] = {
-        "compared": comparison.cases.compared,
-        "added": list(comparison.cases.added),
-        "removed": list(comparison.cases.removed),
-        "relabelled": list(comparison.cases.relabelled),
-    }
-    return payload
-
-
-def _floor_flags(floors: Floors) -> list[tuple[str, float | None]]:
-    return [(floor_flag(m), v) for m, v in floors.by_metric().items()]

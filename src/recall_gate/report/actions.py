@@ -1,0 +1,151 @@
+"""What a comparison becomes in GitHub Actions: step outputs and annotations (pure).
+
+Read from the validated comparison document, never from an untyped dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from recall_gate.core.metric_registry import floor_flag, metric_label
+from recall_gate.report.comparison_json import ComparisonDocument, FloorRecord, RegressionRecord
+from recall_gate.report.github_limits import MAX_ANNOTATIONS_PER_LEVEL
+
+__all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
+
+AnnotationLevel = Literal["error", "warning", "notice"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Annotation:
+    level: AnnotationLevel
+    title: str
+    message: str
+
+
+def _number(value: float | int | str | None) -> str:
+    """An output value: a float to 6 decimals (as the results file), else as given."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{round(value, 6):.6g}" if value else "0"
+    return str(value)
+
+
+def comparison_outputs(doc: ComparisonDocument) -> dict[str, str]:
+    """The action's outputs from the comparison: one key each, same names; plus the
+    profile, which names the sticky comment."""
+    return {
+        "verdict": doc.verdict,
+        "hit": _number(doc.hit),
+        "recall": _number(doc.recall),
+        "ndcg": _number(doc.ndcg),
+        "n": _number(doc.n),
+        "regressions": _number(doc.regressions),
+        "profile": doc.profile,
+    }
+
+
+def _floor_text(item: FloorRecord, k: int) -> str:
+    seen = "nothing scored" if item.observed is None else f"{item.observed:.3f}"
+    return (
+        f"{metric_label(item.metric, k)} is {seen} (n={item.n}), "
+        f"below the floor {item.floor or 0:.3f} ({floor_flag(item.metric)})"
+    )
+
+
+def _regression_text(item: RegressionRecord, k: int) -> str:
+    return (
+        f"{metric_label(item.metric, k)} ({item.group}): "
+        f"{item.baseline:.3f} → {item.current:.3f} "
+        f"({item.delta:+.3f}, n={item.n}), beyond the tolerance {item.tolerance:.3f}"
+    )
+
+
+_WOULD_FAIL_SHOWN: Final = 3
+
+
+def _capped(items: Sequence[Annotation]) -> list[Annotation]:
+    out: list[Annotation] = []
+    for level in ("error", "warning", "notice"):
+        same = [a for a in items if a.level == level]
+        if len(same) > MAX_ANNOTATIONS_PER_LEVEL:
+            rest = len(same) - (MAX_ANNOTATIONS_PER_LEVEL - 1)
+            same = [
+                *same[: MAX_ANNOTATIONS_PER_LEVEL - 1],
+                Annotation(
+                    level=same[0].level,
+                    title="recall-gate",
+                    message=f"… and {rest} more: see the job summary",
+                ),
+            ]
+        out += same
+    return out
+
+
+def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
+    """Errors for what fails the gate; warnings for what would fail in
+    report-only mode and for a stale baseline; a notice when there is none."""
+    k = doc.k
+    gate = doc.gate
+    out: list[Annotation] = []
+    out += [
+        Annotation(level="error", title="recall-gate: dataset integrity", message=p)
+        for p in gate.integrity_problems
+    ]
+    out += [
+        Annotation(level="error", title="recall-gate: floor", message=_floor_text(item, k))
+        for item in gate.failed_floors
+    ]
+    out += [
+        Annotation(
+            level="error", title="recall-gate: regression", message=_regression_text(item, k)
+        )
+        for item in gate.regressions
+    ]
+    if doc.verdict == "report-only":
+        would = doc.would_fail_detail
+        items = [_floor_text(i, k) for i in would.failed_floors]
+        items += [_regression_text(i, k) for i in would.regressions]
+        if items:
+            shown = "; ".join(items[:_WOULD_FAIL_SHOWN])
+            more = (
+                f"; and {len(items) - _WOULD_FAIL_SHOWN} more"
+                if len(items) > _WOULD_FAIL_SHOWN
+                else ""
+            )
+            out.append(
+                Annotation(
+                    level="warning",
+                    title="recall-gate (report-only): would fail if enforced",
+                    message=f"{len(items)} check(s) would fail at the suggested floors and a "
+                    f"{would.tolerance:.2f} tolerance: {shown}{more}. "
+                    "Set min-hit / min-recall / min-ndcg or max-regression to enforce.",
+                )
+            )
+    baseline = doc.baseline
+    source = baseline.source or "the baseline"
+    if baseline.status == "missing":
+        out.append(
+            Annotation(
+                level="notice",
+                title="recall-gate: no baseline yet",
+                message=f"no baseline at {source}: nothing to compare with; run the "
+                "update-baseline workflow (or `recall-gate baseline update`) to create it",
+            )
+        )
+    elif baseline.status in ("stale", "not_comparable"):
+        reasons = ", ".join(f"{s.what} {s.baseline} → {s.current}" for s in baseline.stale)
+        stale = baseline.status == "stale"
+        what = "is stale" if stale else "is not comparable (another k)"
+        out.append(
+            Annotation(
+                level="warning",
+                title="recall-gate: baseline " + ("stale" if stale else "not comparable"),
+                message=f"the baseline {source} {what}: {reasons}; refresh it with the "
+                "update-baseline workflow",
+            )
+        )
+    return _capped(out)
