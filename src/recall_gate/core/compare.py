@@ -522,7 +522,6 @@ def judge_comparison(
     *,
     floors: Floors,
     max_regression: float | None,
-    integrity_problems: Sequence[str] = (),
     reference_tolerance: float = REFERENCE_TOLERANCE,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`recall_gate.core.gate.decide`).
@@ -540,7 +539,6 @@ def judge_comparison(
         floors=floors,
         regressions=regressions,
         max_regression=max_regression,
-        integrity_problems=integrity_problems,
     )
     evidence: Aggregates = (
         comparison.baseline.aggregates

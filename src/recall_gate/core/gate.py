@@ -85,7 +85,6 @@ class GateResult:
     verdict: Verdict
     floor_checks: tuple[FloorCheck, ...]
     regressions: tuple[Regression, ...]
-    integrity_problems: tuple[str, ...] = ()
 
     @property
     def enforced(self) -> bool:
@@ -118,13 +117,13 @@ def decide(
     floors: Floors,
     regressions: Sequence[Regression] = (),
     max_regression: float | None = None,
-    integrity_problems: Sequence[str] = (),
 ) -> GateResult:
-    """The verdict: ``fail`` on integrity problems, a missed set floor or a
-    regression beyond a set tolerance; ``report-only`` when no knob is set."""
+    """The verdict: ``fail`` on a missed set floor or a regression beyond a set
+    tolerance; ``report-only`` when no knob is set. (Dataset integrity is no knob:
+    a labelling error stops the command before anything is scored.)"""
     checks = check_floors(aggregates, floors)
     enforced = floors.active or max_regression is not None
-    failed = bool(integrity_problems) or any(c.failed for c in checks)
+    failed = any(c.failed for c in checks)
     if max_regression is not None and regressions:
         failed = True
     if failed:
@@ -137,7 +136,6 @@ def decide(
         verdict=verdict,
         floor_checks=checks,
         regressions=tuple(regressions),
-        integrity_problems=tuple(integrity_problems),
     )
 
 

@@ -92,10 +92,6 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
     gate = doc.gate
     out: list[Annotation] = []
     out += [
-        Annotation(level="error", title="recall-gate: dataset integrity", message=p)
-        for p in gate.integrity_problems
-    ]
-    out += [
         Annotation(level="error", title="recall-gate: floor", message=_floor_text(item, k))
         for item in gate.failed_floors
     ]

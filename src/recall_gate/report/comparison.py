@@ -470,8 +470,6 @@ def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
     k = comparison.k
     reasons = []
     if gate.verdict == "fail":
-        if gate.integrity_problems:
-            reasons.append(f"{len(gate.integrity_problems)} dataset integrity problem(s)")
         if gate.regressions:
             n = len(gate.regressions)
             tolerance = verdict.max_regression or 0.0
@@ -552,8 +550,7 @@ def _checks_block(comparison: Comparison, verdict: ComparisonVerdict, style: _St
     k = comparison.k
     gate = verdict.gate
     fail, would = style.mark("fail").strip(), style.mark("would").strip()
-    lines = [f"{fail} integrity: {style.user(p)}" for p in gate.integrity_problems]
-    lines += [f"{fail} {line}" for line in _drop_lines(gate.regressions, comparison, would=False)]
+    lines = [f"{fail} {line}" for line in _drop_lines(gate.regressions, comparison, would=False)]
     lines += [f"{fail} {_floor_line(c, k, would=False)}" for c in gate.failed_floors]
     if verdict.would_fail is not None:
         lines += [

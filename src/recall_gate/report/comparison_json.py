@@ -90,7 +90,6 @@ class GateRecord(_Part):
     min_ndcg: float | None
     failed_floors: tuple[FloorRecord, ...]
     regressions: tuple[RegressionRecord, ...]
-    integrity_problems: tuple[str, ...]
 
 
 class WouldFailRecord(_Part):
@@ -228,7 +227,6 @@ def comparison_document(
             min_ndcg=verdict.floors.min_ndcg,
             failed_floors=tuple(_floor(c) for c in gate.failed_floors),
             regressions=tuple(_regression(r) for r in gate.regressions),
-            integrity_problems=tuple(gate.integrity_problems),
         ),
         would_fail_detail=WouldFailRecord(
             tolerance=verdict.reference_tolerance,
