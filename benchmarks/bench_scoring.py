@@ -94,37 +94,32 @@ def _peer_inputs(
     return qrels, run
 
 
-def _worker_recall_gate(path: Path, k: int) -> dict[str, Any]:
+def _worker_recall_gate(path: Path, k: int, out_json: str | None = None) -> dict[str, Any]:
     import io
 
     from recall_gate import cli
+    from recall_gate.commands import evaluation
     from recall_gate.core.metrics import HIT, NDCG, RECALL
-    from recall_gate.io.artifact_stream import StreamedScores, score_artifacts_file
+    from recall_gate.io.scoring import ScoredCapture, score_capture
 
-    captured: list[StreamedScores] = []
+    captured: list[ScoredCapture] = []
 
-    def spy(p: Path, *, k: int) -> StreamedScores:
-        captured.append(score_artifacts_file(p, k=k))
+    def spy(*args: Any, **kwargs: Any) -> ScoredCapture:
+        captured.append(score_capture(*args, **kwargs))
         return captured[-1]
 
-    from recall_gate.commands import evaluation
-
-    vars(evaluation)["score_artifacts_file"] = spy  # read the means, untimed
+    vars(evaluation)["score_capture"] = spy  # read the means, untimed
+    argv = ["score", "--artifacts", str(path), "--k", str(k)]
+    if out_json is not None:
+        argv += ["--json", out_json]
     out = io.StringIO()
     started, cpu = time.perf_counter(), time.process_time()
-    # cwd = the data's folder: no baselines/ there, so `score` takes its streamed
-    # path instead of comparing with a committed baseline of the working tree.
-    code = cli.main(
-        ["score", "--artifacts", str(path), "--k", str(k)],
-        environ={},
-        stdout=out,
-        cwd=path.parent,
-    )
+    # cwd = the data's folder: no baselines/ there, so `score` reports instead of
+    # comparing with a committed baseline of the working tree.
+    code = cli.main(argv, environ={}, stdout=out, cwd=path.parent)
     total, cpu = time.perf_counter() - started, time.process_time() - cpu
     if code != 0:
         raise SystemExit(f"recall-gate score exited {code}")
-    if not captured:  # the CLI no longer goes through score_artifacts_file: score apart
-        captured.append(score_artifacts_file(path, k=k))
     overall = captured[0].aggregates.overall
     return {
         "total_s": total,

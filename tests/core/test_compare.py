@@ -110,12 +110,14 @@ def test_a_flip_names_the_best_ranked_gold_card_of_disjunctive_gold() -> None:
     assert (flip.card, flip.rank_before, flip.rank_after) == ("y", 1, None)
 
 
-def test_a_rank_move_without_a_flip_is_counted() -> None:
+def test_a_rank_move_without_a_flip_names_the_case_and_its_ranks() -> None:
     base = baseline_of([case("a", 1), case("b", 1)])
     cur = results([case("a", 4), case("b", 1)])
     comparison = compare_to_baseline(current=cur, baseline=base, baseline_path="b.json")
     assert comparison.flips == ()
-    assert comparison.rank_moves == 1
+    assert [
+        (m.case_id, m.direction, m.rank_before, m.rank_after) for m in comparison.rank_moves
+    ] == [("a", "down", 1, 4)]
 
 
 # --- staleness --------------------------------------------------------------------
@@ -309,7 +311,7 @@ def test_a_run_compared_with_itself_changes_nothing(rank_list: list[int | None])
         current=results(cases), baseline=baseline_of(cases), baseline_path="b.json"
     )
     assert comparison.flips == ()
-    assert comparison.rank_moves == 0
+    assert comparison.rank_moves == ()
     assert all(d.delta == 0.0 for d in comparison.deltas)
     assert find_regressions(comparison, tolerance=0.0) == ()
 
@@ -339,5 +341,5 @@ def test_a_baseline_file_compares_equal_to_the_run_it_was_made_from() -> None:
     comparison = compare_to_baseline(
         current=current, baseline=stored, baseline_path="baselines/default.json"
     )
-    assert comparison.rank_moves == 0
+    assert comparison.rank_moves == ()
     assert all(d.delta == 0.0 for d in comparison.deltas if d.delta is not None)

@@ -194,3 +194,15 @@ def test_case_result_keeps_the_deduplicated_top_k_and_the_labels() -> None:
 def test_k_must_be_positive() -> None:
     with pytest.raises(ValueError, match="k must be a positive integer"):
         score_case(label(), ["a"], k=0)
+
+
+def test_the_case_scorer_keeps_the_first_missed_cases_and_counts_them_all() -> None:
+    from recall_gate.core.evaluate import CaseScorer
+
+    scorer = CaseScorer(1, keep_missed=2)
+    for i in range(5):
+        scorer.add(f"c{i}", ("en", "golden", ("gold",), None), ["other", "gold"])
+    scorer.add("hit", ("en", "golden", ("gold",), None), ["gold"])
+    scorer.add("unscored", ("en", "no_match", (), None), ["x"])
+    assert [c.case_id for c in scorer.missed] == ["c0", "c1"]
+    assert (scorer.missed_total, scorer.scored, scorer.total) == (5, 6, 7)

@@ -3,12 +3,12 @@ cases file as the source of truth (a conflicting capture is an error)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_type_hints
 
 import pytest
 
 from recall_gate.core.labels import label_artifacts
-from recall_gate.core.records import Artifact, Case
+from recall_gate.core.records import Artifact, Case, CaseLabel
 from recall_gate.errors import InputError
 
 SRC = "run.jsonl"
@@ -162,3 +162,42 @@ def test_a_capture_that_contradicts_the_cases_file_is_rejected(
         f"run.jsonl:1: case 'c1' field `{field}` is {shown} in cases.yaml\n"
         "  fix: re-capture against the current case set (the cases file is the source of truth)"
     )
+
+
+# --- one artifact at a time: the errors of the whole capture, in its order ---------
+
+
+def test_a_second_line_of_a_case_is_reported_before_an_earlier_unlabelled_line() -> None:
+    lines = [(1, artifact("c0")), (2, artifact("c1", **SELF)), (3, artifact("c1", **SELF))]
+    assert error_of(lines, artifacts_source=SRC).startswith(
+        "run.jsonl:3: second artifact for case 'c1' (first on line 2)"
+    )
+
+
+def test_an_unknown_case_is_reported_before_missing_cases_and_contradictions() -> None:
+    lines = numbered(artifact("c1", language="es-419"), artifact("ghost"))
+    message = error_of(lines, [case("c1"), case("c2")], artifacts_source=SRC)
+    assert message.startswith("run.jsonl:2: artifact for unknown case 'ghost'")
+
+
+def test_contradictions_are_reported_in_the_cases_files_order() -> None:
+    lines = numbered(artifact("c1", language="es-419"), artifact("c2", case_type="no_match"))
+    message = error_of(lines, [case("c2"), case("c1")], artifacts_source=SRC)
+    assert message.startswith("run.jsonl:2: case 'c2' field `case_type`")
+
+
+def test_a_self_contained_capture_reports_its_first_unlabelled_line() -> None:
+    lines = numbered(artifact("c1", **SELF), artifact("c2"), artifact("c3", language="en"))
+    assert error_of(lines, artifacts_source=SRC).startswith("run.jsonl:2: no language")
+
+
+SELF = {"language": "en", "case_type": "golden", "must_cite_one_of": ["a"]}
+
+
+@pytest.mark.parametrize("field", ["language", "case_type", "must_cite_one_of", "relevant_ids"])
+def test_a_case_label_field_has_the_artifact_fields_type(field: str) -> None:
+    # The labeller takes a complete line's label fields without validating a
+    # CaseLabel: that holds while the types agree (the artifact's may be None).
+    label_type: Any = get_type_hints(CaseLabel, include_extras=True)[field]
+    artifact_type = get_type_hints(Artifact, include_extras=True)[field]
+    assert artifact_type in (label_type, label_type | None)

@@ -34,7 +34,7 @@ def document() -> ComparisonDocument:
 def test_comparison_json_carries_the_action_outputs_and_details() -> None:
     payload = document().model_dump(mode="json")
     assert payload["kind"] == "recall-gate-comparison"
-    assert payload["schema_version"] == 1
+    assert payload["schema_version"] == 2
     assert payload["verdict"] == "pass"
     assert payload["regressions"] == 0
     assert (payload["hit"], payload["n"]) == (0.9, 20)
@@ -51,7 +51,7 @@ def test_comparison_json_carries_the_action_outputs_and_details() -> None:
     assert set(payload) == {
         "kind", "schema_version", "profile", "k", "verdict", "regressions", "would_fail",
         "hit", "recall", "ndcg", "n", "n_cases", "delta", "baseline", "gate",
-        "would_fail_detail", "suggested_floors", "deltas", "flips", "cases",
+        "would_fail_detail", "suggested_floors", "deltas", "flips", "missed", "cases",
     }  # fmt: skip
 
 
@@ -73,7 +73,7 @@ def test_a_written_comparison_reads_back_equal(tmp_path: Path) -> None:
         (lambda d: d.update(verdict="great"), "verdict"),
         (lambda d: d.update(extra="x"), "extra"),
         (lambda d: d["gate"].update(regressions="none"), "gate.regressions"),
-        (lambda d: d.update(schema_version=2), "schema_version"),
+        (lambda d: d.update(schema_version=1), "schema_version"),
         (lambda d: d.pop("baseline"), "baseline"),
     ],
 )

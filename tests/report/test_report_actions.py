@@ -17,7 +17,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
     the ``gate`` / ``baseline`` / ``would_fail_detail`` parts merge key by key."""
     payload: dict[str, Any] = {
         "kind": "recall-gate-comparison",
-        "schema_version": 1,
+        "schema_version": 2,
         "profile": "default",
         "k": 5,
         "verdict": "pass",
@@ -43,17 +43,25 @@ def comparison(**overrides: Any) -> ComparisonDocument:
         },
         "gate": {
             "max_regression": None,
+            "min_group_n": 10,
+            "require_significance": True,
             "min_hit": None,
             "min_recall": None,
             "min_ndcg": None,
             "failed_floors": [],
             "regressions": [],
-            "integrity_problems": [],
+            "exempt": [],
         },
-        "would_fail_detail": {"tolerance": 0.05, "failed_floors": [], "regressions": []},
+        "would_fail_detail": {
+            "tolerance": 0.05,
+            "failed_floors": [],
+            "regressions": [],
+            "exempt": [],
+        },
         "suggested_floors": {},
         "deltas": [],
-        "flips": {"hit_to_miss": [], "miss_to_hit": [], "rank_moves": 0},
+        "flips": {"hit_to_miss": [], "miss_to_hit": [], "rank_moves": []},
+        "missed": [],
         "cases": {"compared": 16, "added": [], "removed": [], "relabelled": []},
     }
     for key, value in overrides.items():
@@ -95,14 +103,15 @@ def test_failed_floors_and_regressions_are_errors() -> None:
                         "delta": -0.1,
                         "n": 8,
                         "tolerance": 0.05,
+                        "status": "failed",
+                        "significant": True,
+                        "cases": [],
                     }
                 ],
-                "integrity_problems": ["case c1: gold id x is not a card"],
             },
         )
     )
     assert [(n.level, n.message) for n in notes] == [
-        ("error", "case c1: gold id x is not a card"),
         ("error", "hit@5 is 0.812 (n=16), below the floor 0.900 (min-hit)"),
         (
             "error",
@@ -122,6 +131,9 @@ def drops(count: int) -> list[dict[str, Any]]:
             "delta": -0.5,
             "n": 4,
             "tolerance": 0.05,
+            "status": "failed",
+            "significant": True,
+            "cases": [],
         }
         for i in range(count)
     ]
@@ -132,7 +144,7 @@ def test_report_only_gives_one_warning_with_what_would_fail() -> None:
     notes = comparison_annotations(
         comparison(
             verdict="report-only",
-            would_fail_detail={"tolerance": 0.05, "failed_floors": [], "regressions": would},
+            would_fail_detail={"regressions": would},
         )
     )
     [note] = notes
@@ -154,12 +166,37 @@ def test_a_missing_baseline_is_a_notice_and_a_stale_one_a_warning() -> None:
             baseline={
                 "status": "stale",
                 "source": "b.json",
-                "stale": [{"what": "kb", "baseline": "sha256:1", "current": "sha256:2"}],
+                "stale": [
+                    {"what": "kb", "baseline": "sha256:1", "current": "sha256:2", "changes": []},
+                    {
+                        "what": "config",
+                        "baseline": "sha256:3",
+                        "current": "sha256:4",
+                        "changes": [
+                            {
+                                "setting": "chunking.max_chars",
+                                "label": "chunk size (characters)",
+                                "baseline": "500",
+                                "current": "120",
+                            }
+                        ],
+                    },
+                    {
+                        "what": "embedder",
+                        "baseline": "a@sha256:1",
+                        "current": "b@sha256:2",
+                        "changes": [],
+                    },
+                ],
             }
         )
     )
     assert stale.level == "warning"
-    assert "kb sha256:1 → sha256:2" in stale.message
+    assert stale.message == (
+        "the baseline b.json is stale: the knowledge base's card texts changed; "
+        "chunk size (characters) 500 → 120; embedder a → b; refresh it with the "
+        "update-baseline workflow"
+    )
 
 
 def test_more_than_ten_annotations_of_a_level_are_summarised() -> None:
@@ -167,8 +204,37 @@ def test_more_than_ten_annotations_of_a_level_are_summarised() -> None:
     notes = comparison_annotations(
         comparison(
             verdict="fail",
-            gate={"failed_floors": [], "regressions": regressions, "integrity_problems": []},
+            gate={"regressions": regressions},
         )
     )
     assert len(notes) == 10
     assert notes[-1].message == "… and 5 more: see the job summary"
+
+
+def test_a_regression_annotation_names_its_cases_and_an_exempt_row_is_a_notice() -> None:
+    from factories import baseline_of, case, results
+    from recall_gate.core.compare import compare_to_baseline, judge_comparison
+    from recall_gate.core.gate import Floors
+    from recall_gate.report.comparison_json import comparison_document
+
+    base = [case(f"en-{i:02d}", 2) for i in range(20)]
+    base += [case("es-a", 1, language="es-419"), case("es-b", 1, language="es-419")]
+    cur = [case(f"en-{i:02d}", None if i < 3 else 2) for i in range(20)]
+    cur += [case("es-a", 3, language="es-419"), case("es-b", 1, language="es-419")]
+    compared = compare_to_baseline(
+        current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
+    )
+    verdict = judge_comparison(compared, floors=Floors(), max_regression=0.05)
+    notes = comparison_annotations(comparison_document(compared, verdict, profile="default"))
+    hit = next(n for n in notes if n.level == "error" and n.message.startswith("hit@5 (overall)"))
+    assert hit.message.endswith(
+        "; cases: en-00 (en, golden) rank 2 → out of top 5; "
+        "en-01 (en, golden) rank 2 → out of top 5; en-02 (en, golden) rank 2 → out of top 5"
+    )
+    exempt = [n for n in notes if n.level == "notice"]
+    assert any(
+        n.message.startswith("nDCG@5 (language:es-419): 1.000 → 0.750")
+        and "exempt: too few compared cases (min-group-n)" in n.message
+        and n.message.endswith("; cases: es-a (es-419, golden) rank 1 → 3")
+        for n in exempt
+    )

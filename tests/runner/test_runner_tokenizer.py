@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall_gate.runner.tokenizer import fold, tokenize
+from recall_gate.runner.tokenizer import analyze, fold, tokenize
 
 
 @pytest.mark.parametrize(
@@ -45,3 +45,21 @@ def test_punctuation_and_underscores_separate_tokens() -> None:
 def test_empty_and_symbol_only_text_has_no_tokens() -> None:
     assert tokenize("") == []
     assert tokenize("¿?¡! — …") == []
+
+
+# --- analyze: stemming in the text's language -----------------------------------
+
+
+def test_analyze_stems_in_the_texts_language() -> None:
+    assert analyze("¿Cómo renuevo mis recetas?", "es-419") == ["com", "renuev", "mis", "recet"]
+    assert analyze("receita", "pt-BR") == analyze("receitas", "pt-BR")
+    assert analyze("refills prescriptions", "en") == ["refil", "prescript"]
+
+
+def test_accented_and_plain_spellings_stem_alike() -> None:
+    assert analyze("información cobrança", "es") == analyze("informacion cobranca", "es")
+
+
+def test_a_language_without_a_stemmer_keeps_the_folded_tokens() -> None:
+    assert analyze("Ligue a ext. 4410", "xx") == tokenize("Ligue a ext. 4410")
+    assert analyze("Ligue a ext. 4410", None) == tokenize("Ligue a ext. 4410")

@@ -52,6 +52,30 @@ def profile_name(text: str) -> str | None:
     return text
 
 
+def optional_positive_int(text: str) -> int | None:
+    """A positive integer; an empty string means unset (how the action passes it)."""
+    return positive_int(text) if text.strip() else None
+
+
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def strict_boolean(text: str) -> bool:
+    """``true`` / ``false`` (also yes/no, on/off, 1/0)."""
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+
+
+def boolean(text: str) -> bool | None:
+    """:func:`strict_boolean`; an empty string means unset (how the action passes it)."""
+    return strict_boolean(text) if text.strip() else None
+
+
 def optional_text(text: str) -> str | None:
     return text.strip() or None
 
@@ -102,6 +126,14 @@ def add_outputs(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_strict(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 2 when a scored case holds fewer than k distinct retrieved cards",
+    )
+
+
 def add_gate(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("gate (all inactive when unset: report-only)")
     g.add_argument("--min-hit", type=fraction, metavar="X", help="floor on overall hit@k")
@@ -132,7 +164,20 @@ def add_tolerance(p: argparse._ActionsContainer) -> None:
         "--max-regression",
         type=fraction,
         metavar="X",
-        help="tolerance: fail when a metric drops by more than X in any group",
+        help="tolerance: fail when a metric drops by more than X in a group (see the next two)",
+    )
+    p.add_argument(
+        "--min-group-n",
+        type=optional_positive_int,
+        metavar="N",
+        help="a group with fewer compared cases is neither tested nor gated (default 10)",
+    )
+    p.add_argument(
+        "--require-significance",
+        type=boolean,
+        metavar="BOOL",
+        help="true (default): a subgroup's drop fails only when the noise test calls it "
+        "likely real; false: any drop beyond the tolerance fails",
     )
 
 

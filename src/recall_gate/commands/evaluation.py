@@ -5,7 +5,9 @@ results, or a comparison with the baseline when there is one."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -16,23 +18,35 @@ from recall_gate.commands.arguments import (
     add_config,
     add_gate,
     add_outputs,
+    add_strict,
     positive_int,
 )
 from recall_gate.commands.context import Handler, Io
 from recall_gate.commands.gating import exit_for, report_comparison
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
-from recall_gate.core.aggregate import aggregate
-from recall_gate.core.evaluate import score_case
-from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_cases, fingerprint_settings
+from recall_gate.core.fingerprint import (
+    fingerprint_cards,
+    fingerprint_cases,
+    fingerprint_labels,
+    fingerprint_queries,
+    fingerprint_settings,
+)
 from recall_gate.core.gate import decide
-from recall_gate.core.integrity import duplicate_cases, find_problems, languages_without_cards
-from recall_gate.core.labels import label_artifacts
-from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Results
+from recall_gate.core.integrity import (
+    Problem,
+    duplicate_cases,
+    find_problems,
+    languages_without_cards,
+)
+from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
+from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.io.artifact_stream import score_artifacts_file
-from recall_gate.io.dataset import load_artifacts, load_cards, load_cases
-from recall_gate.io.results_store import atomic_write_text, write_results
-from recall_gate.report.results import render_report, render_summary
+from recall_gate.io.artifacts import CaptureWatch, write_artifacts
+from recall_gate.io.config import Config
+from recall_gate.io.dataset import iter_artifacts, load_cards, load_cases
+from recall_gate.io.results_store import ResultsWriter, atomic_write_text, read_results
+from recall_gate.io.scoring import ScoredCapture, score_capture
+from recall_gate.report.results import render_summary
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -44,8 +58,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     score = sub.add_parser("score", help="score captured artifacts (no store needed)")
     add_config(score)
     score.add_argument("--artifacts", type=Path, required=True, metavar="PATH")
-    score.add_argument("--cases", type=Path, action="append", metavar="PATH")
+    score.add_argument(
+        "--cases", type=Path, action="append", metavar="PATH", help="cases file (default: config)"
+    )
+    score.add_argument(
+        "--kb", type=Path, metavar="PATH", help="check gold ids against this KB (default: config)"
+    )
     score.add_argument("--k", type=positive_int, metavar="K")
+    add_strict(score)
     add_outputs(score)
     add_gate(score)
     add_baseline_comparison(score)
@@ -54,6 +74,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(run, required=True)
     run.add_argument("--k", type=positive_int, metavar="K")
     run.add_argument("--artifacts-out", type=Path, metavar="PATH", help="write the capture here")
+    add_strict(run)
     add_outputs(run)
     add_gate(run)
     add_baseline_comparison(run)
@@ -70,38 +91,105 @@ def _unique_cases(located: Sequence[tuple[str, Case]]) -> list[Case]:
 
 def _score_and_report(
     *,
-    labelled: Sequence[tuple[CaseLabel, Artifact]],
-    provenance: Provenance,
+    artifacts: Iterable[tuple[int, Artifact]],
+    cases: Sequence[CaseLabel] | None,
+    artifacts_source: str,
+    cases_source: str,
+    provenance: Callable[[ScoredCapture, CaptureWatch], Provenance],
     settings: Settings,
     args: argparse.Namespace,
     io: Io,
+    card_ids: frozenset[str] | None = None,
 ) -> int:
+    """Score the capture in one pass (the one scorer), then report: results, or
+    the comparison with the baseline when there is one.
+
+    Per-case results stream to the ``--json`` file; a comparison needs them,
+    so without ``--json`` it reads them back from a temp results file. With
+    ``card_ids`` (a known KB) and no cases file, the capture's own gold ids are
+    checked as they stream by; an integrity failure or ``--strict`` depth
+    refusal comes before any results file is written.
+    """
+    watch = CaptureWatch(artifacts_source, card_ids=card_ids if cases is None else None)
     k = settings.k
-    records = [
-        score_case(label, artifact.ranked_card_ids(), k=k, cited=artifact.cited)
-        for label, artifact in labelled
-    ]
-    results = Results(
-        k=k, provenance=provenance, cases=tuple(records), aggregates=aggregate(records)
-    )
-    if args.json is not None:
-        write_results(args.json, results)
-    if _compares(args, settings):
-        # The same report as the PR comment: deltas, flips and the verdict.
-        return report_comparison(
-            results,
-            settings=settings,
-            io=io,
-            comparison_json=args.comparison_json,
-            comment_markdown=args.comment_markdown,
-            full_markdown=args.markdown,
+    compares = _compares(args, settings)
+    with contextlib.ExitStack() as stack:
+        out: Path | None = args.json
+        if out is None and compares:
+            out = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "results.json"
+        writer = None if out is None else stack.enter_context(ResultsWriter(out))
+        scored = score_capture(
+            watch.watch(artifacts),
+            k=k,
+            cases=cases,
+            artifacts_source=artifacts_source,
+            cases_source=cases_source,
+            results=writer,
+            fingerprint=cases is None,
         )
-    gate = decide(results.aggregates, floors=settings.floors)
+        _fail_on_integrity_problems(watch.problems, io)
+        _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
+        made = provenance(scored, watch)
+        if writer is not None:
+            writer.finish(
+                k=k,
+                provenance=made,
+                aggregates=scored.aggregates,
+                cases_short_of_k=scored.short_of_k,
+            )
+        if compares:
+            assert out is not None
+            # The same report as the PR comment: deltas, flips and the verdict.
+            return report_comparison(
+                read_results(out),
+                settings=settings,
+                io=io,
+                comparison_json=args.comparison_json,
+                comment_markdown=args.comment_markdown,
+                full_markdown=args.markdown,
+            )
+    gate = decide(scored.aggregates, floors=settings.floors)
+
+    def report(fmt: Literal["markdown", "text"]) -> str:
+        return render_summary(
+            k=k,
+            aggregates=scored.aggregates,
+            total=scored.total,
+            scored=scored.scored,
+            outcomes=scored.outcomes,
+            gate=gate,
+            fmt=fmt,
+            cases=scored.missed,
+            missed_total=scored.missed_total,
+            short_of_k=scored.short_of_k,
+            gold_checked=made.kb_fingerprint is not None,
+        )
+
     if args.markdown is not None:
-        atomic_write_text(args.markdown, render_report(results, gate=gate, fmt="markdown"))
+        atomic_write_text(args.markdown, report("markdown"))
     write_settings_header(settings, io)
-    io.stdout.write(render_report(results, gate=gate, fmt="text"))
+    io.stdout.write(report("text"))
     return exit_for(gate)
+
+
+def _refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: int, k: int) -> None:
+    if short and args.strict:
+        raise InputError(
+            f"--strict: {short} of {scored} scored case(s) hold fewer than k = {k} distinct "
+            "retrieved cards, so their metrics would be computed on a shorter list",
+            fix=f"capture at least {k} ids per case (e.g. `recall-gate capture --k {k}`), "
+            "or lower --k",
+        )
+
+
+def _fail_on_integrity_problems(problems: Sequence[Problem], io: Io) -> None:
+    if problems:
+        for problem in problems:
+            io.stderr.write(f"  {problem}\n")
+        raise GateFailure(
+            f"dataset integrity failed ({len(problems)} problem(s)); run `recall-gate check`",
+            fix="fix the ids listed above",
+        )
 
 
 def _compares(args: argparse.Namespace, settings: Settings) -> bool:
@@ -116,30 +204,6 @@ def _compares(args: argparse.Namespace, settings: Settings) -> bool:
         or getattr(args, "comparison_json", None) is not None
         or getattr(args, "comment_markdown", None) is not None
     )
-
-
-def _score_streamed(args: argparse.Namespace, io: Io, *, settings: Settings) -> int:
-    """`score --artifacts F` alone: same report as _score_and_report, no per-case records."""
-    k = settings.k
-    scores = score_artifacts_file(args.artifacts, k=k)
-    gate = decide(scores.aggregates, floors=settings.floors)
-
-    def report(fmt: Literal["markdown", "text"]) -> str:
-        return render_summary(
-            k=k,
-            aggregates=scores.aggregates,
-            total=scores.total,
-            scored=scores.scored,
-            outcomes=scores.outcomes,
-            gate=gate,
-            fmt=fmt,
-        )
-
-    if args.markdown is not None:
-        atomic_write_text(args.markdown, report("markdown"))
-    write_settings_header(settings, io)
-    io.stdout.write(report("text"))
-    return exit_for(gate)
 
 
 def _cmd_check(args: argparse.Namespace, io: Io) -> int:
@@ -172,24 +236,55 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     settings = resolve_settings(args, io)
-    if not args.cases and args.json is None and not _compares(args, settings):
-        # Self-contained capture and no results file: one streamed pass, flat memory.
-        return _score_streamed(args, io, settings=settings)
-    artifacts = load_artifacts(args.artifacts)
-    case_paths = args.cases or None
-    cases = _unique_cases(load_cases(case_paths)) if case_paths else None
-    labelled = label_artifacts(
-        artifacts,
-        cases,
+    case_paths = settings.cases
+    located = load_cases(case_paths) if case_paths else None
+    cases = _unique_cases(located) if located is not None else None
+    labels = None if cases is None else [_label(c) for c in cases]
+    kb_fingerprint = card_ids = None
+    if settings.kb is not None:
+        config = settings.config
+        cards = load_cards(
+            settings.kb, default_language=config.default_language if config else None
+        )
+        kb_fingerprint = fingerprint_cards(c for _, c in cards)
+        card_ids = frozenset(c.id for _, c in cards)
+        if located is not None:
+            _fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+    queries = None if cases is None else fingerprint_queries((c.id, c.query) for c in cases)
+
+    def provenance(scored: ScoredCapture, watch: CaptureWatch) -> Provenance:
+        fingerprint = scored.label_fingerprint
+        if fingerprint is None:
+            assert labels is not None
+            fingerprint = fingerprint_labels(labels)
+        return Provenance(
+            tool_version=__version__,
+            dataset_fingerprint=fingerprint,
+            queries_fingerprint=queries,
+            kb_fingerprint=kb_fingerprint,
+            retriever=watch.retriever,
+        )
+
+    return _score_and_report(
+        artifacts=iter_artifacts(args.artifacts),
+        cases=labels,
         artifacts_source=str(args.artifacts),
         cases_source=", ".join(map(str, case_paths)) if case_paths else "the cases file",
+        provenance=provenance,
+        settings=settings,
+        args=args,
+        io=io,
+        card_ids=card_ids,
     )
-    provenance = Provenance(
-        tool_version=__version__,
-        dataset_fingerprint=fingerprint_cases(label for label, _ in labelled),
-    )
-    return _score_and_report(
-        labelled=labelled, provenance=provenance, settings=settings, args=args, io=io
+
+
+def _label(case: Case) -> CaseLabel:
+    return CaseLabel(
+        id=case.id,
+        language=case.language,
+        case_type=case.case_type,
+        must_cite_one_of=case.must_cite_one_of,
+        relevant_ids=case.relevant_ids,
     )
 
 
@@ -207,6 +302,19 @@ def _warn_languages_without_cards(cards: Sequence[Card], cases: Sequence[Case], 
         )
 
 
+def _builtin_retriever(config: Config, embedder_id: str) -> Retriever:
+    """The built-in runner as a capture's retriever (its settings are in the config fingerprint)."""
+    return Retriever(
+        adapter="builtin",
+        name="recall_gate.runner",
+        params={
+            "mode": config.retrieval.mode,
+            "embedder": embedder_id,
+            "reranker": config.reranker.model if config.reranker.enabled else None,
+        },
+    )
+
+
 def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.runner import capture  # heavy: torch, chromadb
 
@@ -220,38 +328,37 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         )
     cards = load_cards(config.kb, default_language=config.default_language)
     located = load_cases(config.cases)
-    problems = find_problems(cards=cards, cases=located)
-    if problems:
-        for problem in problems:
-            io.stderr.write(f"  {problem}\n")
-        raise GateFailure(
-            f"dataset integrity failed ({len(problems)} problem(s)); run `recall-gate check`",
-            fix="fix the ids listed above",
-        )
+    _fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     cases = [case for _, case in located]
     if config.retrieval.same_language:
         _warn_languages_without_cards([c for _, c in cards], cases, io)
     progress = io.stderr.isatty() and not io.environ.get("CI")
     log = lambda line: io.stderr.write(f"recall-gate: {line}\n")  # noqa: E731
     captured = capture(config, [c for _, c in cards], cases, progress=progress, log=log)
+    retriever = _builtin_retriever(config, captured.embedder_id)
     if args.artifacts_out is not None:
-        from recall_gate.io.results_store import dump_jsonl
-
-        atomic_write_text(args.artifacts_out, dump_jsonl(captured.artifacts))
-    labelled = label_artifacts(
-        list(enumerate(captured.artifacts, start=1)),
-        cases,
-        artifacts_source="the capture",
-        cases_source=", ".join(map(str, config.cases)),
-    )
+        write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=fingerprint_cases(cases),
+        queries_fingerprint=fingerprint_queries((c.id, c.query) for c in cases),
         kb_fingerprint=fingerprint_cards(c for _, c in cards),
         config_fingerprint=fingerprint_settings(config.retrieval_fingerprint_payload()),
         embedder=captured.embedder_id,
         retrieval_mode=config.retrieval.mode + ("+rerank" if config.reranker.enabled else ""),
+        settings={
+            **flatten_settings(config.retrieval_fingerprint_payload()),
+            "kb.cards": len(cards),
+        },
+        retriever=retriever,
     )
     return _score_and_report(
-        labelled=labelled, provenance=provenance, settings=settings, args=args, io=io
+        artifacts=enumerate(captured.artifacts, start=1),
+        cases=[_label(c) for c in cases],
+        artifacts_source="the capture",
+        cases_source=", ".join(map(str, config.cases)),
+        provenance=lambda _scored, _watch: provenance,
+        settings=settings,
+        args=args,
+        io=io,
     )

@@ -48,9 +48,13 @@ def judge_against_baseline(
         baseline_path=shown,
         baseline_ref=ref,
         edit=edit,
+        min_group_n=settings.min_group_n,
     )
     verdict = judge_comparison(
-        comparison, floors=settings.floors, max_regression=settings.max_regression
+        comparison,
+        floors=settings.floors,
+        max_regression=settings.max_regression,
+        require_significance=settings.require_significance,
     )
     return comparison, verdict
 

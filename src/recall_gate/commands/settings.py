@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from recall_gate.commands.arguments import strict_boolean
 from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path
 from recall_gate.core.gate import Floors
 from recall_gate.core.metrics import DEFAULT_K
@@ -32,7 +33,7 @@ from recall_gate.core.profile import (
     is_profile_name,
 )
 from recall_gate.errors import InputError
-from recall_gate.io.config import Config, load_config
+from recall_gate.io.config import Config, GateSettings, load_config
 
 __all__ = ["ENVIRONMENT", "Settings", "resolve_settings"]
 
@@ -51,6 +52,8 @@ ENVIRONMENT: Mapping[str, str] = {
     "min_recall": "RECALL_GATE_MIN_RECALL",
     "min_ndcg": "RECALL_GATE_MIN_NDCG",
     "max_regression": "RECALL_GATE_MAX_REGRESSION",
+    "min_group_n": "RECALL_GATE_MIN_GROUP_N",
+    "require_significance": "RECALL_GATE_REQUIRE_SIGNIFICANCE",
 }
 
 
@@ -66,6 +69,9 @@ class Settings:
     cases: tuple[Path, ...]
     floors: Floors
     max_regression: float | None
+    # The noise rule of max_regression (see core.gate).
+    min_group_n: int
+    require_significance: bool
     baseline: Path
     baseline_given: bool  # named by a flag, the environment or the config (not the default)
     baseline_ref: str | None
@@ -197,6 +203,14 @@ def resolve_settings(
         value = _flag_or_env(args, io, dest, _fraction)
         picked[dest] = value if value is not None else (getattr(gate, dest) if gate else None)
 
+    defaults = GateSettings()
+    min_group_n = _flag_or_env(args, io, "min_group_n", _positive_int)
+    if min_group_n is None:
+        min_group_n = (gate or defaults).min_group_n
+    require_significance = _flag_or_env(args, io, "require_significance", strict_boolean)
+    if require_significance is None:
+        require_significance = (gate or defaults).require_significance
+
     baseline = _path_flag_or_env(args, io, "baseline")
     baseline_given = baseline is not None
     if baseline is None and config is not None and config.baseline is not None:
@@ -220,6 +234,8 @@ def resolve_settings(
             min_ndcg=picked["min_ndcg"],
         ),
         max_regression=picked["max_regression"],
+        min_group_n=min_group_n,
+        require_significance=require_significance,
         baseline=baseline,
         baseline_given=baseline_given,
         baseline_ref=baseline_ref,

@@ -10,18 +10,23 @@ Rules, each with a named test:
   "n compared of n total" when the sets differ.
 * **Groups**: overall, each case type and each language, for every metric of
   the ADR triad; a group with no scored case on either side has no row.
-* **Flips**: a common case whose hit@k went 1 → 0 (lost) or 0 → 1 (gained),
-  with the gold card found on the hit side and its rank before → after
-  (``None`` when outside the top k).
+* **Flips and rank moves**: a common case whose hit@k went 1 → 0 (lost) or
+  0 → 1 (gained), or whose recall@k / nDCG@k moved without a flip, with the
+  card shown and its rank before → after (``None`` when outside the top k);
+  see :mod:`recall_gate.core.moves`.
 * **Noise**: exact two-sided McNemar test on the hit flips; a paired bootstrap
   interval (fixed seed) for recall@k and nDCG@k; groups with fewer than
-  :data:`MIN_N_FOR_TEST` compared cases are marked and not tested.
+  ``min_group_n`` (default :data:`MIN_N_FOR_TEST`) compared cases are marked
+  and not tested.
 * **Staleness**: a different dataset, KB or retrieval-config fingerprint (or
   embedder, or retrieval mode) makes the baseline *stale*: deltas are still
   computed (they then measure the change too) and said so loudly. A different
   k makes it *not comparable*: no delta, no flip, no regression.
 * **Regression**: a delta below ``-tolerance`` (absolute), per metric and group,
-  on the compared cases. Report-only mode evaluates the same checks at a
+  on the compared cases, naming the cases whose value went down. It fails the
+  gate unless exempt: fewer than ``min_group_n`` compared cases, or (subgroups,
+  with ``require_significance``) a drop the noise tests do not call likely
+  real. Overall is gated whenever it has the n. Report-only mode evaluates the same checks at a
   reference tolerance and at the floors suggested from the baseline, to say
   what *would* fail.
 """
@@ -35,6 +40,7 @@ from typing import Any, Literal
 
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.gate import (
+    Exemption,
     Floors,
     GateResult,
     Regression,
@@ -43,14 +49,17 @@ from recall_gate.core.gate import (
     suggest_floors,
 )
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
     CASE_TYPES,
     FLOAT_DIGITS,
     LANGUAGES,
     Aggregates,
     CaseResult,
+    Provenance,
     Results,
 )
+from recall_gate.core.staleness import SettingChange, SettingValue, diff_settings
 from recall_gate.core.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_bootstrap_ci
 
 __all__ = [
@@ -62,7 +71,6 @@ __all__ = [
     "CaseChanges",
     "Comparison",
     "ComparisonVerdict",
-    "Flip",
     "Group",
     "MetricDelta",
     "Noise",
@@ -72,7 +80,8 @@ __all__ = [
     "judge_comparison",
 ]
 
-# Below this many compared cases a group is marked and not tested.
+# Default min-group-n: below this many compared cases a group is marked, not
+# tested and not gated.
 MIN_N_FOR_TEST = 10
 SIGNIFICANCE = 0.05
 # Report-only mode says what would fail at this absolute drop (five points).
@@ -157,25 +166,21 @@ class MetricDelta:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Flip:
-    """A case whose hit@k changed; ``card`` is the gold card on the hit side."""
-
-    case_id: str
-    language: str
-    case_type: str
-    direction: Literal["lost", "gained"]
-    card: str
-    rank_before: int | None
-    rank_after: int | None
-
-
-@dataclass(frozen=True, kw_only=True)
 class StaleReason:
-    """One provenance field that differs between the baseline and this run."""
+    """One provenance field that differs between the baseline and this run.
 
-    what: Literal["k", "dataset", "kb", "config", "embedder", "retrieval_mode"]
+    ``changes`` say what differs in words when both runs recorded their
+    settings: for ``config``, each retrieval setting old → new (minus those
+    another reason already names: k, embedder, retrieval mode); for ``kb``,
+    the card count.
+    """
+
+    what: Literal[
+        "k", "dataset", "queries", "kb", "config", "embedder", "retrieval_mode", "retriever"
+    ]
     baseline: str
     current: str
+    changes: tuple[SettingChange, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -212,10 +217,13 @@ class Comparison:
     baseline_ref: str | None = None
     stale: tuple[StaleReason, ...] = ()
     deltas: tuple[MetricDelta, ...] = ()
-    flips: tuple[Flip, ...] = ()
-    rank_moves: int = 0
+    # hit@k flips (lost / gained), and moves of recall@k / nDCG@k without one.
+    flips: tuple[CaseMove, ...] = ()
+    rank_moves: tuple[CaseMove, ...] = ()
     cases: CaseChanges = field(default_factory=CaseChanges)
     edit: BaselineEdit | None = None
+    # Groups with fewer compared cases are neither tested nor gated.
+    min_group_n: int = MIN_N_FOR_TEST
 
     @property
     def baseline_source(self) -> str:
@@ -237,12 +245,17 @@ class Comparison:
         return self.status in ("ok", "stale")
 
     @property
-    def lost(self) -> tuple[Flip, ...]:
+    def lost(self) -> tuple[CaseMove, ...]:
         return tuple(f for f in self.flips if f.direction == "lost")
 
     @property
-    def gained(self) -> tuple[Flip, ...]:
+    def gained(self) -> tuple[CaseMove, ...]:
         return tuple(f for f in self.flips if f.direction == "gained")
+
+    @property
+    def moves(self) -> tuple[CaseMove, ...]:
+        """Every compared case that moved: flips, then rank moves."""
+        return self.flips + self.rank_moves
 
     def delta_for(self, metric: str, group: Group = OVERALL) -> MetricDelta | None:
         for d in self.deltas:
@@ -263,18 +276,55 @@ def _stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, .
     now, then = current.provenance, baseline.provenance
     pairs: list[tuple[Any, str | None, str | None]] = [
         ("dataset", then.dataset_fingerprint, now.dataset_fingerprint),
+        ("queries", then.queries_fingerprint, now.queries_fingerprint),
         ("kb", then.kb_fingerprint, now.kb_fingerprint),
         ("config", then.config_fingerprint, now.config_fingerprint),
         ("embedder", then.embedder, now.embedder),
         ("retrieval_mode", then.retrieval_mode, now.retrieval_mode),
     ]
     # A field unknown on one side (a `score` run has no KB) cannot be compared.
+    settings = diff_settings(then.settings or {}, now.settings or {})
+    words = {
+        "kb": tuple(c for c in settings if c.setting.startswith("kb.")),
+        "config": tuple(
+            c
+            for c in settings
+            if not c.setting.startswith("kb.") and c.setting not in _NAMED_ELSEWHERE
+        ),
+    }
     out.extend(
-        StaleReason(what=what, baseline=old, current=new)
+        StaleReason(what=what, baseline=old, current=new, changes=words.get(what, ()))
         for what, old, new in pairs
         if old is not None and new is not None and old != new
     )
+    if then.retriever is not None and now.retriever is not None and then.retriever != now.retriever:
+        old_fields, new_fields = then.retriever.differences(now.retriever)
+        out.append(
+            StaleReason(
+                what="retriever",
+                baseline=old_fields,
+                current=new_fields,
+                changes=diff_settings(_retriever_settings(then), _retriever_settings(now)),
+            )
+        )
     return tuple(out)
+
+
+def _retriever_settings(provenance: Provenance) -> dict[str, SettingValue]:
+    r = provenance.retriever
+    if r is None:
+        return {}
+    flat: dict[str, SettingValue] = {
+        "retriever.adapter": r.adapter,
+        "retriever.class": r.name,
+        "retriever.label": r.label,
+    }
+    flat.update({f"retriever.params.{key}": value for key, value in r.params.items()})
+    return flat
+
+
+# Settings that a stale reason of their own already names.
+_NAMED_ELSEWHERE = frozenset({"k", "embedder.model", "retrieval.mode", "reranker.enabled"})
 
 
 def _ordered_groups(cases: Iterable[CaseResult]) -> list[Group]:
@@ -294,20 +344,6 @@ def _ordered_groups(cases: Iterable[CaseResult]) -> list[Group]:
     ]
 
 
-def _rank(ranked_ids: Sequence[str], card: str, k: int) -> int | None:
-    top = list(dict.fromkeys(ranked_ids))[:k]
-    return top.index(card) + 1 if card in top else None
-
-
-def _best_gold(case: CaseResult, k: int) -> str:
-    """The best-ranked gold card of a case that hits (its first gold card otherwise)."""
-    gold = set(case.must_cite_one_of)
-    for card in list(dict.fromkeys(case.ranked_ids))[:k]:
-        if card in gold:
-            return card
-    return case.must_cite_one_of[0]
-
-
 def _mean(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values)
 
@@ -320,9 +356,10 @@ def _group_deltas(
     n_current: int,
     n_total: int,
     seed: str,
+    min_group_n: int,
 ) -> list[MetricDelta]:
     n = len(pairs)
-    small = n < MIN_N_FOR_TEST
+    small = n < min_group_n
     noises: dict[str, Noise] = {}
     if n:
         lost = sum(1 for b, c in pairs if b.metrics[HIT] > c.metrics[HIT])
@@ -376,13 +413,17 @@ def compare_to_baseline(
     baseline_ref: str | None = None,
     edit: BaselineEdit | None = None,
     seed: str = BOOTSTRAP_SEED,
+    min_group_n: int = MIN_N_FOR_TEST,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
     ``baseline_path`` (and ``baseline_ref``, when read at a git revision) say
     where the baseline lives, for the report; ``edit`` records that the pull
-    request changes it.
+    request changes it. Groups with fewer than ``min_group_n`` compared cases
+    are not tested (nor gated).
     """
+    if min_group_n < 1:
+        raise ValueError(f"min_group_n must be at least 1, got {min_group_n}")
     # What every outcome states; the checks below add what they found.
     outline = Comparison(
         k=current.k,
@@ -391,6 +432,7 @@ def compare_to_baseline(
         baseline_path=baseline_path,
         baseline_ref=baseline_ref,
         edit=edit,
+        min_group_n=min_group_n,
     )
     if baseline is None:
         return outline
@@ -433,40 +475,48 @@ def compare_to_baseline(
             n_current=len(in_cur),
             n_total=len(in_base | in_cur),
             seed=seed,
+            min_group_n=min_group_n,
         )
-    k = current.k
-    flips = []
-    rank_moves = 0
-    for b, c in pairs:
-        before, after = b.metrics[HIT], c.metrics[HIT]
-        if before == after:
-            if any(abs(b.metrics[m] - c.metrics[m]) > 1e-9 for m in (RECALL, NDCG)):
-                rank_moves += 1
-            continue
-        card = _best_gold(b if before else c, k)
-        flips.append(
-            Flip(
-                case_id=c.case_id,
-                language=c.language,
-                case_type=c.case_type,
-                direction="lost" if before > after else "gained",
-                card=card,
-                rank_before=_rank(b.ranked_ids, card, k),
-                rank_after=_rank(c.ranked_ids, card, k),
-            )
-        )
+    moves = find_moves(pairs, k=current.k)
     return replace(
         outline,
         stale=stale,
         deltas=tuple(deltas),
-        flips=tuple(flips),
-        rank_moves=rank_moves,
+        flips=tuple(m for m in moves if m.direction in ("lost", "gained")),
+        rank_moves=tuple(m for m in moves if m.direction in ("down", "up")),
         cases=replace(changes, compared=len(pairs)),
     )
 
 
-def find_regressions(comparison: Comparison, *, tolerance: float) -> tuple[Regression, ...]:
-    """Every metric × group whose delta is below ``-tolerance`` (none if not comparable)."""
+def _exemption(d: MetricDelta, *, min_group_n: int, require_significance: bool) -> Exemption | None:
+    """Why a drop beyond the tolerance does not fail the gate (``None``: it fails)."""
+    if d.n_compared < min_group_n:
+        return "small_n"
+    if require_significance and d.group != OVERALL and d.noise.significant is not True:
+        return "not_significant"
+    return None
+
+
+def _cases_behind(comparison: Comparison, d: MetricDelta) -> tuple[CaseMove, ...]:
+    """The group's compared cases whose value of the metric went down, largest drop first."""
+    down = [m for m in comparison.moves if m.change(d.metric) < 0 and _in_group(m, d.group)]
+    return tuple(sorted(down, key=lambda m: (m.change(d.metric), m.case_id)))
+
+
+def _in_group(move: CaseMove, group: Group) -> bool:
+    if group.kind == "overall":
+        return True
+    value = move.case_type if group.kind == "case_type" else move.language
+    return value == group.name
+
+
+def find_regressions(
+    comparison: Comparison, *, tolerance: float, require_significance: bool = True
+) -> tuple[Regression, ...]:
+    """Every metric × group whose delta is below ``-tolerance`` (none if not
+    comparable), each naming its cases and, when it does not fail the gate,
+    why: fewer than ``comparison.min_group_n`` compared cases, or (subgroups,
+    with ``require_significance``) a drop the noise tests do not call likely real."""
     if not comparison.comparable:
         return ()
     out = []
@@ -483,6 +533,14 @@ def find_regressions(comparison: Comparison, *, tolerance: float) -> tuple[Regre
                     current=d.current,
                     n=d.n_compared,
                     tolerance=tolerance,
+                    exempt=_exemption(
+                        d,
+                        min_group_n=comparison.min_group_n,
+                        require_significance=require_significance,
+                    ),
+                    significant=d.noise.significant,
+                    min_group_n=comparison.min_group_n,
+                    cases=_cases_behind(comparison, d),
                 )
             )
     return tuple(out)
@@ -502,6 +560,7 @@ class ComparisonVerdict:
     suggested_floors: tuple[SuggestedFloor, ...]
     reference_tolerance: float
     would_fail: GateResult | None
+    require_significance: bool = True
 
     @property
     def would_fail_count(self) -> int:
@@ -522,17 +581,23 @@ def judge_comparison(
     *,
     floors: Floors,
     max_regression: float | None,
+    require_significance: bool = True,
     reference_tolerance: float = REFERENCE_TOLERANCE,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`recall_gate.core.gate.decide`).
 
     Floors apply to the current run's overall means on all its cases; the
-    tolerance to the compared cases. Without a comparable baseline the
-    tolerance has nothing to check: reported, not failed.
+    tolerance to the compared cases, with the noise rule of
+    :func:`find_regressions`. Without a comparable baseline the tolerance has
+    nothing to check: reported, not failed.
     """
     current = comparison.current.aggregates
     regressions = (
-        find_regressions(comparison, tolerance=max_regression) if max_regression is not None else ()
+        find_regressions(
+            comparison, tolerance=max_regression, require_significance=require_significance
+        )
+        if max_regression is not None
+        else ()
     )
     gate = decide(
         current,
@@ -551,7 +616,11 @@ def judge_comparison(
         would_fail = decide(
             current,
             floors=_suggested_as_floors(suggested),
-            regressions=find_regressions(comparison, tolerance=reference_tolerance),
+            regressions=find_regressions(
+                comparison,
+                tolerance=reference_tolerance,
+                require_significance=require_significance,
+            ),
             max_regression=reference_tolerance,
         )
     return ComparisonVerdict(
@@ -561,4 +630,5 @@ def judge_comparison(
         suggested_floors=suggested,
         reference_tolerance=reference_tolerance,
         would_fail=would_fail,
+        require_significance=require_significance,
     )

@@ -12,16 +12,28 @@ Rules, each with a named test:
 * When the capture carries ``cited`` ids, a gold-labelled case is classified:
   ``retrieval_miss`` (no gold card in the top k), ``citation_miss`` (a gold
   card was retrieved but none was cited) or ``ok`` (a gold card was cited).
+
+:class:`CaseScorer` is the one scorer: every command scores a case through
+:meth:`CaseScorer.add`, which returns the case's record (a :class:`CaseResult`
+as plain JSON data, for a results file written as it goes) and adds it to the
+aggregates; it keeps no record.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
-from recall_gate.core.metrics import HIT, score_ranking, top_k
-from recall_gate.core.records import CaseLabel, CaseResult, CitationOutcome
+from recall_gate.core.aggregate import MetricAccumulator
+from recall_gate.core.labels import Label
+from recall_gate.core.metric_registry import CITATION_COVERAGE
+from recall_gate.core.metrics import HIT, NDCG, RECALL, score_top
+from recall_gate.core.records import Aggregates, Case, CaseLabel, CaseResult, CitationOutcome
 
-__all__ = ["classify_citation", "score_case"]
+__all__ = ["CaseScorer", "classify_citation", "score_case"]
+
+_COLUMNS = (HIT, RECALL, NDCG, CITATION_COVERAGE)
 
 
 def classify_citation(*, hit: float, gold: frozenset[str], cited: Sequence[str]) -> CitationOutcome:
@@ -33,28 +45,94 @@ def classify_citation(*, hit: float, gold: frozenset[str], cited: Sequence[str])
     return "ok"
 
 
+class CaseScorer:
+    """Score cases one at a time at ``k``; the aggregates and counts of all of them.
+
+    The first ``keep_missed`` missed cases (scored, hit@k = 0) are kept for the
+    report's list of them; ``missed_total`` counts them all.
+    """
+
+    def __init__(self, k: int, *, keep_missed: int = 0) -> None:
+        self.k = k
+        self.keep_missed = keep_missed
+        self.missed: list[CaseResult] = []
+        self.missed_total = 0
+        self.total = 0  # cases scored or not
+        self.scored = 0  # of which carry gold
+        self.short_of_k = 0  # of which hold fewer than k distinct cards (honest depth)
+        self.outcomes: Counter[str] = Counter()  # citation outcomes, when `cited` was captured
+        self._acc = MetricAccumulator()
+        self._cells: dict[tuple[str, str], tuple[Any, ...]] = {}
+
+    def add(
+        self,
+        case_id: str,
+        label: Label,
+        ranked_card_ids: Sequence[str],
+        cited: Sequence[str] | None = None,
+        *,
+        query: str | None = None,
+    ) -> dict[str, Any]:
+        """One case: its record, shaped as ``CaseResult.model_dump(mode="json")``
+        (tuples stand for lists). ``query`` is carried for reports only."""
+        language, case_type, gold_ids, relevant_ids = label
+        gold = frozenset(gold_ids)
+        relevant = None if relevant_ids is None else frozenset(relevant_ids)
+        top, metrics = score_top(ranked_card_ids, gold=gold, relevant=relevant, k=self.k)
+        self.total += 1
+        cell = self._cells.get((case_type, language))
+        if cell is None:  # registers the group even if no case of it is scored
+            cell = self._cells[(case_type, language)] = self._acc.appenders(
+                case_type, language, _COLUMNS
+            )
+        outcome: CitationOutcome | None = None
+        if metrics:
+            self.scored += 1
+            if len(top) < self.k:
+                self.short_of_k += 1
+            hit = metrics[HIT]
+            cell[0](hit)
+            cell[1](metrics[RECALL])
+            cell[2](metrics[NDCG])
+            if cited is not None:
+                outcome = classify_citation(hit=hit, gold=gold, cited=cited)
+                self.outcomes[outcome] += 1
+                cell[3](1.0 if outcome == "ok" else 0.0)
+        record = {
+            "case_id": case_id,
+            "case_type": case_type,
+            "citation_outcome": outcome,
+            "cited": None if cited is None else tuple(cited),
+            "language": language,
+            "metrics": metrics,
+            "must_cite_one_of": gold_ids,
+            "query": query,
+            "ranked_ids": top,
+            "relevant_ids": relevant_ids,
+        }
+        if metrics and not metrics[HIT]:
+            self.missed_total += 1
+            if len(self.missed) < self.keep_missed:
+                self.missed.append(CaseResult.model_validate(record))
+        return record
+
+    def aggregates(self) -> Aggregates:
+        return self._acc.result()
+
+
 def score_case(
     case: CaseLabel,
     ranked_card_ids: Sequence[str],
     *,
     k: int,
     cited: Sequence[str] | None = None,
+    query: str | None = None,
 ) -> CaseResult:
-    """Score one case's ranked card ids at k; ``{}`` metrics for empty gold."""
-    gold = frozenset(case.must_cite_one_of)
-    relevant = frozenset(case.relevant_ids) if case.relevant_ids is not None else None
-    metrics = score_ranking(ranked_card_ids, gold=gold, relevant=relevant, k=k)
-    outcome: CitationOutcome | None = None
-    if cited is not None and metrics:
-        outcome = classify_citation(hit=metrics[HIT], gold=gold, cited=cited)
-    return CaseResult(
-        case_id=case.id,
-        language=case.language,
-        case_type=case.case_type,
-        metrics=metrics,
-        ranked_ids=tuple(top_k(ranked_card_ids, k)),
-        must_cite_one_of=case.must_cite_one_of,
-        relevant_ids=case.relevant_ids,
-        cited=tuple(cited) if cited is not None else None,
-        citation_outcome=outcome,
+    """Score one case's ranked card ids at k; ``{}`` metrics for empty gold.
+
+    ``query`` is carried into the record for reports; a :class:`Case` brings its own."""
+    label: Label = (case.language, case.case_type, case.must_cite_one_of, case.relevant_ids)
+    query = case.query if isinstance(case, Case) else query
+    return CaseResult.model_validate(
+        CaseScorer(k).add(case.id, label, ranked_card_ids, cited, query=query)
     )

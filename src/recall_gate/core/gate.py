@@ -3,6 +3,13 @@
 Every knob is ``float | None``; ``None`` is inactive. With no knob set the
 verdict is ``report-only``: the checks still run so the report can say what
 *would* fail (ADR-0023 (D)). Dataset integrity is not a knob: it always fails.
+
+A drop beyond the tolerance fails only when it is not *exempt*: a group with
+fewer than ``min-group-n`` compared cases is too small to gate (``small_n``),
+and a subgroup drop the noise tests do not call likely real is noise
+(``not_significant``, unless ``require-significance`` is off). The overall
+group is gated whenever it has the n. Exempt drops are kept and reported, with
+their reason, never silently dropped.
 """
 
 from __future__ import annotations
@@ -13,9 +20,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from recall_gate.core.metrics import HIT, NDCG, RECALL
+from recall_gate.core.moves import CaseMove
 from recall_gate.core.records import Aggregates
 
 __all__ = [
+    "Exemption",
     "FloorCheck",
     "Floors",
     "GateResult",
@@ -29,6 +38,8 @@ __all__ = [
 ]
 
 Verdict = Literal["pass", "fail", "report-only"]
+# Why a drop beyond the tolerance does not fail the gate.
+Exemption = Literal["small_n", "not_significant"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +77,13 @@ class FloorCheck:
 
 @dataclass(frozen=True, kw_only=True)
 class Regression:
-    """A drop of one metric in one group, beyond the tolerance."""
+    """A drop of one metric in one group, beyond the tolerance.
+
+    ``exempt`` says why it does not fail the gate (``None``: it fails);
+    ``significant`` is the noise tests' word (``None``: not tested);
+    ``cases`` are the compared cases of the group whose value of the metric
+    went down, largest drop first.
+    """
 
     metric: str
     group: str
@@ -74,6 +91,10 @@ class Regression:
     current: float
     n: int
     tolerance: float
+    exempt: Exemption | None = None
+    significant: bool | None = None
+    min_group_n: int = 1
+    cases: tuple[CaseMove, ...] = ()
 
     @property
     def delta(self) -> float:
@@ -84,7 +105,10 @@ class Regression:
 class GateResult:
     verdict: Verdict
     floor_checks: tuple[FloorCheck, ...]
+    # Drops that fail the gate (when a tolerance is set) ...
     regressions: tuple[Regression, ...]
+    # ... and drops beyond the tolerance that do not, each with its reason.
+    exempt: tuple[Regression, ...] = ()
 
     @property
     def enforced(self) -> bool:
@@ -119,12 +143,15 @@ def decide(
     max_regression: float | None = None,
 ) -> GateResult:
     """The verdict: ``fail`` on a missed set floor or a regression beyond a set
-    tolerance; ``report-only`` when no knob is set. (Dataset integrity is no knob:
-    a labelling error stops the command before anything is scored.)"""
+    tolerance that is not exempt; ``report-only`` when no knob is set. Exempt
+    regressions are kept apart in ``exempt``. (Dataset integrity is no knob: a
+    labelling error stops the command before anything is scored.)"""
     checks = check_floors(aggregates, floors)
     enforced = floors.active or max_regression is not None
+    failing = tuple(r for r in regressions if r.exempt is None)
+    exempt = tuple(r for r in regressions if r.exempt is not None)
     failed = any(c.failed for c in checks)
-    if max_regression is not None and regressions:
+    if max_regression is not None and failing:
         failed = True
     if failed:
         verdict: Verdict = "fail"
@@ -135,7 +162,8 @@ def decide(
     return GateResult(
         verdict=verdict,
         floor_checks=checks,
-        regressions=tuple(regressions),
+        regressions=failing,
+        exempt=exempt,
     )
 
 

@@ -9,9 +9,15 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from recall_gate.core.records import Card, Case
+from recall_gate.core.records import Card, Case, CaseLabel
 
-__all__ = ["Problem", "duplicate_cases", "find_problems", "languages_without_cards"]
+__all__ = [
+    "Problem",
+    "duplicate_cases",
+    "find_problems",
+    "languages_without_cards",
+    "unresolved_gold",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,36 +49,57 @@ def _duplicates(kind: str, located: Sequence[tuple[str, str]]) -> list[Problem]:
     ]
 
 
-def duplicate_cases(cases: Sequence[tuple[str, Case]]) -> list[Problem]:
+def duplicate_cases(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
     """Every repeated case id (what scoring needs without a KB at hand)."""
     return _duplicates("case", [(w, c.id) for w, c in cases])
 
 
 def find_problems(
-    *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, Case]]
+    *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, CaseLabel]]
 ) -> list[Problem]:
     """Every integrity problem: duplicate card or case ids, and gold or
     relevant ids that resolve to no card (with the nearest existing id as a hint).
     Field validity (languages, case types) is enforced when files are loaded."""
     problems = _duplicates("card", [(w, c.id) for w, c in cards])
     problems += duplicate_cases(cases)
-    card_ids = sorted({c.id for _, c in cards})
-    known = set(card_ids)
+    card_ids = frozenset(c.id for _, c in cards)
     for where, case in cases:
-        for field in ("must_cite_one_of", "relevant_ids"):
-            for gold_id in getattr(case, field) or ():
-                if gold_id in known:
-                    continue
-                near = difflib.get_close_matches(gold_id, card_ids, n=1, cutoff=0.5)
-                problems.append(
-                    Problem(
-                        where=where
-                        if where.endswith(f"(id {case.id})")
-                        else f"{where} (case {case.id})",
-                        message=f"{field} id {gold_id!r} resolves to no card",
-                        hint=f"did you mean {near[0]!r}?" if near else "no similar card id",
-                    )
+        problems += unresolved_gold(
+            where,
+            case.id,
+            must_cite_one_of=case.must_cite_one_of,
+            relevant_ids=case.relevant_ids,
+            card_ids=card_ids,
+        )
+    return problems
+
+
+def unresolved_gold(
+    where: str,
+    case_id: str,
+    *,
+    must_cite_one_of: Sequence[str] | None,
+    relevant_ids: Sequence[str] | None,
+    card_ids: frozenset[str],
+) -> list[Problem]:
+    """The gold and relevant ids of one case that resolve to no card, each with
+    the nearest existing id as a hint."""
+    known = card_ids
+    problems = []
+    for field, ids in (("must_cite_one_of", must_cite_one_of), ("relevant_ids", relevant_ids)):
+        for gold_id in ids or ():
+            if gold_id in known:
+                continue
+            near = difflib.get_close_matches(gold_id, sorted(known), n=1, cutoff=0.5)
+            problems.append(
+                Problem(
+                    where=where
+                    if where.endswith(f"(id {case_id})")
+                    else f"{where} (case {case_id})",
+                    message=f"{field} id {gold_id!r} resolves to no card",
+                    hint=f"did you mean {near[0]!r}?" if near else "no similar card id",
                 )
+            )
     return problems
 
 

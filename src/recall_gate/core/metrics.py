@@ -36,6 +36,7 @@ __all__ = [
     "dedupe_first",
     "ideal_dcg",
     "score_ranking",
+    "score_top",
     "top_k",
 ]
 
@@ -95,13 +96,26 @@ def score_ranking(
     the relevance set for recall@k and nDCG@k; it defaults to ``gold``.
     Returns ``{}`` when the relevance set is empty (ADR-0023 (B)).
     """
+    return score_top(ranking, gold=gold, relevant=relevant, k=k)[1]
+
+
+def score_top(
+    ranking: Sequence[str],
+    *,
+    gold: Set[str],
+    relevant: Set[str] | None = None,
+    k: int,
+) -> tuple[list[str], dict[str, float]]:
+    """:func:`top_k` of the ranking and :func:`score_ranking`'s metrics, in one pass."""
     rel = gold if relevant is None else relevant
-    if not gold or not rel:
-        return {}
     if k <= 0:
-        top_k(ranking, k)  # raises the ValueError
-    # Hot loop (the streaming scorer calls this per case): inlined top_k/ideal_dcg.
+        if gold and rel:
+            top_k(ranking, k)  # raises the ValueError
+        return [], {}
+    # Hot loop (the scorer calls this per case): inlined top_k/ideal_dcg.
     top = list(dict.fromkeys(ranking))[:k]
+    if not gold or not rel:
+        return top, {}
     if len(top) > len(_DISCOUNT):
         _grow(len(top))
     # The relevant cards in the top k (a C-level intersection for the usual frozenset).
@@ -120,7 +134,7 @@ def score_ranking(
         _grow(n_ideal)
     # With no separate relevance set, a relevant card found is a gold card found.
     hit_found = found if rel is gold else not gold.isdisjoint(top)
-    return {
+    return top, {
         HIT: 1.0 if hit_found else 0.0,
         RECALL: found / n_rel,
         NDCG: dcg / _IDEAL[n_ideal],

@@ -31,6 +31,7 @@ __all__ = [
     "Provenance",
     "Results",
     "RetrievedItem",
+    "Retriever",
 ]
 
 SCHEMA_VERSION = 1
@@ -109,6 +110,42 @@ class Case(CaseLabel):
     query: str = Field(min_length=1)
 
 
+ParamValue = str | int | float | bool | None
+
+
+class Retriever(_Record):
+    """What produced a capture: a baseline made by another retriever is stale.
+
+    ``adapter`` is how it was driven (``langchain-retriever``,
+    ``langchain-vectorstore``, ``llamaindex``, ``haystack``, ``callable``,
+    ``builtin``), ``name`` its class (``module.Class``), ``label`` the user's
+    own name for it (``--label``), ``params`` what could be read of its
+    settings (search kwargs, embedder, k), as short text.
+    """
+
+    adapter: str = Field(min_length=1)
+    name: str = Field(min_length=1)
+    label: str | None = None
+    params: dict[str, ParamValue] = Field(default_factory=dict)
+
+    def differences(self, other: Retriever) -> tuple[str, str]:
+        """The fields that differ, as (``self``'s, ``other``'s) ``field=value`` text."""
+        mine = self._flat()
+        theirs = other._flat()
+        keys = sorted(k for k in mine.keys() | theirs.keys() if mine.get(k) != theirs.get(k))
+        return (
+            ", ".join(f"{k}={mine.get(k, '(none)')}" for k in keys),
+            ", ".join(f"{k}={theirs.get(k, '(none)')}" for k in keys),
+        )
+
+    def _flat(self) -> dict[str, str]:
+        flat = {"adapter": self.adapter, "class": self.name}
+        if self.label is not None:
+            flat["label"] = self.label
+        flat.update({f"params.{k}": str(v) for k, v in self.params.items()})
+        return flat
+
+
 class RetrievedItem(_Record):
     """One retrieved item; card identity is ``parent_id`` if set, else ``id``."""
 
@@ -137,6 +174,8 @@ class Artifact(_Record):
     case_type: CaseType | None = None
     query: str | None = None
     timings_ms: dict[str, float] | None = None
+    # What captured this line (``recall-gate capture`` and ``run`` write it).
+    retriever: Retriever | None = None
 
     @field_validator("retrieved")
     @classmethod
@@ -150,7 +189,10 @@ class Artifact(_Record):
 
     def ranked_card_ids(self) -> list[str]:
         """Card ids in rank order (duplicates kept; the metrics de-duplicate)."""
-        return [item if isinstance(item, str) else item.card_id for item in self.retrieved]
+        return [
+            item if isinstance(item, str) else (item.parent_id or item.id)
+            for item in self.retrieved
+        ]
 
 
 class MetricSummary(_Record):
@@ -169,11 +211,16 @@ class Aggregates(_Record):
 
 
 class CaseResult(_Record):
-    """Per-case record: metrics (``{}`` for empty gold) and the ranked card ids."""
+    """Per-case record: metrics (``{}`` for empty gold) and the ranked card ids.
+
+    ``query`` (when the cases or the capture carry it) lets a report name the
+    case in words; it does not take part in scoring or comparison.
+    """
 
     case_id: str
     language: Language
     case_type: CaseType
+    query: str | None = None
     metrics: dict[str, float]
     ranked_ids: tuple[str, ...]
     must_cite_one_of: tuple[str, ...] = ()
@@ -183,14 +230,26 @@ class CaseResult(_Record):
 
 
 class Provenance(_Record):
-    """Where a result came from: fingerprints let a stale baseline be detected."""
+    """Where a result came from: fingerprints let a stale baseline be detected.
+
+    ``run`` and ``score`` fill the same fields the same way: the dataset
+    fingerprint covers the case labels (id, groups, gold), the queries
+    fingerprint the queries when they are known (a cases file, or a capture
+    that carries them), the KB fingerprint the cards when a KB is known. A
+    field unknown on one side is not compared.
+    """
 
     tool_version: str
     dataset_fingerprint: str
+    queries_fingerprint: str | None = None
     kb_fingerprint: str | None = None
     config_fingerprint: str | None = None
     embedder: str | None = None
     retrieval_mode: str | None = None
+    # The retrieval settings behind config_fingerprint, flat and readable
+    # (``chunking.max_chars: 500``), so a stale baseline says what changed.
+    settings: dict[str, str | int | float | bool | None] | None = None
+    retriever: Retriever | None = None
 
 
 class Results(_Record):
@@ -201,3 +260,6 @@ class Results(_Record):
     provenance: Provenance
     cases: tuple[CaseResult, ...]
     aggregates: Aggregates
+    # Scored cases whose capture holds fewer than k distinct cards: their
+    # metrics are computed on a shorter list than k.
+    cases_short_of_k: int = Field(default=0, ge=0)

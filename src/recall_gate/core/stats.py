@@ -24,6 +24,7 @@ __all__ = [
     "BOOTSTRAP_SEED",
     "CONFIDENCE",
     "mcnemar_exact_p",
+    "min_detectable_lost",
     "paired_bootstrap_ci",
 ]
 
@@ -46,6 +47,19 @@ def mcnemar_exact_p(*, lost: int, gained: int) -> float:
         return 1.0
     tail = sum(math.comb(m, i) for i in range(min(lost, gained) + 1))
     return min(1.0, 2 * tail / (1 << m))
+
+
+def min_detectable_lost(*, gained: int = 0, alpha: float = 0.05) -> int:
+    """The fewest lost hits (1 → 0) that the exact McNemar test calls real
+    (p < ``alpha``) alongside ``gained`` flips the other way: how large a
+    hit@k drop a case set can detect. With nothing gained it is 6 at
+    alpha = 0.05 (p = 2 / 2**6 = 0.031), whatever the n: a drop of 6 / n."""
+    if gained < 0 or not 0.0 < alpha < 1.0:
+        raise ValueError(f"need gained ≥ 0 and alpha in (0, 1), got {gained} and {alpha}")
+    lost = gained + 1
+    while mcnemar_exact_p(lost=lost, gained=gained) >= alpha:
+        lost += 1
+    return lost
 
 
 def paired_bootstrap_ci(

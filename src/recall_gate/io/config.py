@@ -17,7 +17,8 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     store: {kind: embedded, path: null}   # or {kind: server, host: 127.0.0.1, port: 8000}
     retrieval: {mode: dense, candidates: 50}
     reranker: {enabled: false}
-    gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null}
+    gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null,
+           min_group_n: 10, require_significance: true}
 """
 
 from __future__ import annotations
@@ -26,7 +27,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from recall_gate.core.language import LanguageTag
 from recall_gate.core.metrics import DEFAULT_K
@@ -152,6 +161,10 @@ class GateSettings(_Section):
     min_recall: float | None = Field(default=None, ge=0, le=1)
     min_ndcg: float | None = Field(default=None, ge=0, le=1)
     max_regression: float | None = Field(default=None, ge=0, le=1)
+    # A drop beyond max_regression fails only in a group with at least this many
+    # compared cases, and (subgroups) when the noise test calls it likely real.
+    min_group_n: int = Field(default=10, ge=1)
+    require_significance: StrictBool = True
 
 
 class Config(_Section):

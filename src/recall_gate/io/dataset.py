@@ -34,8 +34,10 @@ from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.errors import InputError
 
 __all__ = [
+    "ARTIFACTS_WHAT",
     "describe_validation_error",
     "ensure_readable",
+    "iter_artifacts",
     "iter_jsonl_lines",
     "load_artifacts",
     "load_cards",
@@ -413,6 +415,8 @@ def load_cases(paths: Sequence[Path]) -> list[tuple[str, Case]]:
 
 # --- artifacts ---------------------------------------------------------------
 
+ARTIFACTS_WHAT = "artifacts file"
+
 _ARTIFACT_FIX = (
     'each line is {"case_id": "...", "retrieved": ["card-id", ...]} '
     '(an item may be {"id": ..., "parent_id": ..., "score": ...})'
@@ -420,13 +424,25 @@ _ARTIFACT_FIX = (
 
 
 def load_artifacts(path: Path) -> list[tuple[int, Artifact]]:
-    """Captured artifacts with their line numbers."""
+    """Captured artifacts with their line numbers (:func:`iter_artifacts`, as a list)."""
+    return list(iter_artifacts(path))
+
+
+def iter_artifacts(path: Path) -> Iterator[tuple[int, Artifact]]:
+    """Captured artifacts with their line numbers, streamed (flat memory).
+
+    The errors of :func:`read_text` for a file that cannot be read (missing,
+    binary, not UTF-8, empty), else of :func:`parse_artifact_line` for the
+    first bad line.
+    """
     source = str(path)
-    text = read_text(path, what="artifacts file")
-    return [
-        (number, _artifact_at(obj, number=number, source=source))
-        for number, obj in _jsonl(text, source=source)
-    ]
+    for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
+        try:
+            artifact = parse_artifact_line(line, number=number, source=source)
+        except InputError:
+            ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
+            raise
+        yield number, artifact
 
 
 def _artifact_at(obj: Any, *, number: int, source: str) -> Artifact:
@@ -437,7 +453,17 @@ def _artifact_at(obj: Any, *, number: int, source: str) -> Artifact:
 
 
 def parse_artifact_line(line: str, *, number: int, source: str) -> Artifact:
-    """One artifacts JSONL line, as :func:`load_artifacts` reads it (same errors)."""
+    """One artifacts JSONL line, validated against :class:`Artifact`.
+
+    pydantic-core parses and validates the line in one native pass. A line it
+    refuses is read again by ``json`` and validated from Python objects against
+    the same model: that pass words the error (the JSON error with its column,
+    or the fields), and accepts what only it accepts (``NaN``, say).
+    """
+    try:
+        return Artifact.model_validate_json(line)
+    except ValidationError:
+        pass
     return _artifact_at(
         _json_line(line, number=number, source=source), number=number, source=source
     )

@@ -9,20 +9,25 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import IO, Any
 
+import orjson
 from pydantic import BaseModel, ValidationError
 
-from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Results
+from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, read_text
 from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
 
 __all__ = [
     "FLOAT_DIGITS",
+    "ResultsWriter",
     "atomic_write_text",
     "dump_json",
     "dump_jsonl",
@@ -57,8 +62,10 @@ def _file_mode(path: Path) -> int:
         return 0o644 & ~umask
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file + rename in the same directory."""
+@contextmanager
+def _atomic_file(path: Path) -> Iterator[IO[bytes]]:
+    """A binary handle on a temp file in ``path``'s directory, renamed onto ``path``
+    when the block ends without an error (else removed): never a partial file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -67,12 +74,8 @@ def atomic_write_text(path: Path, text: str) -> None:
             f"{path}: cannot write: {exc.strerror}", fix="check the directory and its permissions"
         ) from None
     try:
-        # backslashreplace: a lone surrogate (legal as a JSON escape) is written
-        # back as the same escape instead of crashing the encoder.
-        with os.fdopen(
-            fd, "w", encoding="utf-8", errors="backslashreplace", newline="\n"
-        ) as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         # mkstemp creates 0600; a report or baseline is meant to be shared.
@@ -83,8 +86,110 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
+def _encode(text: str) -> bytes:
+    # backslashreplace: a lone surrogate (legal as a JSON escape) is written
+    # back as the same escape instead of crashing the encoder.
+    return text.encode("utf-8", errors="backslashreplace")
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file + rename in the same directory."""
+    with _atomic_file(path) as handle:
+        handle.write(_encode(text))
+
+
 def write_results(path: Path, results: Results) -> None:
     atomic_write_text(path, dump_json(results.model_dump(mode="json")))
+
+
+# Floats orjson writes as ``json`` does (repr): 0 and [1e-4, 1e16). Below 1e-4
+# repr switches to an exponent ("5e-05") where orjson writes "0.00005".
+_ORJSON_SAFE_MIN = 1e-4
+_CASE_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+_CASES_MARK = "\u0000cases\u0000"
+_CASE_INDENT = b"    "  # a case is an item of the top-level "cases" list
+
+
+class ResultsWriter:
+    """A results file written as the cases are scored, with no case kept in memory.
+
+    :meth:`add` appends a case record (``CaseResult.model_dump(mode="json")``
+    data) to a temp file; :meth:`finish` writes the results file atomically:
+    the same bytes as :func:`write_results` for the same results. Used as a
+    context manager, the temp file is removed whatever happens.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._cases = tempfile.TemporaryFile(dir=path.parent, prefix=f".{path.name}.")  # noqa: SIM115
+        except OSError as exc:
+            raise InputError(
+                f"{path}: cannot write: {exc.strerror}",
+                fix="check the directory and its permissions",
+            ) from None
+        self._count = 0
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._cases.close()
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        """One case record; its floats are rounded as :func:`dump_json` rounds them."""
+        metrics = record["metrics"]
+        fast = True
+        if metrics:
+            rounded = {key: round(value, FLOAT_DIGITS) for key, value in metrics.items()}
+            fast = all(v == 0.0 or v >= _ORJSON_SAFE_MIN for v in rounded.values())
+            record = {**record, "metrics": rounded}
+        try:
+            if not fast:
+                raise TypeError("a float orjson writes otherwise")
+            text = orjson.dumps(record, option=_CASE_OPTIONS)
+        except TypeError:  # lone surrogates, tiny floats: json's own text
+            text = _encode(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
+        handle = self._cases
+        handle.write(b",\n" + _CASE_INDENT if self._count else _CASE_INDENT)
+        handle.write(text.replace(b"\n", b"\n" + _CASE_INDENT))
+        self._count += 1
+
+    def finish(
+        self,
+        *,
+        k: int,
+        provenance: Provenance,
+        aggregates: Aggregates,
+        cases_short_of_k: int = 0,
+    ) -> None:
+        """Write the results file: the cases added, then the given head."""
+        skeleton = Results(
+            k=k,
+            provenance=provenance,
+            cases=(),
+            aggregates=aggregates,
+            cases_short_of_k=cases_short_of_k,
+        )
+        data = skeleton.model_dump(mode="json")
+        data["cases"] = [_CASES_MARK]
+        head, tail = _encode(dump_json(data)).split(
+            b"\n" + _CASE_INDENT + json.dumps(_CASES_MARK).encode() + b"\n"
+        )
+        with _atomic_file(self.path) as out:
+            if not self._count:
+                out.write(head.removesuffix(b"[") + b"[]" + tail.removeprefix(b"  ]"))
+                return
+            out.write(head + b"\n")
+            self._cases.seek(0)
+            shutil.copyfileobj(self._cases, out, 1 << 20)
+            out.write(b"\n" + tail)
 
 
 def read_results(path: Path) -> Results:

@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from recall_gate.core.metric_registry import floor_flag, metric_label
-from recall_gate.report.comparison_json import ComparisonDocument, FloorRecord, RegressionRecord
+from recall_gate.core.staleness import describe_embedder
+from recall_gate.report.comparison_json import (
+    CasesRecord,
+    ComparisonDocument,
+    FloorRecord,
+    MoveRecord,
+    RegressionRecord,
+    StaleRecord,
+)
 from recall_gate.report.github_limits import MAX_ANNOTATIONS_PER_LEVEL
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
@@ -56,11 +64,47 @@ def _floor_text(item: FloorRecord, k: int) -> str:
     )
 
 
+# Cases named in one annotation; the job summary lists them all.
+_CASES_SHOWN: Final = 5
+_QUERY_CHARS: Final = 60
+_EXEMPT_TEXT: Final = {
+    "exempt_small_n": "exempt: too few compared cases (min-group-n)",
+    "exempt_not_significant": "exempt: not likely real by the noise test (require-significance)",
+}
+
+
+def _rank_text(rank: int | None, k: int) -> str:
+    return f"out of top {k}" if rank is None else str(rank)
+
+
+def _case_text(case: MoveRecord, k: int) -> str:
+    query = " ".join((case.query or "").split())
+    if len(query) > _QUERY_CHARS:
+        query = query[: _QUERY_CHARS - 1].rstrip() + "…"
+    said = f" “{query}”" if query else ""
+    return (
+        f"{case.case_id}{said} ({case.language}, {case.case_type}) "
+        f"rank {_rank_text(case.rank_before, k)} → {_rank_text(case.rank_after, k)}"
+    )
+
+
+def _cases_text(item: RegressionRecord, k: int) -> str:
+    if not item.cases:
+        return ""
+    shown = "; ".join(_case_text(c, k) for c in item.cases[:_CASES_SHOWN])
+    hidden = len(item.cases) - _CASES_SHOWN
+    more = f"; and {hidden} more" if hidden > 0 else ""
+    return f"; cases: {shown}{more}"
+
+
 def _regression_text(item: RegressionRecord, k: int) -> str:
+    exempt = _EXEMPT_TEXT.get(item.status)
     return (
         f"{metric_label(item.metric, k)} ({item.group}): "
         f"{item.baseline:.3f} → {item.current:.3f} "
         f"({item.delta:+.3f}, n={item.n}), beyond the tolerance {item.tolerance:.3f}"
+        + (f", {exempt}" if exempt else "")
+        + _cases_text(item, k)
     )
 
 
@@ -85,6 +129,33 @@ def _capped(items: Sequence[Annotation]) -> list[Annotation]:
     return out
 
 
+_STALE_FALLBACK: Final = {
+    "kb": "the knowledge base's card texts changed",
+    "config": "the retrieval settings changed (not recorded in the baseline)",
+    "dataset": "the cases changed",
+    "queries": "the cases' queries changed",
+}
+
+
+def _stale_text(reason: StaleRecord, cases: CasesRecord) -> str:
+    """One stale reason in words (settings old → new), as the report says it."""
+    if reason.changes:
+        return "; ".join(
+            f"{c.label} {c.baseline or 'unset'} → {c.current or 'unset'}" for c in reason.changes
+        )
+    if reason.what == "dataset" and (cases.added or cases.removed or cases.relabelled):
+        return (
+            f"cases: {len(cases.added)} added, {len(cases.removed)} removed, "
+            f"{len(cases.relabelled)} relabelled"
+        )
+    if reason.what in _STALE_FALLBACK:
+        return _STALE_FALLBACK[reason.what]
+    old, new = reason.baseline, reason.current
+    if reason.what == "embedder":
+        old, new = describe_embedder(old, new)
+    return f"{reason.what.replace('_', ' ')} {old} → {new}"
+
+
 def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
     """Errors for what fails the gate; warnings for what would fail in
     report-only mode and for a stale baseline; a notice when there is none."""
@@ -100,6 +171,14 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
             level="error", title="recall-gate: regression", message=_regression_text(item, k)
         )
         for item in gate.regressions
+    ]
+    out += [
+        Annotation(
+            level="notice",
+            title="recall-gate: drop beyond the tolerance, exempt",
+            message=_regression_text(item, k),
+        )
+        for item in gate.exempt
     ]
     if doc.verdict == "report-only":
         would = doc.would_fail_detail
@@ -133,7 +212,7 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
             )
         )
     elif baseline.status in ("stale", "not_comparable"):
-        reasons = ", ".join(f"{s.what} {s.baseline} → {s.current}" for s in baseline.stale)
+        reasons = "; ".join(_stale_text(s, doc.cases) for s in baseline.stale)
         stale = baseline.status == "stale"
         what = "is stale" if stale else "is not comparable (another k)"
         out.append(

@@ -20,31 +20,34 @@ table) with a pointer to the job summary, which gets the full report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import (
-    MIN_N_FOR_TEST,
     Comparison,
     ComparisonVerdict,
-    Flip,
     Group,
     MetricDelta,
     StaleReason,
 )
-from recall_gate.core.gate import FloorCheck, Regression
+from recall_gate.core.gate import Exemption, FloorCheck, Regression
 from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
-from recall_gate.core.metrics import HIT, METRIC_KEYS
+from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG
+from recall_gate.core.moves import CaseMove
 from recall_gate.core.profile import comment_marker
 from recall_gate.core.records import Aggregates, MetricSummary
-from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE
+from recall_gate.core.staleness import describe_embedder
+from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.github_limits import comment_length
 from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
     RECALL_CAVEAT,
     Format,
+    capture_notes,
     escape_markdown,
+    missed_table,
+    shorten_query,
     table,
 )
 
@@ -56,15 +59,6 @@ __all__ = [
 ]
 
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
-
-_STALE_WHAT = {
-    "k": "k",
-    "dataset": "the case set or its gold (dataset fingerprint)",
-    "kb": "the knowledge base (KB fingerprint)",
-    "config": "the retrieval config (config fingerprint)",
-    "embedder": "the embedder",
-    "retrieval_mode": "the retrieval mode",
-}
 
 
 @dataclass(frozen=True)
@@ -104,6 +98,8 @@ class _Style:
     def mark(self, kind: str) -> str:
         if kind == "fail":
             return " ❌" if self.md else " [fail]"
+        if kind == "exempt":
+            return " ➖" if self.md else " [exempt]"
         return " ⚠️" if self.md else " [would fail]"
 
 
@@ -119,8 +115,13 @@ def _signed(value: float | None) -> str:
     return f"{value:+.3f}".replace("-", "−")
 
 
-def _rank(rank: int | None) -> str:
-    return "—" if rank is None else str(rank)
+def _rank(rank: int | None, k: int) -> str:
+    return f"out of top {k}" if rank is None else str(rank)
+
+
+def _query(query: str | None, style: _Style) -> str:
+    short = shorten_query(query)
+    return "—" if short is None else style.user(short)
 
 
 def _p(p: float) -> str:
@@ -144,12 +145,12 @@ def _group_phrase(label: str) -> str:
     return "overall"
 
 
-def _noise(d: MetricDelta) -> str:
+def _noise(d: MetricDelta, min_group_n: int) -> str:
     noise = d.noise
     if d.n_compared == 0:
         return "no common case"
     if noise.small_n:
-        return f"n < {MIN_N_FOR_TEST}: not tested"
+        return f"n < {min_group_n}: not tested"
     word = "likely real" if noise.significant else "within noise"
     if noise.p_value is not None:
         if noise.lost == noise.gained == 0:
@@ -174,8 +175,9 @@ def _delta_table(
     comparison: Comparison,
     style: _Style,
     *,
-    fail: set[tuple[str, str]],
-    would: set[tuple[str, str]],
+    fail: Set[tuple[str, str]],
+    would: Set[tuple[str, str]],
+    exempt: Set[tuple[str, str]] = frozenset(),
     columns: tuple[str, str] = ("baseline", "current"),
 ) -> str:
     k = comparison.k
@@ -185,7 +187,15 @@ def _delta_table(
         first = d.group != last_group
         last_group = d.group
         key = (d.metric, d.group.label)
-        mark = style.mark("fail") if key in fail else style.mark("would") if key in would else ""
+        mark = (
+            style.mark("fail")
+            if key in fail
+            else style.mark("would")
+            if key in would
+            else style.mark("exempt")
+            if key in exempt
+            else ""
+        )
         name = style.user(_group_name(d.group))
         rows.append(
             [
@@ -195,7 +205,7 @@ def _delta_table(
                 _mean(d.baseline),
                 _mean(d.current),
                 _signed(d.delta) + mark,
-                _noise(d),
+                _noise(d, comparison.min_group_n),
             ]
         )
     header = ["group", "n", "metric", *columns, "Δ", "noise"]
@@ -227,20 +237,30 @@ def _more(hidden: int) -> str:
     return f"… and {hidden} more: {JOB_SUMMARY_POINTER}."
 
 
-def _flip_table(flips: Sequence[Flip], style: _Style) -> str:
-    shown = list(flips) if style.limit is None else list(flips[: style.limit])
+def _change(move: CaseMove, k: int) -> str:
+    if move.direction in ("lost", "gained"):
+        return f"hit@{k} {'1 → 0' if move.direction == 'lost' else '0 → 1'}"
+    return f"nDCG@{k} {_mean(move.before.get(NDCG))} → {_mean(move.after.get(NDCG))}"
+
+
+def _move_table(moves: Sequence[CaseMove], style: _Style, k: int) -> str:
+    """Cases with query, language, type, the card shown and its rank before → after."""
+    shown = list(moves) if style.limit is None else list(moves[: style.limit])
     rows = [
         [
-            style.user(f.case_id),
-            style.user(f.language),
-            style.user(f.case_type),
-            style.user(f.card),
-            f"{_rank(f.rank_before)} → {_rank(f.rank_after)}",
+            style.user(m.case_id),
+            _query(m.query, style),
+            style.user(m.language),
+            style.user(m.case_type),
+            style.user(m.card),
+            f"{_rank(m.rank_before, k)} → {_rank(m.rank_after, k)}",
+            _change(m, k),
         ]
-        for f in shown
+        for m in shown
     ]
-    text = table(["case", "language", "type", "gold card", "rank before → after"], rows, style.fmt)
-    hidden = len(flips) - len(shown)
+    header = ["case", "query", "language", "type", "gold card", "rank before → after", "change"]
+    text = table(header, rows, style.fmt)
+    hidden = len(moves) - len(shown)
     return text + (f"\n\n{_more(hidden)}" if hidden else "")
 
 
@@ -249,22 +269,35 @@ def _flips_section(comparison: Comparison, style: _Style) -> str | None:
         return None
     lost, gained = comparison.lost, comparison.gained
     k = comparison.k
-    moves = comparison.rank_moves
-    moved = (
-        f"{moves} other case{'s' if moves != 1 else ''} changed rank "
-        f"(recall@{k} or nDCG@{k}) without flipping hit@{k}."
-    )
-    if not lost and not gained:
-        return f"No case flipped hit@{k}; {moved}" if moves else f"No case flipped hit@{k}."
+    down = tuple(m for m in comparison.rank_moves if m.direction == "down")
+    up = tuple(m for m in comparison.rank_moves if m.direction == "up")
+    if not lost and not gained and not down and not up:
+        return f"No case flipped hit@{k} or moved rank."
     body = []
-    if lost:
-        body += [style.bold(f"hit → miss ({len(lost)})"), _flip_table(lost, style)]
-    if gained:
-        body += [style.bold(f"miss → hit ({len(gained)})"), _flip_table(gained, style)]
-    if moves:
-        body.append(moved)
+    for title, moves in (
+        ("hit → miss", lost),
+        ("miss → hit", gained),
+        (f"ranked lower, still a hit (recall@{k} or nDCG@{k} down)", down),
+        (f"ranked higher (recall@{k} or nDCG@{k} up)", up),
+    ):
+        if moves:
+            body += [style.bold(f"{title} ({len(moves)})"), _move_table(moves, style, k)]
     summary = f"Flipped cases: {len(lost)} hit → miss, {len(gained)} miss → hit"
+    if down or up:
+        summary += f"; rank moves: {len(down)} lower, {len(up)} higher"
     return style.collapsed(summary, body)
+
+
+def _missed_section(comparison: Comparison, style: _Style) -> str | None:
+    """With no baseline to compare with, which cases miss now (hit@k = 0)."""
+    if comparison.status != "missing":
+        return None
+    missed = missed_table(comparison.current.cases, comparison.k, style.fmt, limit=style.limit)
+    if missed is None:
+        return None
+    text, count, hidden = missed
+    body = [text + (f"\n\n{_more(hidden)}" if hidden else "")]
+    return style.collapsed(f"Missed cases (hit@{comparison.k} = 0): {count}", body)
 
 
 def _cases_section(comparison: Comparison, style: _Style) -> str | None:
@@ -289,10 +322,54 @@ def _cases_section(comparison: Comparison, style: _Style) -> str | None:
     return style.collapsed(summary, body)
 
 
-def _stale_phrase(reason: StaleReason, style: _Style) -> str:
+def _old_new(old: str | None, new: str | None, style: _Style) -> str:
     return (
-        f"{_STALE_WHAT[reason.what]} changed: "
-        f"{style.literal(reason.baseline)} → {style.literal(reason.current)}"
+        f"{style.literal(old) if old is not None else 'unset'} → "
+        f"{style.literal(new) if new is not None else 'unset'}"
+    )
+
+
+_STALE_NAMES = {"k": "k", "embedder": "embedder", "retrieval_mode": "retrieval mode"}
+_STALE_UNRECORDED = {
+    "retriever": "the retriever that made the capture changed",
+    "dataset": "the cases changed outside their ids and labels (queries or other fields)",
+    "kb": "the knowledge base's card texts changed",
+    "config": "the retrieval settings changed (the baseline predates recorded settings: "
+    "refresh it and later reports name each one)",
+}
+
+
+def _stale_phrase(reason: StaleReason, comparison: Comparison, style: _Style) -> str:
+    """What differs, in words: settings old → new, never a bare fingerprint."""
+    what = reason.what
+    if what in _STALE_NAMES:
+        old, new = reason.baseline, reason.current
+        if what == "embedder":
+            old, new = describe_embedder(old, new)
+        return f"{_STALE_NAMES[what]} {_old_new(old, new, style)}"
+    c = comparison.cases
+    if what == "dataset" and c.changed:
+        return (
+            f"cases: {len(c.added)} added, {len(c.removed)} removed, {len(c.relabelled)} relabelled"
+        )
+    if reason.changes:
+        return "; ".join(
+            f"{c.label} {_old_new(c.baseline, c.current, style)}" for c in reason.changes
+        )
+    if what == "queries":
+        return f"queries: {_edited_queries(comparison)} edited"
+    return _STALE_UNRECORDED[what]
+
+
+def _edited_queries(comparison: Comparison) -> int:
+    """Common cases whose query text differs (when both runs carry queries)."""
+    if comparison.baseline is None:
+        return 0
+    before = {c.case_id: c.query for c in comparison.baseline.cases}
+    return sum(
+        1
+        for c in comparison.current.cases
+        if c.query is not None and before.get(c.case_id) not in (None, c.query)
     )
 
 
@@ -378,10 +455,12 @@ def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: 
             f"{comparison.baseline.k} and this run uses k = {k}, so no delta, flip or "
             f"regression is computed. Refresh the baseline at k = {k}."
         ]
-        lines += [_stale_phrase(r, style) + "." for r in comparison.stale if r.what != "k"]
+        lines += [
+            _stale_phrase(r, comparison, style) + "." for r in comparison.stale if r.what != "k"
+        ]
         out.append(style.banner("WARNING", lines))
     elif comparison.status == "stale":
-        phrases = "; ".join(_stale_phrase(r, style) for r in comparison.stale)
+        phrases = "; ".join(_stale_phrase(r, comparison, style) for r in comparison.stale)
         out.append(
             style.banner(
                 "WARNING",
@@ -419,41 +498,126 @@ def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: 
     return out
 
 
-def _noise_word(comparison: Comparison, metric: str, label: str) -> str:
-    for d in comparison.deltas:
-        if d.metric == metric and d.group.label == label:
-            significant = d.noise.significant
-            if significant is None:
-                return f"n < {MIN_N_FOR_TEST}"
-            return "likely real" if significant else "within noise"
-    return "not tested"
+def _noise_word(r: Regression) -> str:
+    if r.significant is None:
+        return f"n < {r.min_group_n}, not tested"
+    return "likely real" if r.significant else "within noise"
 
 
-def _drop_lines(
-    regressions: Sequence[Regression], comparison: Comparison, *, would: bool
-) -> list[str]:
-    """One line per group: its metrics' drops, the noise verdict, the tolerance."""
-    k = comparison.k
-    by_group: dict[str, list[Regression]] = {}
+def _exemption_phrase(r: Regression) -> str:
+    if r.exempt == "small_n":
+        return f"exempt: n = {r.n} is below min-group-n {r.min_group_n}, too few cases to gate"
+    return "exempt: not likely real by the noise test (require-significance)"
+
+
+@dataclass(frozen=True)
+class _DropLine:
+    """The drops of one group that share a fate: failed (or would fail), or exempt."""
+
+    would: bool  # report-only: at the reference tolerance
+    group: str
+    drops: tuple[Regression, ...]
+
+    @property
+    def exempt(self) -> Exemption | None:
+        return self.drops[0].exempt
+
+    @property
+    def cases(self) -> tuple[CaseMove, ...]:
+        """The cases behind the drops: flips first, then by the largest nDCG drop."""
+        seen: dict[str, CaseMove] = {}
+        for r in self.drops:
+            for m in r.cases:
+                seen.setdefault(m.case_id, m)
+        order = {"lost": 0, "down": 1, "gained": 2, "up": 3}
+        return tuple(
+            sorted(seen.values(), key=lambda m: (order[m.direction], m.change(NDCG), m.case_id))
+        )
+
+    def mark(self, style: _Style) -> str:
+        return style.mark("exempt" if self.exempt else "would" if self.would else "fail").strip()
+
+    @property
+    def fate(self) -> str:
+        if self.exempt is None:
+            return "would fail" if self.would else "failed"
+        why = "n too small" if self.exempt == "small_n" else "not likely real"
+        return f"{'would be ' if self.would else ''}exempt: {why}"
+
+
+def _drop_groups(regressions: Sequence[Regression], *, would: bool) -> list[_DropLine]:
+    grouped: dict[tuple[str, str | None], list[Regression]] = {}
     for r in regressions:
-        by_group.setdefault(r.group, []).append(r)
-    lines = []
-    for label, drops in by_group.items():
-        moves = ", ".join(
-            f"{metric_label(r.metric, k)} {r.baseline:.3f} → {r.current:.3f} "
-            f"({_signed(r.delta)}, {_noise_word(comparison, r.metric, label)})"
-            for r in drops
-        )
-        tolerance = drops[0].tolerance
-        limit = (
-            f"would exceed a {tolerance:.3f} tolerance"
-            if would
-            else f"beyond the {tolerance:.3f} tolerance"
-        )
-        lines.append(
-            f"{_group_phrase(label)}: {moves} — n = {drops[0].n}, {limit} (max-regression)"
-        )
+        grouped.setdefault((r.group, r.exempt), []).append(r)
+    return [
+        _DropLine(would=would, group=group, drops=tuple(drops))
+        for (group, _), drops in grouped.items()
+    ]
+
+
+def _drop_lines_of(verdict: ComparisonVerdict) -> list[_DropLine]:
+    """Every over-tolerance row: failed, then exempt; report-only: what would fail."""
+    gate = verdict.gate
+    lines = _drop_groups(gate.regressions, would=False) + _drop_groups(gate.exempt, would=False)
+    if verdict.would_fail is not None:
+        would = verdict.would_fail
+        lines += _drop_groups(would.regressions, would=True)
+        lines += _drop_groups(would.exempt, would=True)
     return lines
+
+
+def _drop_text(line: _DropLine, k: int) -> str:
+    """One line per group and fate: its metrics' drops, the noise verdict, the tolerance."""
+    drops = line.drops
+    moves = ", ".join(
+        f"{metric_label(r.metric, k)} {r.baseline:.3f} → {r.current:.3f} "
+        f"({_signed(r.delta)}, {_noise_word(r)})"
+        for r in drops
+    )
+    tolerance = drops[0].tolerance
+    if line.would:
+        limit = f"would exceed a {tolerance:.3f} tolerance (max-regression)"
+    else:
+        limit = f"beyond the {tolerance:.3f} tolerance (max-regression)"
+    if line.exempt is not None:
+        limit += f", {'would be ' if line.would else ''}{_exemption_phrase(drops[0])}"
+    n_cases = len(line.cases)
+    behind = f"; {n_cases} case{'s' if n_cases != 1 else ''} behind it" if n_cases else ""
+    return f"{_group_phrase(line.group)}: {moves} — n = {drops[0].n}, {limit}{behind}"
+
+
+# Up to this many cases behind a drop are shown open; more are collapsed.
+OPEN_CASES = 5
+
+
+def _cases_behind_section(
+    comparison: Comparison, verdict: ComparisonVerdict, style: _Style
+) -> list[str]:
+    """For every over-tolerance row, the cases behind it (collapsed when long)."""
+    k = comparison.k
+    out = []
+    listed: dict[frozenset[str], str] = {}
+    for line in _drop_lines_of(verdict):
+        cases = line.cases
+        if not cases:
+            continue
+        metrics = ", ".join(metric_label(r.metric, k) for r in line.drops)
+        where = f"{_group_phrase(line.group)}, {metrics}"
+        title = f"Cases behind {where} ({line.fate}): {len(cases)}"
+        ids = frozenset(m.case_id for m in cases)
+        if ids in listed:
+            # The same cases again (e.g. all of a language's drops are overall's).
+            out.append(
+                f"Cases behind {where} ({line.fate}): the same {len(cases)} as {listed[ids]}."
+            )
+            continue
+        listed[ids] = where
+        body = _move_table(cases, style, k)
+        if len(cases) > OPEN_CASES:
+            out.append(style.collapsed(title, [body]))
+        else:
+            out.append(f"{style.bold(title)}\n\n{body}")
+    return out
 
 
 def _floor_line(c: FloorCheck, k: int, *, would: bool) -> str:
@@ -469,11 +633,18 @@ def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
     gate = verdict.gate
     k = comparison.k
     reasons = []
+    exempt = len(gate.exempt)
+    exempt_note = (
+        f" ({exempt} beyond it exempt: too few cases or not likely real)" if exempt else ""
+    )
     if gate.verdict == "fail":
         if gate.regressions:
             n = len(gate.regressions)
             tolerance = verdict.max_regression or 0.0
-            reasons.append(f"{n} drop{'s' if n != 1 else ''} beyond the {tolerance:.3f} tolerance")
+            reasons.append(
+                f"{n} drop{'s' if n != 1 else ''} beyond the {tolerance:.3f} tolerance"
+                + exempt_note
+            )
         if gate.failed_floors:
             n = len(gate.failed_floors)
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
@@ -482,6 +653,7 @@ def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
         if verdict.max_regression is not None:
             reasons.append(
                 f"no drop beyond the {verdict.max_regression:.3f} tolerance"
+                + (f" fails the gate{exempt_note}" if exempt else "")
                 if comparison.comparable
                 else "the tolerance was not checked (no comparable baseline)"
             )
@@ -550,13 +722,11 @@ def _checks_block(comparison: Comparison, verdict: ComparisonVerdict, style: _St
     k = comparison.k
     gate = verdict.gate
     fail, would = style.mark("fail").strip(), style.mark("would").strip()
-    lines = [f"{fail} {line}" for line in _drop_lines(gate.regressions, comparison, would=False)]
+    drop_lines = _drop_lines_of(verdict)
+    lines = [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if not d.would]
     lines += [f"{fail} {_floor_line(c, k, would=False)}" for c in gate.failed_floors]
     if verdict.would_fail is not None:
-        lines += [
-            f"{would} {line}"
-            for line in _drop_lines(verdict.would_fail.regressions, comparison, would=True)
-        ]
+        lines += [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if d.would]
         lines += [
             f"{would} {_floor_line(c, k, would=True)}" for c in verdict.would_fail.failed_floors
         ]
@@ -584,6 +754,14 @@ def _suggestions(comparison: Comparison, verdict: ComparisonVerdict, style: _Sty
 def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> str:
     k = comparison.k
     notes = list(legend)
+    current = comparison.current
+    for note in capture_notes(
+        k=k,
+        scored=sum(1 for c in current.cases if c.metrics),
+        short_of_k=current.cases_short_of_k,
+        gold_checked=current.provenance.kb_fingerprint is not None,
+    ):
+        notes.append(note if style.md else note.replace("`", ""))
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(f"† {LANGUAGE_CAVEAT}")
     if comparison.deltas:
@@ -592,8 +770,16 @@ def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> s
             f"recall@{k} and nDCG@{k} deltas with a {round(CONFIDENCE * 100)}% paired "
             f"bootstrap interval ({BOOTSTRAP_RESAMPLES} resamples, fixed seed). "
             f"“likely real” = p < 0.05 or an interval that excludes 0; groups with "
-            f"n < {MIN_N_FOR_TEST} are not tested."
+            f"n < {comparison.min_group_n} are not tested."
         )
+        overall = comparison.delta_for(HIT)
+        if overall is not None and overall.n_compared >= comparison.min_group_n:
+            n, least = overall.n_compared, min_detectable_lost()
+            notes.append(
+                f"Detectable drop: on {n} compared cases, hit@{k} is called likely real from "
+                f"{least} lost hits with none gained (−{least / n:.3f}); a smaller drop, or one "
+                "offset by gains, reads as noise. Subgroups need as many lost hits on fewer cases."
+            )
     unscored = sum(1 for c in comparison.current.cases if not c.metrics)
     if unscored:
         notes.append(
@@ -627,15 +813,19 @@ def _render(
     checks = _checks_block(comparison, verdict, style)
     if checks:
         parts.append(checks)
+    parts += _cases_behind_section(comparison, verdict, style)
     fail = {(r.metric, r.group) for r in verdict.gate.regressions}
     would = (
         {(r.metric, r.group) for r in verdict.would_fail.regressions}
         if verdict.would_fail is not None
         else set()
     )
+    exempt = {(r.metric, r.group) for r in verdict.gate.exempt}
+    if verdict.would_fail is not None:
+        exempt |= {(r.metric, r.group) for r in verdict.would_fail.exempt}
     legend = []
     if comparison.deltas:
-        parts.append(_delta_table(comparison, style, fail=fail, would=would))
+        parts.append(_delta_table(comparison, style, fail=fail, would=would, exempt=exempt))
         if fail:
             legend.append(f"{style.mark('fail').strip()} drop beyond the set tolerance.")
         if would:
@@ -643,9 +833,20 @@ def _render(
                 f"{style.mark('would').strip()} drop that would exceed a "
                 f"{verdict.reference_tolerance:.2f} tolerance if one were set."
             )
+        if exempt:
+            legend.append(
+                f"{style.mark('exempt').strip()} drop beyond the tolerance that does not fail "
+                f"the gate: fewer than {comparison.min_group_n} compared cases (min-group-n), "
+                "or a subgroup drop the noise test does not call likely real "
+                "(require-significance)."
+            )
     else:
         parts.append(_current_table(comparison.current.aggregates, comparison.k, style))
-    for section in (_flips_section(comparison, style), _cases_section(comparison, style)):
+    for section in (
+        _flips_section(comparison, style),
+        _cases_section(comparison, style),
+        _missed_section(comparison, style),
+    ):
         if section:
             parts.append(section)
     suggestions = _suggestions(comparison, verdict, style)
@@ -661,6 +862,8 @@ def _longest_list(comparison: Comparison) -> int:
     return max(
         len(comparison.lost),
         len(comparison.gained),
+        len(comparison.rank_moves),
+        sum(1 for case in comparison.current.cases if case.metrics),
         len(c.added),
         len(c.removed),
         len(c.relabelled),
@@ -742,7 +945,7 @@ def render_baseline_update(
         parts.append(_current_table(new.aggregates, k, style))
     else:
         parts.append(f"Previous baseline: {_baseline_ref(old, style)}.")
-        changed = [f"- {_stale_phrase(r, style)}" for r in comparison.stale]
+        changed = [f"- {_stale_phrase(r, comparison, style)}" for r in comparison.stale]
         if changed:
             parts.append("What changed since the previous baseline:\n" + "\n".join(changed))
         if comparison.comparable:

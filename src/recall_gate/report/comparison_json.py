@@ -13,15 +13,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from recall_gate.core.compare import (
-    BaselineStatus,
-    Comparison,
-    ComparisonVerdict,
-    Flip,
-)
-from recall_gate.core.gate import FloorCheck, Regression, Verdict
+from recall_gate.core.compare import BaselineStatus, Comparison, ComparisonVerdict
+from recall_gate.core.gate import Exemption, FloorCheck, Regression, Verdict
 from recall_gate.core.metric_registry import GATED_METRICS, floor_key
 from recall_gate.core.metrics import HIT
+from recall_gate.core.moves import CaseMove, Direction, missed_cases
 
 __all__ = [
     "COMPARISON_KIND",
@@ -31,20 +27,40 @@ __all__ = [
 ]
 
 COMPARISON_KIND = "recall-gate-comparison"
-COMPARISON_SCHEMA_VERSION = 1
+# 2: rank moves, regression cases and exempt drops are typed lists.
+COMPARISON_SCHEMA_VERSION = 2
+
+
+RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant"]
 
 
 class _Part(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class FlipRecord(_Part):
+class MoveRecord(_Part):
+    """A compared case whose scores changed: a hit flip or a rank move."""
+
     case_id: str
     language: str
     case_type: str
+    query: str | None
+    direction: Direction
     card: str
     rank_before: int | None
     rank_after: int | None
+    before: dict[str, float]  # output name (hit, recall, ndcg) → value
+    after: dict[str, float]
+
+
+class MissedRecord(_Part):
+    """A scored case with no gold card in the top k."""
+
+    case_id: str
+    language: str
+    case_type: str
+    query: str | None
+    gold: tuple[str, ...]
 
 
 class RegressionRecord(_Part):
@@ -55,6 +71,9 @@ class RegressionRecord(_Part):
     delta: float
     n: int
     tolerance: float
+    status: RegressionStatus
+    significant: bool | None
+    cases: tuple[MoveRecord, ...]
 
 
 class FloorRecord(_Part):
@@ -64,10 +83,18 @@ class FloorRecord(_Part):
     n: int
 
 
+class SettingChangeRecord(_Part):
+    setting: str
+    label: str
+    baseline: str | None
+    current: str | None
+
+
 class StaleRecord(_Part):
     what: str
     baseline: str
     current: str
+    changes: tuple[SettingChangeRecord, ...]
 
 
 class BaselineRecord(_Part):
@@ -85,16 +112,20 @@ class BaselineRecord(_Part):
 
 class GateRecord(_Part):
     max_regression: float | None
+    min_group_n: int
+    require_significance: bool
     min_hit: float | None
     min_recall: float | None
     min_ndcg: float | None
     failed_floors: tuple[FloorRecord, ...]
     regressions: tuple[RegressionRecord, ...]
+    exempt: tuple[RegressionRecord, ...]
 
 
 class WouldFailRecord(_Part):
     tolerance: float
     regressions: tuple[RegressionRecord, ...]
+    exempt: tuple[RegressionRecord, ...]
     failed_floors: tuple[FloorRecord, ...]
 
 
@@ -114,9 +145,9 @@ class DeltaRecord(_Part):
 
 
 class FlipsRecord(_Part):
-    hit_to_miss: tuple[FlipRecord, ...]
-    miss_to_hit: tuple[FlipRecord, ...]
-    rank_moves: int
+    hit_to_miss: tuple[MoveRecord, ...]
+    miss_to_hit: tuple[MoveRecord, ...]
+    rank_moves: tuple[MoveRecord, ...]
 
 
 class CasesRecord(_Part):
@@ -130,7 +161,7 @@ class ComparisonDocument(_Part):
     """The whole comparison, as written to disk."""
 
     kind: Literal["recall-gate-comparison"]
-    schema_version: Literal[1]
+    schema_version: Literal[2]
     profile: str
     k: int
     verdict: Verdict
@@ -148,18 +179,33 @@ class ComparisonDocument(_Part):
     suggested_floors: dict[str, float]
     deltas: tuple[DeltaRecord, ...]
     flips: FlipsRecord
+    missed: tuple[MissedRecord, ...]
     cases: CasesRecord
 
 
-def _flip(flip: Flip) -> FlipRecord:
-    return FlipRecord(
-        case_id=flip.case_id,
-        language=flip.language,
-        case_type=flip.case_type,
-        card=flip.card,
-        rank_before=flip.rank_before,
-        rank_after=flip.rank_after,
+_OUTPUTS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
+
+
+def _move(move: CaseMove) -> MoveRecord:
+    return MoveRecord(
+        case_id=move.case_id,
+        language=move.language,
+        case_type=move.case_type,
+        query=move.query,
+        direction=move.direction,
+        card=move.card,
+        rank_before=move.rank_before,
+        rank_after=move.rank_after,
+        before={_OUTPUTS[m]: v for m, v in move.before.items() if m in _OUTPUTS},
+        after={_OUTPUTS[m]: v for m, v in move.after.items() if m in _OUTPUTS},
     )
+
+
+_STATUS: dict[Exemption | None, RegressionStatus] = {
+    None: "failed",
+    "small_n": "exempt_small_n",
+    "not_significant": "exempt_not_significant",
+}
 
 
 def _regression(r: Regression) -> RegressionRecord:
@@ -171,6 +217,9 @@ def _regression(r: Regression) -> RegressionRecord:
         delta=r.delta,
         n=r.n,
         tolerance=r.tolerance,
+        status=_STATUS[r.exempt],
+        significant=r.significant,
+        cases=tuple(_move(m) for m in r.cases),
     )
 
 
@@ -186,7 +235,7 @@ def comparison_document(
     baseline = comparison.baseline
     gate = verdict.gate
     would = verdict.would_fail
-    outputs = {m.key: m.output for m in GATED_METRICS if m.output is not None}
+    outputs = _OUTPUTS
     means = {name: (overall[key].mean if key in overall else None) for key, name in outputs.items()}
     return ComparisonDocument(
         kind=COMPARISON_KIND,
@@ -215,22 +264,36 @@ def comparison_document(
             reason=baseline.reason if baseline else None,
             k=baseline.k if baseline else None,
             stale=tuple(
-                StaleRecord(what=s.what, baseline=s.baseline, current=s.current)
+                StaleRecord(
+                    what=s.what,
+                    baseline=s.baseline,
+                    current=s.current,
+                    changes=tuple(
+                        SettingChangeRecord(
+                            setting=c.setting, label=c.label, baseline=c.baseline, current=c.current
+                        )
+                        for c in s.changes
+                    ),
+                )
                 for s in comparison.stale
             ),
             edited_in_pr=comparison.edit is not None,
         ),
         gate=GateRecord(
             max_regression=verdict.max_regression,
+            min_group_n=comparison.min_group_n,
+            require_significance=verdict.require_significance,
             min_hit=verdict.floors.min_hit,
             min_recall=verdict.floors.min_recall,
             min_ndcg=verdict.floors.min_ndcg,
             failed_floors=tuple(_floor(c) for c in gate.failed_floors),
             regressions=tuple(_regression(r) for r in gate.regressions),
+            exempt=tuple(_regression(r) for r in gate.exempt),
         ),
         would_fail_detail=WouldFailRecord(
             tolerance=verdict.reference_tolerance,
             regressions=tuple(_regression(r) for r in would.regressions) if would else (),
+            exempt=tuple(_regression(r) for r in would.exempt) if would else (),
             failed_floors=tuple(_floor(c) for c in would.failed_floors) if would else (),
         ),
         suggested_floors={floor_key(s.metric): s.floor for s in verdict.suggested_floors},
@@ -252,9 +315,19 @@ def comparison_document(
             for d in comparison.deltas
         ),
         flips=FlipsRecord(
-            hit_to_miss=tuple(_flip(f) for f in comparison.lost),
-            miss_to_hit=tuple(_flip(f) for f in comparison.gained),
-            rank_moves=comparison.rank_moves,
+            hit_to_miss=tuple(_move(f) for f in comparison.lost),
+            miss_to_hit=tuple(_move(f) for f in comparison.gained),
+            rank_moves=tuple(_move(m) for m in comparison.rank_moves),
+        ),
+        missed=tuple(
+            MissedRecord(
+                case_id=c.case_id,
+                language=c.language,
+                case_type=c.case_type,
+                query=c.query,
+                gold=tuple(c.must_cite_one_of),
+            )
+            for c in missed_cases(comparison.current.cases)
         ),
         cases=CasesRecord(
             compared=comparison.cases.compared,

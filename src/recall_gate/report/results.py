@@ -19,15 +19,19 @@ from recall_gate.core.metric_registry import (
     metric_label,
 )
 from recall_gate.core.metrics import METRIC_KEYS
-from recall_gate.core.records import Aggregates, MetricSummary, Results
+from recall_gate.core.moves import missed_cases
+from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
 
 __all__ = [
     "LANGUAGE_CAVEAT",
     "RECALL_CAVEAT",
+    "capture_notes",
     "escape_markdown",
     "format_mean",
+    "missed_table",
     "render_report",
     "render_summary",
+    "shorten_query",
     "table",
 ]
 
@@ -60,6 +64,49 @@ def escape_markdown(text: str) -> str:
     text = _MD_SPECIAL.sub(r"\\\1", text)
     text = text.replace("&", "&amp;")
     return text.replace("@", "@\u200d").replace("#", "#\u200d")
+
+
+# A query in a case table is cut to this many characters.
+QUERY_CHARS = 60
+
+
+def shorten_query(query: str | None) -> str | None:
+    """One line, at most :data:`QUERY_CHARS` characters (an ellipsis marks a cut)."""
+    if not query:
+        return None
+    text = " ".join(query.split())
+    return text if len(text) <= QUERY_CHARS else text[: QUERY_CHARS - 1].rstrip() + "…"
+
+
+def _cell(text: str, fmt: Format) -> str:
+    if fmt == "markdown":
+        return escape_markdown(text)
+    return " ".join("".join(c if c.isprintable() else "\ufffd" for c in text).split())
+
+
+def missed_table(
+    cases: Sequence[CaseResult], k: int, fmt: Format, *, limit: int | None = None
+) -> tuple[str, int, int] | None:
+    """The scored cases with no gold card in the top k, as a table of case,
+    query, language, type and gold cards; ``None`` when none missed. Returns
+    (table, missed, hidden): at most ``limit`` rows are shown."""
+    missed = missed_cases(cases)
+    if not missed:
+        return None
+    shown = missed if limit is None else missed[:limit]
+    rows = [
+        [
+            _cell(c.case_id, fmt),
+            _cell(shorten_query(c.query) or "—", fmt),
+            _cell(c.language, fmt),
+            _cell(c.case_type, fmt),
+            _cell(", ".join(c.must_cite_one_of), fmt),
+            f"out of top {k}",
+        ]
+        for c in shown
+    ]
+    header = ["case", "query", "language", "type", "gold cards", "rank"]
+    return table(header, rows, fmt), len(missed), len(missed) - len(shown)
 
 
 def format_mean(summary: MetricSummary | None) -> str:
@@ -108,6 +155,25 @@ def _heading(text: str, fmt: Format) -> str:
     return f"### {text}" if fmt == "markdown" else f"{text}\n{'=' * len(text)}"
 
 
+def capture_notes(*, k: int, scored: int, short_of_k: int, gold_checked: bool) -> list[str]:
+    """What a reader must know about the capture behind the numbers: cases scored
+    on fewer than k cards, and gold ids that no KB vouched for."""
+    notes = []
+    if short_of_k:
+        held = "holds" if short_of_k == 1 else "hold"
+        notes.append(
+            f"Depth: {short_of_k} of {scored} scored case{'' if scored == 1 else 's'} "
+            f"{held} fewer than k = {k} distinct retrieved cards: their metrics are computed "
+            "on a shorter list than k (capture more ids per case, or lower k)."
+        )
+    if not gold_checked:
+        notes.append(
+            "Gold ids were not checked against a KB (none was given): a mistyped gold id "
+            "scores as a miss. Set `kb:` in recall-gate.yaml, or run `recall-gate check`."
+        )
+    return notes
+
+
 def render_report(
     results: Results, *, gate: GateResult | None = None, fmt: Format = "markdown"
 ) -> str:
@@ -123,6 +189,9 @@ def render_report(
         outcomes=outcomes,
         gate=gate,
         fmt=fmt,
+        cases=results.cases,
+        short_of_k=results.cases_short_of_k,
+        gold_checked=results.provenance.kb_fingerprint is not None,
     )
 
 
@@ -135,10 +204,17 @@ def render_summary(
     outcomes: Mapping[str, int],
     gate: GateResult | None = None,
     fmt: Format = "markdown",
+    cases: Sequence[CaseResult] = (),
+    missed_total: int | None = None,
+    short_of_k: int = 0,
+    gold_checked: bool = True,
 ) -> str:
-    """:func:`render_report` from the counts alone (the streaming scorer keeps no cases).
+    """:func:`render_report` from the counts alone (the scorer keeps no cases).
 
-    ``outcomes`` counts the citation outcomes of the cases that have one.
+    ``outcomes`` counts the citation outcomes of the cases that have one;
+    ``cases``, when kept, list the missed ones; ``missed_total`` counts them
+    when only the first of them were kept; ``short_of_k`` and ``gold_checked``
+    feed :func:`capture_notes`.
     """
     agg = aggregates
     metrics = list(METRIC_KEYS)
@@ -151,6 +227,8 @@ def render_summary(
         f"{scored} of {total} cases carry gold and are scored; "
         f"{total - scored} without gold are excluded by design (ADR-0023 (B))."
     )
+    for note in capture_notes(k=k, scored=scored, short_of_k=short_of_k, gold_checked=gold_checked):
+        parts.append(note if fmt == "markdown" else note.replace("`", ""))
     header = ["group", "name", "n", *(metric_label(m, k) for m in metrics)]
     parts.append(table(header, _group_rows(agg, metrics, fmt), fmt))
     if any(outcomes.values()):
@@ -171,6 +249,20 @@ def render_summary(
                     for s in suggestions
                 )
             )
+    missed = missed_table(cases, k, fmt)
+    if missed is not None:
+        text, count, _ = missed
+        if missed_total is not None and missed_total > count:
+            text += (
+                f"\n\n… and {missed_total - count} more: the results JSON (`--json`) "
+                "lists every case."
+            )
+            count = missed_total
+        title = f"Missed cases (hit@{k} = 0): {count}"
+        if fmt == "markdown":
+            parts.append(f"<details><summary>{title}</summary>\n\n{text}\n\n</details>")
+        else:
+            parts.append(f"{title}\n{'-' * len(title)}\n\n{text}")
     notes = [RECALL_CAVEAT, LANGUAGE_CAVEAT]
     parts.append("\n".join(f"- {n}" for n in notes))
     definitions = "\n".join(f"- `{m.key}`: {m.definition}" for m in GATED_METRICS)

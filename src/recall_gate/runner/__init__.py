@@ -20,7 +20,7 @@ from recall_gate.errors import InputError
 
 # `pip install recall-gate` (core) scores captures without these; say so in
 # one line rather than with an ImportError traceback from deep inside.
-_EXTRA = ("numpy", "chromadb", "sentence_transformers", "rank_bm25", "tqdm")
+_EXTRA = ("numpy", "chromadb", "sentence_transformers", "bm25s", "Stemmer", "tqdm")
 _missing = [name for name in _EXTRA if importlib.util.find_spec(name) is None]
 if _missing:
     raise InputError(

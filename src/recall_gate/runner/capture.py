@@ -291,7 +291,9 @@ def _first_stage(
         own = [share] * len(cases)
         if settings.mode == "dense":
             return dense, own
-        bm25 = Bm25Index(chunks, languages)
+        bm25 = Bm25Index(chunks, languages, cache_dir=run.config.cache.path)
+        if bm25.loaded:
+            run.log("bm25: index loaded from the cache")
         fused = []
         for i, case in _bar(
             enumerate(cases), progress=run.progress, desc="hybrid", total=len(cases)
@@ -301,6 +303,7 @@ def _first_stage(
                 case.query,
                 n=settings.candidates,
                 language=case.language if settings.same_language else None,
+                query_language=case.language,
             )
             fused.append(
                 fuse_hybrid(dense[i], lexical, settings=settings.hybrid, limit=settings.candidates)

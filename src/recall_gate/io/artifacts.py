@@ -1,0 +1,72 @@
+"""Write an artifacts file, and watch what a capture says about itself (adapter: file I/O).
+
+The file is the JSONL that ``score`` reads, one case per line (see
+:mod:`recall_gate.io.dataset`). The retriever that made the capture is recorded
+once, on the first line (``"retriever": {...}``), rather than on every line; a
+line that carries one must agree with the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from recall_gate.core.integrity import Problem, unresolved_gold
+from recall_gate.core.records import Artifact, Retriever
+from recall_gate.errors import InputError
+from recall_gate.io.results_store import atomic_write_text, dump_jsonl
+
+__all__ = ["CaptureWatch", "dump_artifacts", "write_artifacts"]
+
+
+def dump_artifacts(artifacts: Sequence[Artifact], *, retriever: Retriever | None = None) -> str:
+    """The JSONL text of a capture, the retriever on its first line."""
+    if retriever is not None and artifacts:
+        artifacts = [artifacts[0].model_copy(update={"retriever": retriever}), *artifacts[1:]]
+    return dump_jsonl(artifacts)
+
+
+def write_artifacts(
+    path: Path, artifacts: Sequence[Artifact], *, retriever: Retriever | None = None
+) -> None:
+    """Write a capture atomically: a failure leaves no partial file behind."""
+    atomic_write_text(path, dump_artifacts(artifacts, retriever=retriever))
+
+
+class CaptureWatch:
+    """What a capture says about itself, gathered as its artifacts stream to the scorer:
+    the retriever its lines record, and (given the KB's ``card_ids``) every gold or
+    relevant id of a self-labelled line that resolves to no card."""
+
+    def __init__(self, source: str, *, card_ids: frozenset[str] | None = None) -> None:
+        self.source = source
+        self.card_ids = card_ids
+        self.retriever: Retriever | None = None
+        self.problems: list[Problem] = []
+        self._retriever_line = 0
+
+    def watch(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
+        card_ids = self.card_ids
+        for number, artifact in artifacts:
+            if artifact.retriever is not None:
+                self._see_retriever(number, artifact.retriever)
+            if card_ids is not None:
+                self.problems += unresolved_gold(
+                    f"{self.source}:{number}",
+                    artifact.case_id,
+                    must_cite_one_of=artifact.must_cite_one_of,
+                    relevant_ids=artifact.relevant_ids,
+                    card_ids=card_ids,
+                )
+            yield number, artifact
+
+    def _see_retriever(self, number: int, retriever: Retriever) -> None:
+        if self.retriever is None:
+            self.retriever, self._retriever_line = retriever, number
+        elif retriever != self.retriever:
+            first, second = self.retriever.differences(retriever)
+            raise InputError(
+                f"{self.source}:{number}: the capture mixes retrievers "
+                f"(line {self._retriever_line}: {first}; line {number}: {second})",
+                fix="score one retriever's capture at a time (re-capture with one retriever)",
+            )

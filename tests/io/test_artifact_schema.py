@@ -1,0 +1,177 @@
+"""One artifacts schema: a line validated natively (pydantic-core reads the JSON
+and validates it against `Artifact` in one pass) gets exactly what the full
+validation gives (`json` → Python objects → `Artifact`): the same artifact, or
+the same message naming the file, line, case, field and fix."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from recall_gate.core.records import Artifact
+from recall_gate.errors import InputError
+from recall_gate.io.dataset import describe_validation_error, parse_artifact_line
+
+SOURCE = "run.jsonl"
+FIX = (
+    'each line is {"case_id": "...", "retrieved": ["card-id", ...]} '
+    '(an item may be {"id": ..., "parent_id": ..., "score": ...})'
+)
+
+
+def full_validation(line: str, number: int = 7) -> Artifact | str:
+    """The validated path's contract, spelt out: json, then the model from Python objects."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return (
+            f"{SOURCE}:{number}: invalid JSON: {exc.msg} (column {exc.colno})\n"
+            "  fix: write one JSON object per line (JSON Lines)"
+        )
+    where = f"{SOURCE}:{number}"
+    if isinstance(obj, dict) and isinstance(obj.get("case_id"), str):
+        where += f" (case {obj['case_id']})"
+    if not isinstance(obj, dict):
+        return f"{where}: expected a mapping, got {type(obj).__name__}\n  fix: {FIX}"
+    try:
+        return Artifact.model_validate(obj)
+    except ValidationError as exc:
+        return f"{where}: {describe_validation_error(exc)}\n  fix: {FIX}"
+
+
+def native_path(line: str, number: int = 7) -> Artifact | str:
+    try:
+        return parse_artifact_line(line, number=number, source=SOURCE)
+    except InputError as exc:
+        return str(exc)
+
+
+MALFORMED = [
+    '{"case_id": "c1", "retrieved": ["a"]',
+    '{"case_id": "c1", "retrieved": ["a"]} trailing',
+    '{"case_id": "c1", "retrieved": ["a"],}',
+    "{'case_id': 'c1'}",
+    "",
+    "nul",
+    '["c1", ["a"]]',
+    '"c1"',
+    "42",
+    "null",
+    '{"retrieved": ["a"]}',
+    '{"case_id": "", "retrieved": []}',
+    '{"case_id": 7, "retrieved": []}',
+    '{"case_id": "c1", "retrieved": "a"}',
+    '{"case_id": "c1", "retrieved": null}',
+    '{"case_id": "c1", "retrieved": [""]}',
+    '{"case_id": "c1", "retrieved": ["a", ""]}',
+    '{"case_id": "c1", "retrieved": [1]}',
+    '{"case_id": "c1", "retrieved": [null]}',
+    '{"case_id": "c1", "retrieved": [["a"]]}',
+    '{"case_id": "c1", "retrieved": [{"parent_id": "p"}]}',
+    '{"case_id": "c1", "retrieved": [{"id": ""}]}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "score": "high"}]}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "parent_id": 3}]}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "rank": 1}]}',
+    '{"case_id": "c1", "retrieved": [], "language": "english"}',
+    '{"case_id": "c1", "retrieved": [], "language": "en_US"}',
+    '{"case_id": "c1", "retrieved": [], "language": 5}',
+    '{"case_id": "c1", "retrieved": [], "case_type": "x"}',
+    '{"case_id": "c1", "retrieved": [], "cited": "a"}',
+    '{"case_id": "c1", "retrieved": [], "cited": [1]}',
+    '{"case_id": "c1", "retrieved": [], "must_cite_one_of": "a"}',
+    '{"case_id": "c1", "retrieved": [], "relevant_ids": {"a": 1}}',
+    '{"case_id": "c1", "retrieved": [], "query": 5}',
+    '{"case_id": "c1", "retrieved": [], "timings_ms": {"embed": "slow"}}',
+    '{"case_id": "c1", "retrieved": [], "timings_ms": [1]}',
+    '{"case_id": "c1", "retreived": []}',
+    '{"a": 1, "b": 2, "c": 3, "d": 4, "e": 5}',
+    '{"case_id": "c1\x01", "retrieved": []}',
+    '{"case_id": "\\ud800", "retrieved": []}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "score": 1e400x}]}',
+]
+
+
+@pytest.mark.parametrize("line", MALFORMED)
+def test_a_malformed_line_gets_the_full_validations_message_word_for_word(line: str) -> None:
+    expected = full_validation(line)
+    assert isinstance(expected, str), "the line is malformed"
+    assert native_path(line) == expected
+
+
+ODD_BUT_VALID = [
+    '{"case_id": "c1", "retrieved": []}',
+    '{"case_id": "c1", "case_id": "c2", "retrieved": ["a"]}',  # the last key wins
+    '{"case_id": "c1", "retrieved": [{"id": "a", "score": NaN}]}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "score": 1e400}]}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "score": "0.5"}]}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "score": 1}]}',
+    '{"case_id": "c1", "retrieved": [], "language": "PT-br"}',  # stored canonical: pt-BR
+    '{"case_id": "c1", "retrieved": [{"id": "a", "parent_id": ""}]}',
+    '{"case_id": "c1", "retrieved": [], "timings_ms": {"embed": "1.5"}}',
+    '{"case_id": "c1", "retrieved": [], "query": "uno\u2028dos\x85tres"}',
+    '  {"case_id": "c1", "retrieved": ["a"]}\r',
+    '{"case_id": "caf\\u00e9", "retrieved": ["\\ud83d\\ude00"]}',
+]
+
+
+@pytest.mark.parametrize("line", ODD_BUT_VALID)
+def test_a_line_the_full_validation_accepts_is_read_the_same(line: str) -> None:
+    expected = full_validation(line)
+    assert isinstance(expected, Artifact), expected
+    got = native_path(line)
+    assert isinstance(got, Artifact)
+    # NaN != NaN: compare the JSON dumps.
+    assert got.model_dump_json() == expected.model_dump_json()
+
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=False),
+    st.text(max_size=3),
+    st.sampled_from(["en", "es-419", "pt-BR", "golden", "no_match", "a", ""]),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=6,
+)
+_items = st.one_of(
+    st.text(max_size=3),
+    st.fixed_dictionaries(
+        {"id": st.text(max_size=3)},
+        optional={"parent_id": st.one_of(st.none(), st.text(max_size=3)), "score": _values},
+    ),
+    _values,
+)
+_fields = {
+    "case_id": st.one_of(st.text(max_size=3), _values),
+    "retrieved": st.one_of(st.lists(_items, max_size=3), _values),
+    "cited": st.one_of(st.lists(st.text(max_size=2), max_size=2), _values),
+    "must_cite_one_of": st.one_of(st.lists(st.text(max_size=2), max_size=2), _values),
+    "relevant_ids": st.one_of(st.lists(st.text(max_size=2), max_size=2), _values),
+    "language": st.one_of(st.sampled_from(["en", "pt-br", "fr", "english", "en_US"]), _values),
+    "case_type": st.one_of(st.sampled_from(["golden", "capability", "x"]), _values),
+    "query": _values,
+    "timings_ms": st.one_of(st.dictionaries(st.text(max_size=2), st.floats()), _values),
+    "extra": _values,
+}
+
+
+@settings(max_examples=400, deadline=None)
+@given(obj=st.fixed_dictionaries({}, optional=_fields) | _values)
+def test_any_line_gets_what_the_full_validation_gives(obj: Any) -> None:
+    line = json.dumps(obj)
+    expected = full_validation(line)
+    got = native_path(line)
+    if isinstance(expected, str):
+        assert got == expected
+    else:
+        assert isinstance(got, Artifact)
+        assert got.model_dump_json() == expected.model_dump_json()
