@@ -662,8 +662,6 @@ def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
         f" ({exempt} beyond it exempt: too few cases or not likely real)" if exempt else ""
     )
     if gate.verdict == "fail":
-        if gate.integrity_problems:
-            reasons.append(f"{len(gate.integrity_problems)} dataset integrity problem(s)")
         if gate.regressions:
             n = len(gate.regressions)
             tolerance = verdict.max_regression or 0.0
@@ -748,9 +746,8 @@ def _checks_block(comparison: Comparison, verdict: ComparisonVerdict, style: _St
     k = comparison.k
     gate = verdict.gate
     fail, would = style.mark("fail").strip(), style.mark("would").strip()
-    lines = [f"{fail} integrity: {style.user(p)}" for p in gate.integrity_problems]
     drop_lines = _drop_lines_of(verdict)
-    lines += [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if not d.would]
+    lines = [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if not d.would]
     lines += [f"{fail} {_floor_line(c, k, would=False)}" for c in gate.failed_floors]
     if verdict.would_fail is not None:
         lines += [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if d.would]
