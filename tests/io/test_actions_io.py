@@ -286,12 +286,32 @@ def test_a_missing_baseline_is_a_notice_and_a_stale_one_a_warning() -> None:
             baseline={
                 "status": "stale",
                 "source": "b.json",
-                "stale": [{"what": "kb", "baseline": "sha256:1", "current": "sha256:2"}],
+                "stale": [
+                    {"what": "kb", "baseline": "sha256:1", "current": "sha256:2"},
+                    {
+                        "what": "config",
+                        "baseline": "sha256:3",
+                        "current": "sha256:4",
+                        "changes": [
+                            {
+                                "setting": "chunking.max_chars",
+                                "label": "chunk size (characters)",
+                                "baseline": "500",
+                                "current": "120",
+                            }
+                        ],
+                    },
+                    {"what": "embedder", "baseline": "a@sha256:1", "current": "b@sha256:2"},
+                ],
             }
         )
     )
     assert stale.level == "warning"
-    assert "kb sha256:1 → sha256:2" in stale.message
+    assert stale.message == (
+        "the baseline b.json is stale: the knowledge base's card texts changed; "
+        "chunk size (characters) 500 → 120; embedder a → b; refresh it with the "
+        "update-baseline workflow"
+    )
 
 
 def test_more_than_ten_annotations_of_a_level_are_summarised() -> None:

@@ -57,8 +57,10 @@ from recall_gate.core.records import (
     LANGUAGES,
     Aggregates,
     CaseResult,
+    Provenance,
     Results,
 )
+from recall_gate.core.staleness import SettingChange, SettingValue, diff_settings
 from recall_gate.core.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_bootstrap_ci
 
 __all__ = [
@@ -172,13 +174,20 @@ class MetricDelta:
 
 @dataclass(frozen=True, kw_only=True)
 class StaleReason:
-    """One provenance field that differs between the baseline and this run."""
+    """One provenance field that differs between the baseline and this run.
+
+    ``changes`` say what differs in words when both runs recorded their
+    settings: for ``config``, each retrieval setting old → new (minus those
+    another reason already names: k, embedder, retrieval mode); for ``kb``,
+    the card count.
+    """
 
     what: Literal[
         "k", "dataset", "queries", "kb", "config", "embedder", "retrieval_mode", "retriever"
     ]
     baseline: str
     current: str
+    changes: tuple[SettingChange, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -281,15 +290,48 @@ def _stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, .
         ("retrieval_mode", then.retrieval_mode, now.retrieval_mode),
     ]
     # A field unknown on one side (a `score` run has no KB) cannot be compared.
+    settings = diff_settings(then.settings or {}, now.settings or {})
+    words = {
+        "kb": tuple(c for c in settings if c.setting.startswith("kb.")),
+        "config": tuple(
+            c
+            for c in settings
+            if not c.setting.startswith("kb.") and c.setting not in _NAMED_ELSEWHERE
+        ),
+    }
     out.extend(
-        StaleReason(what=what, baseline=old, current=new)
+        StaleReason(what=what, baseline=old, current=new, changes=words.get(what, ()))
         for what, old, new in pairs
         if old is not None and new is not None and old != new
     )
     if then.retriever is not None and now.retriever is not None and then.retriever != now.retriever:
         old_fields, new_fields = then.retriever.differences(now.retriever)
-        out.append(StaleReason(what="retriever", baseline=old_fields, current=new_fields))
+        out.append(
+            StaleReason(
+                what="retriever",
+                baseline=old_fields,
+                current=new_fields,
+                changes=diff_settings(_retriever_settings(then), _retriever_settings(now)),
+            )
+        )
     return tuple(out)
+
+
+def _retriever_settings(provenance: Provenance) -> dict[str, SettingValue]:
+    r = provenance.retriever
+    if r is None:
+        return {}
+    flat: dict[str, SettingValue] = {
+        "retriever.adapter": r.adapter,
+        "retriever.class": r.name,
+        "retriever.label": r.label,
+    }
+    flat.update({f"retriever.params.{key}": value for key, value in r.params.items()})
+    return flat
+
+
+# Settings that a stale reason of their own already names.
+_NAMED_ELSEWHERE = frozenset({"k", "embedder.model", "retrieval.mode", "reranker.enabled"})
 
 
 def _ordered_groups(cases: Iterable[CaseResult]) -> list[Group]:
@@ -670,7 +712,21 @@ def comparison_json(
         "reason": baseline.reason if baseline else None,
         "k": baseline.k if baseline else None,
         "stale": [
-            {"what": s.what, "baseline": s.baseline, "current": s.current} for s in comparison.stale
+            {
+                "what": s.what,
+                "baseline": s.baseline,
+                "current": s.current,
+                "changes": [
+                    {
+                        "setting": c.setting,
+                        "label": c.label,
+                        "baseline": c.baseline,
+                        "current": c.current,
+                    }
+                    for c in s.changes
+                ],
+            }
+            for s in comparison.stale
         ],
         "edited_in_pr": comparison.edit is not None,
     }

@@ -41,6 +41,7 @@ from typing import Any, Final, Literal, TextIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from recall_gate.core.metric_registry import GATED_METRICS, metric_label
+from recall_gate.core.staleness import describe_embedder
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, read_text
 from recall_gate.report.github_limits import MAX_ANNOTATIONS_PER_LEVEL, SUMMARY_MAX_BYTES
@@ -360,6 +361,37 @@ def _capped(items: Sequence[Annotation]) -> list[Annotation]:
     return out
 
 
+_STALE_FALLBACK: Final = {
+    "kb": "the knowledge base's card texts changed",
+    "config": "the retrieval settings changed (not recorded in the baseline)",
+    "dataset": "the cases changed",
+    "queries": "the cases' queries changed",
+}
+
+
+def _stale_text(reason: Mapping[str, Any], cases: Mapping[str, Any]) -> str:
+    """One stale reason in words (settings old → new), as the report says it."""
+    what = str(reason.get("what"))
+    changes = [c for c in reason.get("changes") or () if isinstance(c, Mapping)]
+    if changes:
+        return "; ".join(
+            f"{c.get('label')} {c.get('baseline') or 'unset'} → {c.get('current') or 'unset'}"
+            for c in changes
+        )
+    if what == "dataset" and any(cases.get(key) for key in ("added", "removed", "relabelled")):
+        return (
+            f"cases: {len(cases.get('added') or ())} added, "
+            f"{len(cases.get('removed') or ())} removed, "
+            f"{len(cases.get('relabelled') or ())} relabelled"
+        )
+    if what in _STALE_FALLBACK:
+        return _STALE_FALLBACK[what]
+    old, new = str(reason.get("baseline")), str(reason.get("current"))
+    if what == "embedder":
+        old, new = describe_embedder(old, new)
+    return f"{what.replace('_', ' ')} {old} → {new}"
+
+
 def comparison_annotations(comparison: Mapping[str, Any]) -> list[Annotation]:
     """Errors for what fails the gate; warnings for what would fail in
     report-only mode and for a stale baseline; a notice when there is none."""
@@ -421,9 +453,10 @@ def comparison_annotations(comparison: Mapping[str, Any]) -> list[Annotation]:
             )
         )
     elif status in ("stale", "not_comparable"):
-        reasons = ", ".join(
-            f"{s.get('what')} {s.get('baseline')} → {s.get('current')}"
+        reasons = "; ".join(
+            _stale_text(s, comparison.get("cases") or {})
             for s in baseline.get("stale") or ()
+            if isinstance(s, Mapping)
         )
         what = "is stale" if status == "stale" else "is not comparable (another k)"
         out.append(
