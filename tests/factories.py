@@ -35,7 +35,7 @@ def case(
     return score_case(label, ranking, k=k)
 
 
-def results(cases: Sequence[CaseResult], *, k: int = K, **provenance: str | None) -> Results:
+def results(cases: Sequence[CaseResult], *, k: int = K, **provenance: object) -> Results:
     """Results of ``cases``; ``provenance`` fields override a minimal provenance."""
     prov = {"tool_version": "0.1.0", "dataset_fingerprint": "sha256:cases", **provenance}
     return Results(
@@ -53,7 +53,7 @@ def baseline_of(
     created_at: str = "2026-05-01T00:00:00Z",
     git_sha: str = "0123456789abcdef0123456789abcdef01234567",
     reason: str = "test",
-    **provenance: str | None,
+    **provenance: object,
 ) -> Baseline:
     """A baseline made from `results` of ``cases``."""
     return make_baseline(

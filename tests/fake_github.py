@@ -1,28 +1,105 @@
 """A stateful fake of the GitHub REST API, served over real HTTP on loopback.
 
+ONE fake for the unit, command, integration and act tests: the `fake_github`
+fixture in ``tests/conftest.py`` runs it in process; the act tests point
+``GITHUB_API_URL`` at it; ``python tests/fake_github.py`` serves it standalone.
 Tests assert the END STATE it holds ("exactly one marked comment, updated in
-place") rather than which calls were made. It implements only what
-recall-gate uses, with GitHub's status codes, messages and headers:
+place") rather than which calls were made.
 
-- ``GET /user``; ``GET /repos/{o}/{r}``
-- issue comments: list (``per_page``/``page`` and an RFC 8288 ``Link``
-  header with first/prev/next/last), create, get, update, delete
-- pulls: get, list (``state``, ``head=owner:branch``), create;
-  ``GET /repos/{o}/{r}/commits/{sha}/pulls`` (like GitHub, blind to commits
-  that live only in a fork)
-- git refs (``GET git/ref/heads/{b}``, ``POST git/refs``) and the contents API
-  (``GET``/``PUT contents/{path}``) over per-commit file trees
+It is written from GitHub's REST documentation, not from what recall-gate
+does, and it is no kinder than github.com: a fake that lets a call succeed
+where GitHub refuses it proves nothing. By default it answers as github.com
+(``FakeGitHub(flavor="github.com")``); ``flavor="ghes"`` serves the API under
+``/api/v3`` as GitHub Enterprise Server does.
 
-Auth is ``Authorization: Bearer <token>`` (or ``token <token>``); unknown →
-401. A token may be read-only (writes → 403 "Resource not accessible by
-integration") and may be barred from ``/user`` like the Actions token.
-Failures can be injected per method and path glob (`FakeGitHub.inject`).
+Behaviours, each with the documentation page it follows
+(https://docs.github.com/en/rest/...):
 
-In-process: the `fake_github` fixture (import ``fake_github_fixture`` into a
-test module). As a subprocess, for the act end-to-end tests::
+Authentication and tokens — ``authentication/authenticating-to-the-rest-api``,
+``users/users#get-the-authenticated-user``, and (docs.github.com/en/actions)
+``security-for-github-actions/security-guides/automatic-token-authentication``
+    - ``Authorization: Bearer <token>`` or ``token <token>``; an unknown or
+      missing token → ``401 Bad credentials``.
+    - Three kinds of token. The Actions workflow token (`add_actions_token`)
+      and a GitHub App's installation token (`add_app_token`) act as the
+      app's bot user (``github-actions[bot]``, user id 41898282 on
+      github.com; ``<slug>[bot]``), ``type: "Bot"``, and get
+      ``403 Resource not accessible by integration`` on ``GET /user`` (that
+      endpoint serves user tokens only). A personal token (`add_user_token`)
+      acts as its user (``type: "User"``) and ``GET /user`` answers.
+    - Installation tokens carry permissions (``issues``, ``pull_requests``,
+      ``contents``: ``read``/``write``); a write without them → ``403
+      Resource not accessible by integration`` with the
+      ``X-Accepted-GitHub-Permissions`` header naming what would do
+      (``rest/overview/permissions-required-for-github-apps``).
+
+Issue comments — ``issues/comments``
+    - ``GET .../issues/{n}/comments``: ascending by id; paginated.
+    - ``POST .../issues/{n}/comments``: the author is the token's account;
+      ``performed_via_github_app`` is the app for installation tokens.
+    - ``PATCH``/``DELETE .../issues/comments/{id}``: ``issues: write`` or
+      ``pull_requests: write`` may edit or delete ANY comment of the
+      repository, whoever wrote it ("Fine-grained access tokens" on both
+      pages) — so the client alone must keep its hands off other comments.
+    - Comment objects carry ``id``, ``node_id``, ``url``, ``html_url``,
+      ``issue_url``, ``body``, ``user{login, id, node_id, type, site_admin}``,
+      ``created_at``, ``updated_at``, ``author_association``,
+      ``performed_via_github_app``, ``reactions``.
+    - A body longer than 65,536 characters → ``422 Validation Failed`` with
+      ``Body is too long (maximum is 65536 characters)`` (resource
+      ``IssueComment``, code ``unprocessable``, field ``data``: GitHub's
+      actual error object). Characters are counted as Unicode code points
+      (Ruby's ``String#length``; the limit in the message). Measurements
+      reported by users suggest github.com's real cap on comments is
+      262,144 UTF-8 bytes, which any body of at most 65,536 code points
+      satisfies — so code points is the reading that never lets through a
+      body github.com would refuse.
+
+Pagination — ``using-the-rest-api/using-pagination-in-the-rest-api``
+    - ``per_page`` default 30, capped at 100; ``page`` from 1; a ``Link``
+      header with ``prev``/``next``/``first``/``last`` (only those that
+      apply). Like github.com, the links address the repository by id
+      (``/repositories/{id}/...``), which the fake serves too.
+
+Rate limits — ``using-the-rest-api/rate-limits-for-the-rest-api``
+    - Every github.com answer carries ``x-ratelimit-limit``, ``-remaining``,
+      ``-used``, ``-reset`` (UTC epoch seconds) and ``-resource`` (``core``).
+      The workflow token has 1,000 requests per hour, other tokens 5,000.
+    - Primary limit exhausted (`exhaust_rate_limit`) → ``403`` (or ``429``)
+      with ``x-ratelimit-remaining: 0`` and the reset, until the fake's clock
+      passes the reset.
+    - Secondary limits: `Failure.secondary_rate_limit` (``403`` with a
+      ``retry-after`` and the "secondary rate limit" message),
+      `Failure.too_many_requests` (``429``). Server errors:
+      `Failure.server_error` (``500``/``503``/``504`` JSON, ``502`` an HTML page).
+    - GHES: rate limits are disabled by default, so no headers.
+
+Pulls — ``pulls/pulls``, ``commits/commits#list-pull-requests-associated-with-a-commit``
+    - get, list (``state``, ``head=owner:branch``), create; creating returns
+      ``422`` when a PR for the same head and base is open. The Actions token
+      may create a PR only when the repository allows it ("Allow GitHub
+      Actions to create and approve pull requests", off by default:
+      ``actions/managing-workflow-runs-and-deployments/.../disabling-or-limiting-github-actions``)
+      → ``403 GitHub Actions is not permitted to create or approve pull requests.``
+    - ``GET /commits/{sha}/pulls`` is blind to commits that exist only in a
+      fork (``422 No commit found for SHA``).
+
+Git refs and contents — ``git/refs``, ``repos/contents``
+    - ``GET git/ref/heads/{branch}``; ``POST git/refs`` (``422 Reference
+      already exists``); ``GET``/``PUT contents/{path}`` over per-commit
+      file trees, ``PUT`` requiring the current blob ``sha`` to replace a
+      file (``409`` when it does not match; ``422`` when missing).
+
+Test controls: `inject` answers the next matching requests with a canned
+`Failure`; `edit_comment` edits a comment as someone else would;
+`exhaust_rate_limit`; the request log (`requests`, `writes`).
+
+In-process: the `fake_github` fixture of ``tests/conftest.py``. As a
+subprocess::
 
     python tests/fake_github.py --port 0 --state-file state.json \\
-        [--seed seed.json] [--token T [--login L] [--read-only]]
+        [--seed seed.json] [--flavor github.com|ghes] \\
+        [--token T [--token-kind actions|app|user] [--login L] [--read-only]]
 
 prints its base URL on the first line of stdout, serves until SIGTERM/SIGINT,
 and rewrites ``state.json`` (the `FakeGitHub.to_json` document, request log
@@ -48,35 +125,51 @@ import re
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
-import pytest
-
 __all__ = [
+    "ACTIONS_BOT_ID",
     "BOT_LOGIN",
     "TOKEN",
     "Failure",
+    "FakeComment",
     "FakeGitHub",
+    "FakePull",
     "LoggedRequest",
-    "fake_github_fixture",
+    "TokenGrant",
 ]
 
 BOT_LOGIN: Final = "github-actions[bot]"
+ACTIONS_BOT_ID: Final = 41898282  # github-actions[bot] on github.com
+_GHES_ACTIONS_BOT_ID: Final = 2  # another id on every GHES instance
+_ACTIONS_APP: Final = {"id": 15368, "slug": "github-actions", "name": "GitHub Actions"}
 TOKEN: Final = "ghs_fake-workflow-token-0123456789"
 _EPOCH: Final = datetime(2024, 1, 1, tzinfo=UTC)
 _DOCS: Final = "https://docs.github.com/rest"
 _NOT_ACCESSIBLE: Final = "Resource not accessible by integration"
 _SECONDARY_MESSAGE: Final = (
-    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again. "
+    "If you reach out to GitHub Support for help, please include the request ID 0000:1111."
 )
+_ACTIONS_MAY_NOT_OPEN_PRS: Final = (
+    "GitHub Actions is not permitted to create or approve pull requests."
+)
+COMMENT_MAX_CODE_POINTS: Final = 65_536
+_GHES_PREFIX: Final = "/api/v3"
+_WRITE_PERMISSIONS: Final = {"issues": "write", "pull_requests": "write", "contents": "write"}
 
 Json = dict[str, Any]
+Payload = Json | list[Any] | str | None
+Answer = tuple[int, Payload, dict[str, str]]
+Flavor = Literal["github.com", "ghes"]
+TokenKind = Literal["actions", "app", "user"]
 
 
 # -- failures and the request log ---------------------------------------------
@@ -96,23 +189,29 @@ class Failure:
 
     @classmethod
     def secondary_rate_limit(cls, *, retry_after: int | None = 60) -> Failure:
-        headers = () if retry_after is None else (("Retry-After", str(retry_after)),)
+        headers = () if retry_after is None else (("retry-after", str(retry_after)),)
         return cls(403, {"message": _SECONDARY_MESSAGE, "documentation_url": _DOCS}, headers)
 
     @classmethod
-    def primary_rate_limit(cls, *, reset_at: int) -> Failure:
+    def primary_rate_limit(cls, *, reset_at: int, status: int = 403) -> Failure:
         return cls(
-            403,
+            status,
             {
                 "message": "API rate limit exceeded for installation ID 1.",
-                "documentation_url": _DOCS,
+                "documentation_url": f"{_DOCS}/overview/rate-limits-for-the-rest-api",
             },
-            (("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", str(reset_at))),
+            (
+                ("x-ratelimit-limit", "1000"),
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-used", "1000"),
+                ("x-ratelimit-reset", str(reset_at)),
+                ("x-ratelimit-resource", "core"),
+            ),
         )
 
     @classmethod
     def too_many_requests(cls, *, retry_after: int | None = 30) -> Failure:
-        headers = () if retry_after is None else (("Retry-After", str(retry_after)),)
+        headers = () if retry_after is None else (("retry-after", str(retry_after)),)
         return cls(429, {"message": _SECONDARY_MESSAGE, "documentation_url": _DOCS}, headers)
 
     @classmethod
@@ -133,6 +232,9 @@ class Failure:
 
 @dataclass(frozen=True)
 class LoggedRequest:
+    """One API request: ``path`` is canonical (``/repos/o/r/...`` even when the
+    client followed a ``/repositories/{id}/...`` link); never the token."""
+
     method: str
     path: str
     status: int
@@ -152,10 +254,36 @@ class _Injection:
 
 @dataclass(frozen=True)
 class TokenGrant:
+    """What a token is: whose account it acts as, and what it may do.
+
+    ``kind``: ``actions`` (the workflow's GITHUB_TOKEN, an installation token
+    of the GitHub Actions app), ``app`` (a GitHub App installation token) or
+    ``user`` (a personal access token). ``permissions`` maps ``issues``,
+    ``pull_requests`` and ``contents`` to ``read`` or ``write``.
+    """
+
     login: str
-    read_only: bool = False
-    can_read_user: bool = False  # the Actions token gets 403 on GET /user
-    user_type: str = "Bot"
+    kind: TokenKind = "actions"
+    permissions: Mapping[str, str] = field(default_factory=lambda: dict(_WRITE_PERMISSIONS))
+    app_slug: str | None = "github-actions"
+
+    @property
+    def is_installation(self) -> bool:
+        return self.kind in {"actions", "app"}
+
+    @property
+    def user_type(self) -> str:
+        return "Bot" if self.is_installation else "User"
+
+    def may_write(self, permission: str) -> bool:
+        return self.permissions.get(permission) == "write"
+
+
+@dataclass
+class FakeUser:
+    login: str
+    id: int
+    type: str
 
 
 @dataclass
@@ -167,6 +295,8 @@ class FakeComment:
     body: str
     created_at: str
     updated_at: str
+    author_association: str = "NONE"
+    app_slug: str | None = None
 
 
 @dataclass
@@ -185,12 +315,23 @@ class FakePull:
 @dataclass
 class FakeRepo:
     full_name: str
+    id: int = 1
     default_branch: str = "main"
+    # "Allow GitHub Actions to create and approve pull requests": off by default.
+    actions_can_create_pull_requests: bool = False
     pulls: dict[int, FakePull] = field(default_factory=dict)
     comments: dict[int, FakeComment] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)  # branch -> commit sha
     commits: dict[str, dict[str, str]] = field(default_factory=dict)  # sha -> {path: base64}
     next_number: int = 1
+
+
+@dataclass
+class _Quota:
+    limit: int
+    used: int = 0
+    reset: int = 0
+    status: int = 403  # GitHub answers an exhausted primary limit with 403 or 429
 
 
 def _blob_sha(content: bytes) -> str:
@@ -202,13 +343,31 @@ def _commit_sha(parent: str, tree: Mapping[str, str], message: str) -> str:
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
 
 
+def _error(status: int, message: str, doc: str = "", **extra: Any) -> Json:
+    return {
+        "message": message,
+        "documentation_url": f"{_DOCS}/{doc}" if doc else _DOCS,
+        "status": str(status),
+        **extra,
+    }
+
+
 class _Reply(Exception):
     """Raised by a route to answer with an error: GitHub's JSON error shape."""
 
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        **extra: Any,
+    ) -> None:
         super().__init__(message)
         self.status = status
-        self.body: Json = {"message": message, "documentation_url": _DOCS, **extra}
+        self.message = message
+        self.extra = extra
+        self.headers = dict(headers or {})
 
 
 # -- the fake ----------------------------------------------------------------
@@ -217,18 +376,33 @@ class _Reply(Exception):
 class FakeGitHub:
     """The state, its helpers for tests, and the HTTP server around it."""
 
-    def __init__(self, *, port: int = 0, state_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        state_file: Path | None = None,
+        flavor: Flavor = "github.com",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        if flavor not in {"github.com", "ghes"}:
+            raise ValueError(f"unknown flavor {flavor!r}")
         self._lock = threading.RLock()
         self._port = port
         self._state_file = state_file
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self.flavor: Flavor = flavor
+        self.clock = clock
         self.tokens: dict[str, TokenGrant] = {}
         self.repos: dict[str, FakeRepo] = {}
+        self.users: dict[str, FakeUser] = {}
+        self._quotas: dict[str, _Quota] = {}
         self._injections: list[_Injection] = []
         self._log: list[LoggedRequest] = []
         self._next_comment_id = 1001
+        self._next_user_id = 1
         self._ticks = 0
+        self._user(BOT_LOGIN, "Bot")
 
     # -- lifecycle
 
@@ -260,25 +434,37 @@ class FakeGitHub:
         self.stop()
 
     @property
-    def url(self) -> str:
+    def origin(self) -> str:
         if self._server is None:
             raise RuntimeError("the fake GitHub is not started")
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
 
+    @property
+    def url(self) -> str:
+        """The API root, as GITHUB_API_URL gives it (``/api/v3`` on GHES)."""
+        return self.origin + (_GHES_PREFIX if self.flavor == "ghes" else "")
+
     # -- seeding
 
-    def add_token(
-        self,
-        token: str,
-        *,
-        login: str = BOT_LOGIN,
-        read_only: bool = False,
-        can_read_user: bool = False,
-        user_type: str = "Bot",
-    ) -> None:
+    def add_token(self, token: str, grant: TokenGrant) -> None:
         with self._lock:
-            self.tokens[token] = TokenGrant(login, read_only, can_read_user, user_type)
+            self.tokens[token] = grant
+            self._user(grant.login, grant.user_type)
+
+    def add_actions_token(self, token: str, *, read_only: bool = False) -> None:
+        """The workflow's GITHUB_TOKEN; ``read_only`` as on a fork's pull request."""
+        self.add_token(token, TokenGrant(BOT_LOGIN, "actions", _permissions(read_only)))
+
+    def add_app_token(self, token: str, *, app_slug: str, read_only: bool = False) -> None:
+        """A GitHub App installation token: it acts as ``<app_slug>[bot]``."""
+        self.add_token(
+            token, TokenGrant(f"{app_slug}[bot]", "app", _permissions(read_only), app_slug)
+        )
+
+    def add_user_token(self, token: str, *, login: str, read_only: bool = False) -> None:
+        """A personal access token of ``login``: ``GET /user`` answers."""
+        self.add_token(token, TokenGrant(login, "user", _permissions(read_only), None))
 
     def add_repo(
         self,
@@ -286,17 +472,31 @@ class FakeGitHub:
         *,
         default_branch: str = "main",
         files: Mapping[str, bytes] | None = None,
+        actions_can_create_pull_requests: bool = False,
     ) -> str:
         """Create a repo whose default branch has ``files``; return that commit's SHA."""
         with self._lock:
-            repo = FakeRepo(full_name=full_name, default_branch=default_branch)
+            previous = self.repos.get(full_name)
+            repo = FakeRepo(
+                full_name=full_name,
+                id=previous.id if previous else len(self.repos) + 1,
+                default_branch=default_branch,
+                actions_can_create_pull_requests=actions_can_create_pull_requests,
+            )
             tree = {p: base64.b64encode(c).decode() for p, c in (files or {}).items()}
             sha = _commit_sha("", tree, "initial")
             repo.commits[sha] = tree
             repo.refs[default_branch] = sha
             self.repos[full_name] = repo
+            self._user(full_name.split("/", maxsplit=1)[0], "User")
             self._save()
             return sha
+
+    def allow_actions_to_create_pull_requests(self, full_name: str) -> None:
+        """Tick "Allow GitHub Actions to create and approve pull requests" (Settings → Actions)."""
+        with self._lock:
+            self.repos[full_name].actions_can_create_pull_requests = True
+            self._save()
 
     def add_pull(
         self,
@@ -326,16 +526,46 @@ class FakeGitHub:
             self._save()
 
     def add_comment(
-        self, full_name: str, number: int, *, login: str, body: str, user_type: str = "User"
+        self,
+        full_name: str,
+        number: int,
+        *,
+        login: str,
+        body: str,
+        user_type: str | None = None,
+        author_association: str = "NONE",
     ) -> int:
+        """A comment by ``login`` (a ``Bot`` when it ends in ``[bot]``, else a ``User``)."""
+        kind = user_type or ("Bot" if login.endswith("[bot]") else "User")
         with self._lock:
-            return self._create_comment(self.repos[full_name], number, login, user_type, body).id
+            repo = self.repos[full_name]
+            comment = self._create_comment(repo, number, self._user(login, kind), body)
+            comment.author_association = author_association
+            self._save()
+            return comment.id
+
+    def edit_comment(self, full_name: str, comment_id: int, *, body: str) -> None:
+        """Someone with write access edits a comment (its author stays the same)."""
+        with self._lock:
+            comment = self.repos[full_name].comments[comment_id]
+            comment.body = body
+            comment.updated_at = self._now()
+            self._save()
+
+    def exhaust_rate_limit(self, token: str, *, reset_in: int = 600, status: int = 403) -> None:
+        """Use up ``token``'s primary quota until ``reset_in`` seconds from the fake's clock."""
+        with self._lock:
+            quota = self._quota(token)
+            quota.used = quota.limit
+            quota.reset = int(self.clock()) + reset_in
+            quota.status = status
 
     def inject(
         self, failure: Failure, *, path: str = "*", method: str | None = None, times: int = 1
     ) -> None:
         """Answer the next ``times`` requests matching ``method`` and the ``path`` glob
-        with ``failure`` (``*`` crosses ``/``)."""
+        (matched against the canonical ``/repos/...`` path, ``*`` crosses ``/``)
+        with ``failure``."""
         with self._lock:
             self._injections.append(_Injection(method, path, failure, times))
 
@@ -352,6 +582,11 @@ class FakeGitHub:
                 for c in self.repos[full_name].comments.values()
                 if c.issue_number == number
             ]
+
+    def comment(self, full_name: str, comment_id: int) -> FakeComment | None:
+        with self._lock:
+            found = self.repos[full_name].comments.get(comment_id)
+            return None if found is None else FakeComment(**asdict(found))
 
     def pulls(self, full_name: str) -> list[FakePull]:
         with self._lock:
@@ -381,9 +616,12 @@ class FakeGitHub:
     def to_json(self) -> Json:
         with self._lock:
             return {
+                "flavor": self.flavor,
                 "repos": {
                     name: {
+                        "id": r.id,
                         "default_branch": r.default_branch,
+                        "actions_can_create_pull_requests": r.actions_can_create_pull_requests,
                         "next_number": r.next_number,
                         "pulls": {str(n): asdict(p) for n, p in sorted(r.pulls.items())},
                         "comments": {str(i): asdict(c) for i, c in sorted(r.comments.items())},
@@ -392,7 +630,9 @@ class FakeGitHub:
                     }
                     for name, r in sorted(self.repos.items())
                 },
+                "users": {k: asdict(u) for k, u in sorted(self.users.items())},
                 "next_comment_id": self._next_comment_id,
+                "next_user_id": self._next_user_id,
                 "ticks": self._ticks,
                 "requests": [asdict(r) for r in self._log],
             }
@@ -401,12 +641,23 @@ class FakeGitHub:
         """Replace the state; ``tokens`` (token → `TokenGrant` fields) only when given."""
         with self._lock:
             if "tokens" in data:
-                self.tokens = {t: TokenGrant(**g) for t, g in dict(data["tokens"]).items()}
+                self.tokens = {}
+                for token, fields in dict(data["tokens"]).items():
+                    self.add_token(token, TokenGrant(**fields))
+            for key, raw_user in dict(data.get("users", {})).items():
+                self.users[key] = FakeUser(**raw_user)
+            self._next_user_id = max(
+                [int(data.get("next_user_id", 1)), *(u.id + 1 for u in self.users.values())]
+            )
             self.repos = {}
-            for name, raw in dict(data.get("repos", {})).items():
+            for index, (name, raw) in enumerate(dict(data.get("repos", {})).items(), start=1):
                 repo = FakeRepo(
                     full_name=name,
+                    id=int(raw.get("id", index)),
                     default_branch=raw.get("default_branch", "main"),
+                    actions_can_create_pull_requests=bool(
+                        raw.get("actions_can_create_pull_requests", False)
+                    ),
                     next_number=int(raw.get("next_number", 1)),
                     refs=dict(raw.get("refs", {})),
                     commits={k: dict(v) for k, v in dict(raw.get("commits", {})).items()},
@@ -415,6 +666,8 @@ class FakeGitHub:
                 repo.comments = {
                     int(i): FakeComment(**c) for i, c in raw.get("comments", {}).items()
                 }
+                for c in repo.comments.values():
+                    self._user(c.login, c.user_type)
                 if repo.default_branch not in repo.refs:
                     sha = _commit_sha("", {}, "initial")
                     repo.commits.setdefault(sha, {})
@@ -436,32 +689,84 @@ class FakeGitHub:
 
     # -- request handling (called by _Handler under the lock)
 
-    def handle(
-        self, method: str, target: str, auth: str | None, body: bytes, host: str
-    ) -> tuple[int, Json | list[Any] | str | None, dict[str, str]]:
+    def handle(self, method: str, target: str, auth: str | None, body: bytes, host: str) -> Answer:
         with self._lock:
-            status, payload, headers = self._route(method, target, auth, body, host)
-            path = urlsplit(target).path
-            if not path.startswith("/_fake/"):  # the log records API traffic only
-                self._log.append(LoggedRequest(method, path, status))
-                self._save()
+            parts = urlsplit(target)
+            if parts.path.startswith("/_fake/"):
+                return self._admin(method, parts.path, body)
+            status, payload, headers, path = self._route(method, target, auth, body, host)
+            self._log.append(LoggedRequest(method, path, status))
+            self._save()
             return status, payload, headers
 
     def _route(
         self, method: str, target: str, auth: str | None, body: bytes, host: str
-    ) -> tuple[int, Json | list[Any] | str | None, dict[str, str]]:
+    ) -> tuple[int, Payload, dict[str, str], str]:
         parts = urlsplit(target)
         path = parts.path
+        if self.flavor == "ghes":
+            if not path.startswith(_GHES_PREFIX + "/") and path != _GHES_PREFIX:
+                # The web server answers: an HTML page, not the API.
+                return 404, "<html><body>Not Found</body></html>", {}, path
+            path = path.removeprefix(_GHES_PREFIX) or "/"
+        path = self._canonical(path)
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        if path.startswith("/_fake/"):
-            return self._admin(method, path, body)
-        grant = self.tokens.get(_bearer(auth) or "")
+        token = _bearer(auth) or ""
+        grant = self.tokens.get(token)
         if grant is None:
-            return 401, {"message": "Bad credentials", "documentation_url": _DOCS}, {}
+            return 401, _error(401, "Bad credentials"), {}, path
+        limits, exhausted = self._count(token)
         injected = self._take_injection(method, path)
         if injected is not None:
-            return injected.status, injected.body, dict(injected.headers)
-        return self._dispatch(method, path, grant=grant, query=query, body=body, host=host)
+            return injected.status, injected.body, {**limits, **dict(injected.headers)}, path
+        if exhausted:
+            status = self._quota(token).status
+            subject = "installation ID 1" if grant.is_installation else f"user ID {self._id(grant)}"
+            message = f"API rate limit exceeded for {subject}."
+            doc = "overview/rate-limits-for-the-rest-api"
+            return status, _error(status, message, doc), limits, path
+        status, payload, headers = self._dispatch(
+            method, path, grant=grant, query=query, body=body, host=host
+        )
+        return status, payload, {**limits, **headers}, path
+
+    def _canonical(self, path: str) -> str:
+        """``/repositories/{id}/...`` (GitHub's Link headers use it) → ``/repos/o/r/...``."""
+        found = re.fullmatch(r"/repositories/(\d+)(/.*)?", path)
+        if found is None:
+            return path
+        for repo in self.repos.values():
+            if repo.id == int(found.group(1)):
+                return f"/repos/{repo.full_name}{found.group(2) or ''}"
+        return path
+
+    def _count(self, token: str) -> tuple[dict[str, str], bool]:
+        """Count one request against the primary quota: GitHub's headers, and whether
+        the quota was already used up."""
+        if self.flavor == "ghes":  # rate limits are off by default on GHES
+            return {}, False
+        quota = self._quota(token)
+        now = int(self.clock())
+        if now >= quota.reset:
+            quota.used, quota.reset = 0, now + 3600
+        exhausted = quota.used >= quota.limit
+        if not exhausted:
+            quota.used += 1
+        headers = {
+            "x-ratelimit-limit": str(quota.limit),
+            "x-ratelimit-remaining": str(quota.limit - quota.used),
+            "x-ratelimit-used": str(quota.used),
+            "x-ratelimit-reset": str(quota.reset),
+            "x-ratelimit-resource": "core",
+        }
+        return headers, exhausted
+
+    def _quota(self, token: str) -> _Quota:
+        if token not in self._quotas:
+            grant = self.tokens[token]
+            # GITHUB_TOKEN: 1,000 requests per hour per repository; others 5,000.
+            self._quotas[token] = _Quota(limit=1000 if grant.kind == "actions" else 5000)
+        return self._quotas[token]
 
     def _dispatch(
         self,
@@ -472,21 +777,32 @@ class FakeGitHub:
         query: dict[str, str],
         body: bytes,
         host: str,
-    ) -> tuple[int, Json | list[Any] | str | None, dict[str, str]]:
-        for route_method, pattern, handler in _ROUTES:
-            match = pattern.fullmatch(path) if route_method == method else None
+    ) -> Answer:
+        for route in _ROUTES:
+            match = route.pattern.fullmatch(path) if route.method == method else None
             if match is None:
                 continue
-            if method != "GET" and grant.read_only:
-                return 403, Failure.permission().body, {}
             try:
-                data = json.loads(body) if body else {}
-                return handler(_Request(self, grant, match.groupdict(), query, data, host, path))
+                if route.needs and not any(grant.may_write(p) for p in route.needs):
+                    accepted = "; ".join(f"{p}=write" for p in route.needs)
+                    raise _Reply(
+                        403,
+                        _NOT_ACCESSIBLE,
+                        headers={"x-accepted-github-permissions": accepted},
+                    )
+                try:
+                    data = json.loads(body) if body else {}
+                except ValueError:
+                    raise _Reply(400, "Problems parsing JSON") from None
+                request = _Request(self, grant, match.groupdict(), query, data, host, path)
+                return route.handler(request)
             except _Reply as reply:
-                return reply.status, reply.body, {}
-            except (ValueError, KeyError, TypeError) as exc:
-                return 400, {"message": f"Problems parsing JSON: {exc}"}, {}
-        return 404, Failure.not_found().body, {}
+                return (
+                    reply.status,
+                    _error(reply.status, reply.message, route.doc, **reply.extra),
+                    reply.headers,
+                )
+        return 404, _error(404, "Not Found"), {}
 
     def _take_injection(self, method: str, path: str) -> Failure | None:
         for injection in self._injections:
@@ -499,9 +815,7 @@ class FakeGitHub:
                 return injection.failure
         return None
 
-    def _admin(
-        self, method: str, path: str, body: bytes
-    ) -> tuple[int, Json | list[Any] | str | None, dict[str, str]]:
+    def _admin(self, method: str, path: str, body: bytes) -> Answer:
         if (method, path) == ("GET", "/_fake/state"):
             return 200, self.to_json(), {}
         if (method, path) == ("PUT", "/_fake/state"):
@@ -525,17 +839,36 @@ class FakeGitHub:
         self._ticks += 1
         return (_EPOCH + timedelta(seconds=self._ticks)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
+    def _user(self, login: str, kind: str) -> FakeUser:
+        key = login.casefold()
+        if key not in self.users:
+            if login == BOT_LOGIN:
+                user_id = ACTIONS_BOT_ID if self.flavor == "github.com" else _GHES_ACTIONS_BOT_ID
+            else:
+                user_id = 100 + self._next_user_id
+                self._next_user_id += 1
+            self.users[key] = FakeUser(login, user_id, kind)
+        return self.users[key]
+
+    def _id(self, grant: TokenGrant) -> int:
+        return self._user(grant.login, grant.user_type).id
+
     def _create_comment(
-        self, repo: FakeRepo, number: int, login: str, user_type: str, body: str
+        self, repo: FakeRepo, number: int, user: FakeUser, body: str, app: str | None = None
     ) -> FakeComment:
         if number not in repo.pulls:
             raise _Reply(404, "Not Found")
         now = self._now()
-        comment = FakeComment(self._next_comment_id, number, login, user_type, body, now, now)
+        comment = FakeComment(
+            self._next_comment_id, number, user.login, user.type, body, now, now, "NONE", app
+        )
         self._next_comment_id += 1
         repo.comments[comment.id] = comment
-        self._save()
         return comment
+
+
+def _permissions(read_only: bool) -> dict[str, str]:
+    return dict.fromkeys(_WRITE_PERMISSIONS, "read") if read_only else dict(_WRITE_PERMISSIONS)
 
 
 # -- routes --------------------------------------------------------------------
@@ -559,69 +892,139 @@ class _Request:
             raise _Reply(404, "Not Found")
         return found
 
-    def page(self, items: list[Any]) -> tuple[int, Json | list[Any] | str | None, dict[str, str]]:
-        """GitHub-style pagination: ``per_page`` (default 30, max 100), ``page``."""
-        per_page = min(max(int(self.query.get("per_page", 30)), 1), 100)
-        page = max(int(self.query.get("page", 1)), 1)
+    @property
+    def web(self) -> str:
+        """Where html_url points: github.com, or the GHES host itself."""
+        return "https://github.com" if self.fake.flavor == "github.com" else f"http://{self.host}"
+
+    @property
+    def api(self) -> str:
+        prefix = _GHES_PREFIX if self.fake.flavor == "ghes" else ""
+        return f"http://{self.host}{prefix}"
+
+    def page(self, items: list[Any]) -> Answer:
+        """GitHub's pagination: ``per_page`` (default 30, at most 100), ``page`` from 1,
+        and a ``Link`` header that addresses the repository by id."""
+        per_page = min(max(_int(self.query.get("per_page"), 30), 1), 100)
+        page = max(_int(self.query.get("page"), 1), 1)
         last = max((len(items) + per_page - 1) // per_page, 1)
         chunk = items[(page - 1) * per_page : page * per_page]
+        rest = self.path.removeprefix(f"/repos/{self.repo.full_name}")
+        where = f"{self.api}/repositories/{self.repo.id}{rest}"
 
         def link(to: int, rel: str) -> str:
             query = {**self.query, "per_page": str(per_page), "page": str(to)}
-            return f'<http://{self.host}{self.path}?{urlencode(query)}>; rel="{rel}"'
+            return f'<{where}?{urlencode(query)}>; rel="{rel}"'
 
         links = []
         if page > 1:
-            links += [link(page - 1, "prev"), link(1, "first")]
+            links += [link(page - 1, "prev")]
         if page < last:
             links += [link(page + 1, "next"), link(last, "last")]
+        if page > 1:
+            links += [link(1, "first")]
         return 200, chunk, ({"Link": ", ".join(links)} if links else {})
 
 
-_RouteFn = Callable[[_Request], tuple[int, Json | list[Any] | str | None, dict[str, str]]]
-_ROUTES: list[tuple[str, re.Pattern[str], _RouteFn]] = []
+def _int(raw: str | None, default: int) -> int:
+    try:
+        return int(raw) if raw is not None else default
+    except ValueError:
+        return default
+
+
+_RouteFn = Callable[[_Request], Answer]
+
+
+@dataclass(frozen=True)
+class _Route:
+    method: str
+    pattern: re.Pattern[str]
+    handler: _RouteFn
+    doc: str
+    needs: tuple[str, ...]  # any one of these write permissions
+
+
+_ROUTES: list[_Route] = []
 _REPO = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
 
 
-def _route(method: str, pattern: str) -> Callable[[_RouteFn], _RouteFn]:
+def _route(
+    method: str, pattern: str, *, doc: str, needs: tuple[str, ...] = ()
+) -> Callable[[_RouteFn], _RouteFn]:
     def register(handler: _RouteFn) -> _RouteFn:
-        _ROUTES.append((method, re.compile(pattern.replace("{repo}", _REPO)), handler))
+        compiled = re.compile(pattern.replace("{repo}", _REPO))
+        _ROUTES.append(_Route(method, compiled, handler, doc, needs))
         return handler
 
     return register
 
 
-def _comment_json(repo: FakeRepo, c: FakeComment) -> Json:
+def _user_json(fake: FakeGitHub, login: str, kind: str) -> Json:
+    user = fake._user(login, kind)
     return {
-        "id": c.id,
-        "node_id": f"IC_{c.id}",
-        "url": f"https://api.github.com/repos/{repo.full_name}/issues/comments/{c.id}",
-        "html_url": f"https://github.com/{repo.full_name}/pull/{c.issue_number}#issuecomment-{c.id}",
-        "issue_url": f"https://api.github.com/repos/{repo.full_name}/issues/{c.issue_number}",
-        "user": {"login": c.login, "type": c.user_type},
-        "body": c.body,
-        "created_at": c.created_at,
-        "updated_at": c.updated_at,
-        "author_association": "NONE",
+        "login": user.login,
+        "id": user.id,
+        "node_id": f"{'BOT' if user.type == 'Bot' else 'U'}_kgDO{user.id:08d}",
+        "avatar_url": f"https://avatars.githubusercontent.com/u/{user.id}?v=4",
+        "html_url": f"https://github.com/{user.login.removesuffix('[bot]')}",
+        "type": user.type,
+        "site_admin": False,
     }
 
 
-def _pull_json(repo: FakeRepo, p: FakePull) -> Json:
-    owner = repo.full_name.split("/")[0]
-    head_repo = f"{p.head_owner or owner}/{repo.full_name.split('/')[1]}"
+def _app_json(slug: str | None) -> Json | None:
+    if slug is None:
+        return None
+    if slug == _ACTIONS_APP["slug"]:
+        return dict(_ACTIONS_APP)
+    number = int(hashlib.sha1(slug.encode(), usedforsecurity=False).hexdigest()[:6], 16)
+    return {"id": number, "slug": slug, "name": slug}
+
+
+def _comment_json(req: _Request, c: FakeComment) -> Json:
+    full = req.repo.full_name
     return {
+        "id": c.id,
+        "node_id": "IC_kwDO" + base64.b64encode(str(c.id).encode()).decode().rstrip("="),
+        "url": f"{req.api}/repos/{full}/issues/comments/{c.id}",
+        "html_url": f"{req.web}/{full}/pull/{c.issue_number}#issuecomment-{c.id}",
+        "issue_url": f"{req.api}/repos/{full}/issues/{c.issue_number}",
+        "body": c.body,
+        "user": _user_json(req.fake, c.login, c.user_type),
+        "created_at": c.created_at,
+        "updated_at": c.updated_at,
+        "author_association": c.author_association,
+        "performed_via_github_app": _app_json(c.app_slug),
+        "reactions": {"url": f"{req.api}/repos/{full}/issues/comments/{c.id}/reactions"}
+        | dict.fromkeys(("total_count", "+1", "-1", "laugh", "confused", "heart"), 0),
+    }
+
+
+def _pull_json(req: _Request, p: FakePull) -> Json:
+    repo = req.repo
+    owner, name = repo.full_name.split("/")
+    head_owner = p.head_owner or owner
+    return {
+        "url": f"{req.api}/repos/{repo.full_name}/pulls/{p.number}",
+        "id": 5_000_000 + p.number,
         "number": p.number,
         "state": p.state,
         "title": p.title,
-        "body": p.body,
-        "html_url": f"https://github.com/{repo.full_name}/pull/{p.number}",
+        "body": p.body or None,
+        "html_url": f"{req.web}/{repo.full_name}/pull/{p.number}",
+        "user": _user_json(req.fake, head_owner, "User"),
         "head": {
             "sha": p.head_sha,
             "ref": p.head_ref,
-            "label": f"{p.head_owner or owner}:{p.head_ref}",
-            "repo": {"full_name": head_repo},
+            "label": f"{head_owner}:{p.head_ref}",
+            "repo": {"full_name": f"{head_owner}/{name}", "fork": p.from_fork},
         },
-        "base": {"ref": p.base_ref, "repo": {"full_name": repo.full_name}},
+        "base": {
+            "ref": p.base_ref,
+            "label": f"{owner}:{p.base_ref}",
+            "repo": {"full_name": repo.full_name, "id": repo.id},
+        },
     }
 
 
@@ -634,121 +1037,195 @@ def _comment(req: _Request) -> FakeComment:
 
 def _require_body(req: _Request) -> str:
     body = req.data.get("body") if isinstance(req.data, dict) else None
-    if not isinstance(body, str) or not body:
-        raise _Reply(422, "Validation Failed", errors=[{"field": "body", "code": "missing"}])
-    if len(body) > 65_536:
+    if not isinstance(body, str):
+        raise _Reply(422, "Invalid request.\n\nFor 'properties/body', nil is not a string.")
+    if not body:
         raise _Reply(
             422,
             "Validation Failed",
-            errors=[{"message": "Body is too long (maximum is 65536 characters)"}],
+            errors=[{"resource": "IssueComment", "code": "missing_field", "field": "body"}],
+        )
+    if len(body) > COMMENT_MAX_CODE_POINTS:
+        raise _Reply(
+            422,
+            "Validation Failed",
+            errors=[
+                {
+                    "resource": "IssueComment",
+                    "code": "unprocessable",
+                    "field": "data",
+                    "message": "Body is too long "
+                    f"(maximum is {COMMENT_MAX_CODE_POINTS} characters)",
+                }
+            ],
         )
     return body
 
 
-@_route("GET", r"/user")
-def _get_user(req: _Request) -> tuple[int, Json, dict[str, str]]:
-    if not req.grant.can_read_user:
+@_route("GET", r"/user", doc="users/users#get-the-authenticated-user")
+def _get_user(req: _Request) -> Answer:
+    if req.grant.is_installation:  # the endpoint serves user tokens only
         raise _Reply(403, _NOT_ACCESSIBLE)
-    return 200, {"login": req.grant.login, "type": req.grant.user_type}, {}
+    return 200, _user_json(req.fake, req.grant.login, req.grant.user_type), {}
 
 
-@_route("GET", r"{repo}")
-def _get_repo(req: _Request) -> tuple[int, Json, dict[str, str]]:
-    return 200, {"full_name": req.repo.full_name, "default_branch": req.repo.default_branch}, {}
+@_route("GET", r"{repo}", doc="repos/repos#get-a-repository")
+def _get_repo(req: _Request) -> Answer:
+    repo = req.repo
+    owner, name = repo.full_name.split("/")
+    return (
+        200,
+        {
+            "id": repo.id,
+            "name": name,
+            "full_name": repo.full_name,
+            "owner": _user_json(req.fake, owner, "User"),
+            "default_branch": repo.default_branch,
+            "html_url": f"{req.web}/{repo.full_name}",
+        },
+        {},
+    )
 
 
-@_route("GET", r"{repo}/issues/(?P<number>\d+)/comments")
-def _list_comments(req: _Request) -> tuple[int, Json | list[Any] | str | None, dict[str, str]]:
+_COMMENT_WRITE: Final = ("issues", "pull_requests")
+
+
+@_route(
+    "GET",
+    r"{repo}/issues/(?P<number>\d+)/comments",
+    doc="issues/comments#list-issue-comments",
+)
+def _list_comments(req: _Request) -> Answer:
     repo = req.repo
     number = int(req.params["number"])
     if number not in repo.pulls:
         raise _Reply(404, "Not Found")
-    ordered = sorted(repo.comments.values(), key=lambda c: c.id)
-    return req.page([_comment_json(repo, c) for c in ordered if c.issue_number == number])
+    ordered = sorted(repo.comments.values(), key=lambda c: c.id)  # ascending by id
+    return req.page([_comment_json(req, c) for c in ordered if c.issue_number == number])
 
 
-@_route("POST", r"{repo}/issues/(?P<number>\d+)/comments")
-def _post_comment(req: _Request) -> tuple[int, Json, dict[str, str]]:
+@_route(
+    "POST",
+    r"{repo}/issues/(?P<number>\d+)/comments",
+    doc="issues/comments#create-an-issue-comment",
+    needs=_COMMENT_WRITE,
+)
+def _post_comment(req: _Request) -> Answer:
     repo = req.repo
     body = _require_body(req)
-    c = req.fake._create_comment(
-        repo, int(req.params["number"]), req.grant.login, req.grant.user_type, body
-    )
-    return 201, _comment_json(repo, c), {}
+    user = req.fake._user(req.grant.login, req.grant.user_type)
+    c = req.fake._create_comment(repo, int(req.params["number"]), user, body, req.grant.app_slug)
+    return 201, _comment_json(req, c), {"Location": _comment_json(req, c)["url"]}
 
 
-@_route("GET", r"{repo}/issues/comments/(?P<id>\d+)")
-def _get_comment(req: _Request) -> tuple[int, Json, dict[str, str]]:
-    return 200, _comment_json(req.repo, _comment(req)), {}
+@_route("GET", r"{repo}/issues/comments/(?P<id>\d+)", doc="issues/comments#get-an-issue-comment")
+def _get_comment(req: _Request) -> Answer:
+    return 200, _comment_json(req, _comment(req)), {}
 
 
-@_route("PATCH", r"{repo}/issues/comments/(?P<id>\d+)")
-def _patch_comment(req: _Request) -> tuple[int, Json, dict[str, str]]:
+@_route(
+    "PATCH",
+    r"{repo}/issues/comments/(?P<id>\d+)",
+    doc="issues/comments#update-an-issue-comment",
+    needs=_COMMENT_WRITE,
+)
+def _patch_comment(req: _Request) -> Answer:
+    # Like GitHub: write access edits ANY comment of the repository, not only its own.
     c = _comment(req)
-    if c.login != req.grant.login:  # only its author (or an admin) may edit a comment
-        raise _Reply(403, "You must be the author of this comment to edit it")
     c.body = _require_body(req)
     c.updated_at = req.fake._now()
-    return 200, _comment_json(req.repo, c), {}
+    return 200, _comment_json(req, c), {}
 
 
-@_route("DELETE", r"{repo}/issues/comments/(?P<id>\d+)")
-def _delete_comment(req: _Request) -> tuple[int, None, dict[str, str]]:
-    c = _comment(req)
-    if c.login != req.grant.login:
-        raise _Reply(403, "You must be the author of this comment to delete it")
+@_route(
+    "DELETE",
+    r"{repo}/issues/comments/(?P<id>\d+)",
+    doc="issues/comments#delete-an-issue-comment",
+    needs=_COMMENT_WRITE,
+)
+def _delete_comment(req: _Request) -> Answer:
+    c = _comment(req)  # any comment of the repository, as on GitHub
     del req.repo.comments[c.id]
     return 204, None, {}
 
 
-@_route("GET", r"{repo}/pulls/(?P<number>\d+)")
-def _get_pull(req: _Request) -> tuple[int, Json, dict[str, str]]:
+@_route("GET", r"{repo}/pulls/(?P<number>\d+)", doc="pulls/pulls#get-a-pull-request")
+def _get_pull(req: _Request) -> Answer:
     pull = req.repo.pulls.get(int(req.params["number"]))
     if pull is None:
         raise _Reply(404, "Not Found")
-    return 200, _pull_json(req.repo, pull), {}
+    return 200, _pull_json(req, pull), {}
 
 
-@_route("GET", r"{repo}/pulls")
-def _list_pulls(req: _Request) -> tuple[int, Json | list[Any] | str | None, dict[str, str]]:
+@_route("GET", r"{repo}/pulls", doc="pulls/pulls#list-pull-requests")
+def _list_pulls(req: _Request) -> Answer:
     repo = req.repo
     state = req.query.get("state", "open")
     head = req.query.get("head")
-    pulls = [
-        _pull_json(repo, p) for _, p in sorted(repo.pulls.items()) if state in {"all", p.state}
-    ]
+    pulls = [_pull_json(req, p) for _, p in sorted(repo.pulls.items()) if state in {"all", p.state}]
     if head:
         pulls = [p for p in pulls if p["head"]["label"] == head]
     return req.page(pulls)
 
 
-@_route("GET", r"{repo}/commits/(?P<sha>[0-9a-fA-F]+)/pulls")
-def _pulls_for_commit(req: _Request) -> tuple[int, Json | list[Any] | str | None, dict[str, str]]:
+@_route(
+    "GET",
+    r"{repo}/commits/(?P<sha>[0-9a-fA-F]+)/pulls",
+    doc="commits/commits#list-pull-requests-associated-with-a-commit",
+)
+def _pulls_for_commit(req: _Request) -> Answer:
     repo = req.repo
     sha = req.params["sha"].lower()
-    # Like GitHub: a commit that exists only in a fork is unknown to the base repo.
+    known = {p.head_sha for p in repo.pulls.values() if not p.from_fork}
+    known |= set(repo.commits)
+    if sha not in known:  # a commit that exists only in a fork is unknown here
+        raise _Reply(422, f"No commit found for SHA: {sha}")
     matches = [
-        _pull_json(repo, p)
+        _pull_json(req, p)
         for _, p in sorted(repo.pulls.items())
         if p.head_sha == sha and not p.from_fork
     ]
     return req.page(matches)
 
 
-@_route("POST", r"{repo}/pulls")
-def _create_pull(req: _Request) -> tuple[int, Json, dict[str, str]]:
+@_route("POST", r"{repo}/pulls", doc="pulls/pulls#create-a-pull-request", needs=("pull_requests",))
+def _create_pull(req: _Request) -> Answer:
     repo = req.repo
+    if req.grant.kind == "actions" and not repo.actions_can_create_pull_requests:
+        raise _Reply(403, _ACTIONS_MAY_NOT_OPEN_PRS)
     head, base = str(req.data.get("head", "")), str(req.data.get("base", ""))
     if head not in repo.refs or base not in repo.refs:
-        raise _Reply(422, "Validation Failed", errors=[{"field": "head", "code": "invalid"}])
+        raise _Reply(
+            422,
+            "Validation Failed",
+            errors=[{"resource": "PullRequest", "field": "head", "code": "invalid"}],
+        )
     for pull in repo.pulls.values():
         if pull.state == "open" and (pull.head_ref, pull.base_ref) == (head, base):
             owner = repo.full_name.split("/")[0]
             raise _Reply(
                 422,
                 "Validation Failed",
-                errors=[{"message": f"A pull request already exists for {owner}:{head}."}],
+                errors=[
+                    {
+                        "resource": "PullRequest",
+                        "code": "custom",
+                        "message": f"A pull request already exists for {owner}:{head}.",
+                    }
+                ],
             )
+    if repo.refs[head] == repo.refs[base]:
+        raise _Reply(
+            422,
+            "Validation Failed",
+            errors=[
+                {
+                    "resource": "PullRequest",
+                    "code": "custom",
+                    "message": f"No commits between {base} and {head}",
+                }
+            ],
+        )
     number = repo.next_number
     repo.next_number += 1
     pull = FakePull(
@@ -761,11 +1238,11 @@ def _create_pull(req: _Request) -> tuple[int, Json, dict[str, str]]:
         head_owner=repo.full_name.split("/")[0],
     )
     repo.pulls[number] = pull
-    return 201, _pull_json(repo, pull), {}
+    return 201, _pull_json(req, pull), {}
 
 
-@_route("GET", r"{repo}/git/ref/heads/(?P<branch>.+)")
-def _get_ref(req: _Request) -> tuple[int, Json, dict[str, str]]:
+@_route("GET", r"{repo}/git/ref/heads/(?P<branch>.+)", doc="git/refs#get-a-reference")
+def _get_ref(req: _Request) -> Answer:
     branch = unquote(req.params["branch"])
     sha = req.repo.refs.get(branch)
     if sha is None:
@@ -773,11 +1250,11 @@ def _get_ref(req: _Request) -> tuple[int, Json, dict[str, str]]:
     return 200, {"ref": f"refs/heads/{branch}", "object": {"sha": sha, "type": "commit"}}, {}
 
 
-@_route("POST", r"{repo}/git/refs")
-def _create_ref(req: _Request) -> tuple[int, Json, dict[str, str]]:
+@_route("POST", r"{repo}/git/refs", doc="git/refs#create-a-reference", needs=("contents",))
+def _create_ref(req: _Request) -> Answer:
     repo = req.repo
     ref, sha = str(req.data.get("ref", "")), str(req.data.get("sha", ""))
-    if not ref.startswith("refs/heads/"):
+    if not ref.startswith("refs/") or ref.count("/") < 2:
         raise _Reply(422, "Reference name must start with 'refs/' and have at least two slashes.")
     branch = ref.removeprefix("refs/heads/")
     if branch in repo.refs:
@@ -788,8 +1265,8 @@ def _create_ref(req: _Request) -> tuple[int, Json, dict[str, str]]:
     return 201, {"ref": ref, "object": {"sha": sha, "type": "commit"}}, {}
 
 
-@_route("GET", r"{repo}/contents/(?P<path>.+)")
-def _get_contents(req: _Request) -> tuple[int, Json, dict[str, str]]:
+@_route("GET", r"{repo}/contents/(?P<path>.+)", doc="repos/contents#get-repository-content")
+def _get_contents(req: _Request) -> Answer:
     repo = req.repo
     path = unquote(req.params["path"])
     branch = req.query.get("ref", repo.default_branch)
@@ -803,8 +1280,10 @@ def _get_contents(req: _Request) -> tuple[int, Json, dict[str, str]]:
         {
             "type": "file",
             "encoding": "base64",
+            "name": path.rsplit("/", 1)[-1],
             "path": path,
-            "content": encoded,
+            # GitHub wraps the base64 text at 60 characters
+            "content": "\n".join(encoded[i : i + 60] for i in range(0, len(encoded), 60)) + "\n",
             "sha": _blob_sha(content),
             "size": len(content),
         },
@@ -812,8 +1291,13 @@ def _get_contents(req: _Request) -> tuple[int, Json, dict[str, str]]:
     )
 
 
-@_route("PUT", r"{repo}/contents/(?P<path>.+)")
-def _put_contents(req: _Request) -> tuple[int, Json, dict[str, str]]:
+@_route(
+    "PUT",
+    r"{repo}/contents/(?P<path>.+)",
+    doc="repos/contents#create-or-update-file-contents",
+    needs=("contents",),
+)
+def _put_contents(req: _Request) -> Answer:
     repo = req.repo
     path = unquote(req.params["path"])
     branch = str(req.data.get("branch") or repo.default_branch)
@@ -824,8 +1308,10 @@ def _put_contents(req: _Request) -> tuple[int, Json, dict[str, str]]:
     if parent is None:
         raise _Reply(404, f"Branch {branch} not found")
     tree = dict(repo.commits[parent])
-    encoded = str(req.data["content"])
-    content = base64.b64decode(encoded, validate=True)
+    try:
+        content = base64.b64decode(str(req.data["content"]), validate=True)
+    except (KeyError, ValueError):
+        raise _Reply(422, 'Invalid request.\n\n"content" wasn\'t supplied.') from None
     existing = tree.get(path)
     if existing is not None:
         given = req.data.get("sha")
@@ -887,16 +1373,7 @@ def _bearer(header: str | None) -> str | None:
     return value.strip() if scheme.lower() in {"bearer", "token"} else None
 
 
-# -- pytest and the command line --------------------------------------------------
-
-
-@pytest.fixture(name="fake_github")
-def fake_github_fixture() -> Iterator[FakeGitHub]:
-    """A running fake with repo ``octo/app`` and the workflow token `TOKEN`."""
-    with FakeGitHub() as fake:
-        fake.add_token(TOKEN, login=BOT_LOGIN)
-        fake.add_repo("octo/app")
-        yield fake
+# -- the command line --------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -904,16 +1381,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--state-file", type=Path, help="rewritten with the state as JSON")
     parser.add_argument("--seed", type=Path, help="initial state (the state-file format)")
+    parser.add_argument("--flavor", choices=["github.com", "ghes"], default="github.com")
     parser.add_argument("--token", help="accept this token")
-    parser.add_argument("--login", default=BOT_LOGIN, help="the --token's login")
+    parser.add_argument(
+        "--token-kind", choices=["actions", "app", "user"], default="actions", help="its kind"
+    )
+    parser.add_argument("--login", help="the user token's login, or the app's slug")
     parser.add_argument("--read-only", action="store_true", help="the --token may not write")
     args = parser.parse_args(argv)
 
-    fake = FakeGitHub(port=args.port, state_file=args.state_file)
+    fake = FakeGitHub(port=args.port, state_file=args.state_file, flavor=args.flavor)
     if args.seed:
         fake.load_json(json.loads(args.seed.read_text()))
     if args.token:
-        fake.add_token(args.token, login=args.login, read_only=args.read_only)
+        if args.token_kind == "actions":
+            fake.add_actions_token(args.token, read_only=args.read_only)
+        elif args.token_kind == "app":
+            fake.add_app_token(
+                args.token, app_slug=args.login or "my-app", read_only=args.read_only
+            )
+        else:
+            fake.add_user_token(args.token, login=args.login or "octocat", read_only=args.read_only)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     signal.signal(signal.SIGINT, lambda *_: stopped.set())

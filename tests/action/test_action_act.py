@@ -30,14 +30,14 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fake_github import BOT_LOGIN, TOKEN, FakeGitHub
+from fake_github import BOT_LOGIN, TOKEN, Failure, FakeGitHub
 from recall_gate.cli import main as recall_gate
 
 pytestmark = pytest.mark.act
@@ -48,6 +48,7 @@ STUBS = ACT_DIR / "stubs"
 PR_CHECK = "tests/act/workflows/pr-check.yml"
 REPO = "octo/app"
 READ_ONLY_TOKEN = "ghs_read-only-fork-token-0123456789"
+MARKER = "<!-- recall-gate:default -->"
 HEAD_1 = "1" * 40
 HEAD_2 = "2" * 40
 CREATED_AT = "2026-01-01T00:00:00Z"
@@ -268,26 +269,20 @@ def base_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def fake_api() -> Iterator[FakeGitHub]:
-    with FakeGitHub() as fake:
-        fake.add_token(TOKEN, login=BOT_LOGIN)
-        fake.add_token(READ_ONLY_TOKEN, login=BOT_LOGIN, read_only=True)
-        yield fake
-
-
-@pytest.fixture
-def repo(base_tree: Path, tmp_path: Path, fake_api: FakeGitHub) -> Repo:
+def repo(base_tree: Path, tmp_path: Path, fake_github: FakeGitHub) -> Repo:
+    """A work tree, and the shared fake GitHub (github.com mode) holding ``octo/app``."""
     path = tmp_path / "repo"
     shutil.copytree(base_tree, path, symlinks=True)
     scratch = tmp_path / "scratch"
     (scratch / "artifacts").mkdir(parents=True)
-    fake_api.add_repo(
+    fake_github.add_actions_token(READ_ONLY_TOKEN, read_only=True)  # a fork PR's token
+    fake_github.add_repo(
         REPO,
         files={
             "baselines/default.json": (path / "baselines" / "default.json").read_bytes(),
         },
     )
-    return Repo(path=path, scratch=scratch, fake=fake_api, venv=Path(sys.prefix))
+    return Repo(path=path, scratch=scratch, fake=fake_github, venv=Path(sys.prefix))
 
 
 def pr_event(
@@ -312,7 +307,30 @@ def pr_event(
 
 
 def marked_comments(fake: FakeGitHub, number: int) -> list[Any]:
-    return [c for c in fake.comments(REPO, number) if "<!-- recall-gate:default -->" in c.body]
+    return [c for c in fake.comments(REPO, number) if MARKER in c.body]
+
+
+def ours(fake: FakeGitHub, number: int) -> list[Any]:
+    """The bot's comments that start with the marker: what the action may edit."""
+    return [
+        c
+        for c in fake.comments(REPO, number)
+        if c.login == BOT_LOGIN and c.user_type == "Bot" and c.body.startswith(MARKER)
+    ]
+
+
+def _untouched(fake: FakeGitHub, comment_id: int, body: str) -> bool:
+    found = fake.comment(REPO, comment_id)
+    return found is not None and found.body == body and found.updated_at == found.created_at
+
+
+def assert_one_evaluation_and_one_comparison(run: ActRun, *, profile: str) -> None:
+    """The job evaluates once and compares once: one report header (the resolved
+    paths) and one verdict line in the whole log."""
+    log = run.step_output
+    assert log.count("config:   ") == 1, log[-4000:]
+    assert log.count("baseline: ") == 1, log[-4000:]
+    assert len(re.findall(rf"recall-gate {profile}: [A-Z-]+\n", log)) == 1, log[-4000:]
 
 
 def assert_token_never_printed(run: ActRun, *tokens: str) -> None:
@@ -357,16 +375,58 @@ def test_first_run_installs_comments_once_and_writes_summary_and_outputs(
     assert "| group | n | metric | baseline | current |" in run.summary
     assert json.loads((repo.scratch / "outputs.json").read_text())["verdict"] == "report-only"
     assert_token_never_printed(run, TOKEN)
+    assert_one_evaluation_and_one_comparison(run, profile="default")
 
 
-def test_a_second_run_after_a_change_updates_the_same_comment(repo: Repo) -> None:
+def test_a_config_profile_names_the_comment_and_the_baseline(repo: Repo) -> None:
+    config = repo.path / "tests" / "act" / "data" / "nightly.yaml"
+    config.write_text("profile: nightly\nk: 5\n", encoding="utf-8")
     number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={
+            "ARTIFACTS": "tests/act/data/capture-v1.jsonl",
+            "CONFIG": "tests/act/data/nightly.yaml",
+        },
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    bodies = [c.body for c in repo.fake.comments(REPO, number)]
+    assert len(bodies) == 1
+    assert bodies[0].startswith("<!-- recall-gate:nightly -->")
+    # nightly's baseline is beside its config, and there is none yet.
+    assert "baseline: tests/act/data/baselines/nightly.json (not found)" in run.step_output
+    assert "No baseline yet" in bodies[0]
+    assert_one_evaluation_and_one_comparison(run, profile="nightly")
+
+
+def test_among_120_comments_and_others_quoting_the_marker_only_ours_is_created_then_edited(
+    repo: Repo,
+) -> None:
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+    for i in range(120):
+        repo.fake.add_comment(REPO, number, login=f"dev{i % 5}", body=f"chatter {i}")
+    human_body = f"{MARKER}\nPasting the bot's table here: is case-02 expected?"
+    human = repo.fake.add_comment(REPO, number, login="reviewer", body=human_body)
+    bot_body = f"{MARKER}\ncoverage 91%"
+    other_bot = repo.fake.add_comment(REPO, number, login="codecov[bot]", body=bot_body)
     v1 = {"ARTIFACTS": "tests/act/data/capture-v1.jsonl"}
+
+    # Run 1 (github.com mode: GET /user is refused to the workflow token).
     first = repo.run(
         "pull_request", workflow=PR_CHECK, event=pr_event(number, HEAD_1), variables=v1
     )
+
     assert first.job_result == "success", first.text[-4000:]
-    [created] = marked_comments(repo.fake, number)
+    [created] = ours(repo.fake, number)
+    assert created.body.startswith(MARKER)
+    assert len(repo.fake.comments(REPO, number)) == 123
+    assert _untouched(repo.fake, human, human_body)
+    assert _untouched(repo.fake, other_bot, bot_body)
+    assert [r.status for r in repo.fake.requests if r.path == "/user"] == [403]
     writes = len(repo.fake.writes())
 
     again = repo.run(
@@ -375,6 +435,7 @@ def test_a_second_run_after_a_change_updates_the_same_comment(repo: Repo) -> Non
     assert again.job_result == "success", again.text[-4000:]
     assert len(repo.fake.writes()) == writes, "an unchanged report is not rewritten"
 
+    # Run 2: a new push whose data regressed.
     repo.fake.push(REPO, number, head_sha=HEAD_2)
     second = repo.run(
         "pull_request",
@@ -384,13 +445,45 @@ def test_a_second_run_after_a_change_updates_the_same_comment(repo: Repo) -> Non
     )
 
     assert second.job_result == "success", second.text[-4000:]
-    [updated] = marked_comments(repo.fake, number)
+    [updated] = ours(repo.fake, number)
     assert updated.id == created.id
     assert updated.body != created.body
     assert f"head-sha={HEAD_2}" in updated.body
     assert "case-02" in updated.body  # a hit → miss flip is listed
+    assert len(repo.fake.comments(REPO, number)) == 123
+    assert [r.method for r in repo.fake.writes()][writes:] == ["PATCH"]
+    assert _untouched(repo.fake, human, human_body)
+    assert _untouched(repo.fake, other_bot, bot_body)
     assert second.outputs("gate")["hit"] == "0.833333"
-    assert any("would fail at the suggested floors" in w for w in second.annotations("warning"))
+    for run in (first, again, second):
+        assert_token_never_printed(run, TOKEN)
+
+
+def test_a_403_on_the_edit_is_a_warning_and_the_job_passes(repo: Repo) -> None:
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+    first = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={"ARTIFACTS": "tests/act/data/capture-v1.jsonl"},
+    )
+    assert first.job_result == "success", first.text[-4000:]
+    [before] = ours(repo.fake, number)
+    repo.fake.inject(Failure.permission(), path="*/issues/comments/*", method="PATCH")
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={"ARTIFACTS": "tests/act/data/capture-v2.jsonl"},
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    assert ours(repo.fake, number) == [before]
+    warnings = run.annotations("warning")
+    assert any("could not update the recall-gate comment" in w for w in warnings), warnings
+    assert "was not posted" in run.summary
+    assert_token_never_printed(run, TOKEN)
 
 
 def test_a_floor_above_the_observed_value_fails_the_job(repo: Repo) -> None:
@@ -590,6 +683,7 @@ def test_the_pr_check_workflow_runs_the_built_in_runner(repo: Repo) -> None:
 
 def test_update_baseline_commits_the_new_baseline_and_opens_a_pr(repo: Repo) -> None:
     old = (repo.path / "baselines" / "default.json").read_bytes()
+    repo.fake.allow_actions_to_create_pull_requests(REPO)  # off by default on GitHub
 
     run = repo.run(
         "workflow_dispatch",

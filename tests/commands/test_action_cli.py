@@ -13,7 +13,6 @@ import pytest
 from fake_github import (
     TOKEN,
     FakeGitHub,
-    fake_github_fixture,  # noqa: F401  # pytest finds the fixture here
 )
 from recall_gate.cli import main
 
@@ -102,6 +101,7 @@ def test_actions_report_refuses_a_file_that_is_not_a_comparison(tmp_path: Path) 
 def baseline_repo(tmp_path: Path, fake_github: FakeGitHub) -> Path:
     old = b'{"old": true}\n'
     fake_github.add_repo("octo/app2", files={"baselines/default.json": old})
+    fake_github.allow_actions_to_create_pull_requests("octo/app2")
     (tmp_path / "baselines").mkdir()
     (tmp_path / "baselines" / "default.json").write_text('{"new": true}\n')
     (tmp_path / "body.md").write_text("| group | n | metric | old | new | Δ |\n")

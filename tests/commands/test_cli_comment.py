@@ -19,7 +19,6 @@ from fake_github import (
     TOKEN,
     Failure,
     FakeGitHub,
-    fake_github_fixture,  # noqa: F401  # pytest finds the fixture here
 )
 from recall_gate.cli import main
 
@@ -104,7 +103,7 @@ def workflow_run_event(head: str) -> dict[str, Any]:
 
 @pytest.fixture
 def step(tmp_path: Path, fake_github: FakeGitHub) -> Step:
-    fake_github.add_token(READ_ONLY, read_only=True)
+    fake_github.add_actions_token(READ_ONLY, read_only=True)
     return Step(tmp_path, fake_github)
 
 
@@ -172,6 +171,58 @@ def test_a_refused_comment_is_a_warning_and_exit_code_0(step: Step) -> None:
     summary = step.summary.read_text()
     assert "was not posted" in summary
     assert "pull-requests: write" in summary
+
+
+def test_a_human_comment_with_the_marker_is_never_overwritten(step: Step) -> None:
+    number = step.fake.add_pull(REPO, head_sha=HEAD)
+    quoted = f"{MARKER}\nI pasted the bot's report here to ask about it."
+    human = step.fake.add_comment(REPO, number, login="reviewer", body=quoted)
+
+    assert step.run(step.environ(pull_request_event(number))) == 0
+    assert step.run(step.environ(pull_request_event(number))) == 0
+
+    kept = step.fake.comment(REPO, human)
+    assert kept is not None
+    assert kept.body == quoted
+    assert [c.login for c in marked(step.fake, number)] == ["reviewer", BOT_LOGIN]
+
+
+def test_comment_author_lets_an_app_token_update_its_own_comment(step: Step) -> None:
+    step.fake.add_app_token("ghs_app-token-0123", app_slug="my-app")
+    number = step.fake.add_pull(REPO, head_sha=HEAD)
+    environ = step.environ(pull_request_event(number), GITHUB_TOKEN="ghs_app-token-0123")
+
+    assert step.run(environ, "--comment-author", "my-app[bot]") == 0
+    step.body.write_text("### recall-gate: pass\n")
+    assert step.run(environ, "--comment-author", "my-app[bot]") == 0
+
+    [comment] = marked(step.fake, number)
+    assert (comment.login, comment.user_type) == ("my-app[bot]", "Bot")
+    assert "pass" in comment.body
+    assert "PR comment updated" in step.stdout.getvalue()
+    assert "::warning" not in step.stdout.getvalue()
+
+
+def test_an_app_token_without_comment_author_warns_which_login_to_set(step: Step) -> None:
+    step.fake.add_app_token("ghs_app-token-0123", app_slug="my-app")
+    number = step.fake.add_pull(REPO, head_sha=HEAD)
+    environ = step.environ(pull_request_event(number), GITHUB_TOKEN="ghs_app-token-0123")
+
+    assert step.run(environ) == 0
+
+    out = step.stdout.getvalue()
+    assert "::warning title=recall-gate%3A comment author::" in out
+    assert "set the `comment-author` input (--comment-author) to my-app[bot]" in out
+
+
+def test_a_bad_comment_author_exits_2_before_any_request(step: Step) -> None:
+    number = step.fake.add_pull(REPO, head_sha=HEAD)
+
+    code = step.run(step.environ(pull_request_event(number)), "--comment-author", "not a login")
+
+    assert code == 2
+    assert "is not a GitHub login" in step.stderr.getvalue()
+    assert step.fake.requests == []
 
 
 def test_workflow_run_finds_the_pr_from_the_head_sha_not_from_the_payload(step: Step) -> None:

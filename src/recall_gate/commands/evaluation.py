@@ -39,6 +39,7 @@ from recall_gate.core.integrity import (
     languages_without_cards,
 )
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
+from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.io.artifacts import CaptureWatch, write_artifacts
 from recall_gate.io.config import Config
@@ -345,6 +346,10 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         config_fingerprint=fingerprint_settings(config.retrieval_fingerprint_payload()),
         embedder=captured.embedder_id,
         retrieval_mode=config.retrieval.mode + ("+rerank" if config.reranker.enabled else ""),
+        settings={
+            **flatten_settings(config.retrieval_fingerprint_payload()),
+            "kb.cards": len(cards),
+        },
         retriever=retriever,
     )
     return score_and_report(

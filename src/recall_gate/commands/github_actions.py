@@ -68,6 +68,14 @@ def _add_comment(sub: argparse._SubParsersAction[Parser]) -> None:
     comment.add_argument(
         "--head-sha", metavar="SHA", help="the commit reported on (default: the event's PR head)"
     )
+    comment.add_argument(
+        "--comment-author",
+        metavar="LOGIN",
+        help="the account that posts with this token, e.g. my-app[bot] for a GitHub App "
+        "token. Only a comment by it whose body starts with the marker is ever edited or "
+        "deleted. Default: the token's login from GET /user, else github-actions[bot] "
+        "(the workflow token)",
+    )
 
 
 def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
@@ -133,8 +141,8 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
                 pr_number=pr,
                 marker=marker,
                 body=body,
-                bot_login=None,
                 head_sha=head_sha,
+                comment_author=args.comment_author or None,
             )
         except GitHubPermissionError as exc:
             runner.annotate("warning", str(exc), title="recall-gate: PR comment not posted")
@@ -153,6 +161,15 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
         io.stdout.write(f"recall-gate: PR comment {outcome.status}: {outcome.html_url}\n")
     for duplicate in outcome.deleted_duplicates:
         io.stdout.write(f"recall-gate: deleted duplicate comment {duplicate}\n")
+    if outcome.posted_as is not None and outcome.author is not None:
+        runner.annotate(
+            "warning",
+            f"the comment was posted as {outcome.posted_as}, but recall-gate recognises its "
+            f"comment by {outcome.author.login} ({outcome.author.source}), so the next run "
+            f"will post another one; set the `comment-author` input (--comment-author) to "
+            f"{outcome.posted_as}",
+            title="recall-gate: comment author",
+        )
     runner.set_outputs(
         {"comment-status": str(outcome.status), "comment-url": outcome.html_url or ""}
     )
@@ -180,28 +197,12 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
-    import json
-
-    from recall_gate.io.actions_runner import (
-        ActionsRunner,
-        comparison_annotations,
-        comparison_outputs,
-    )
+    from recall_gate.io.actions_runner import ActionsRunner
     from recall_gate.io.dataset import read_text
+    from recall_gate.io.results_store import read_comparison
+    from recall_gate.report.actions import comparison_annotations, comparison_outputs
 
-    source = str(args.comparison)
-    try:
-        comparison = json.loads(read_text(args.comparison, what="comparison file"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})",
-            fix="pass the file written by `recall-gate compare --json`",
-        ) from None
-    if not isinstance(comparison, dict) or comparison.get("kind") != "recall-gate-comparison":
-        raise InputError(
-            f"{source}: not a recall-gate comparison (no kind: recall-gate-comparison)",
-            fix="pass the file written by `recall-gate compare --json`",
-        )
+    comparison = read_comparison(args.comparison)
     runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
     outputs = comparison_outputs(comparison)
     runner.set_outputs(outputs)

@@ -246,6 +246,9 @@ class Provenance(_Record):
     config_fingerprint: str | None = None
     embedder: str | None = None
     retrieval_mode: str | None = None
+    # The retrieval settings behind config_fingerprint, flat and readable
+    # (``chunking.max_chars: 500``), so a stale baseline says what changed.
+    settings: dict[str, str | int | float | bool | None] | None = None
     retriever: Retriever | None = None
 
 

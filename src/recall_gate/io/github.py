@@ -32,6 +32,9 @@ from recall_gate.io.github_client import (
 from recall_gate.report.github_limits import COMMENT_MAX_CHARS, comment_length
 
 __all__ = [
+    "ACTIONS_BOT_LOGIN",
+    "AuthorSource",
+    "CommentAuthor",
     "CommentOutcome",
     "CommentStatus",
     "CreatedPullRequest",
@@ -39,8 +42,10 @@ __all__ = [
     "create_pull_request",
     "find_pr_for_head_sha",
     "get_branch_sha",
+    "is_our_comment",
     "put_file",
     "read_head_sha",
+    "resolve_comment_author",
     "stamp_head_sha",
     "upsert_comment",
 ]
@@ -48,6 +53,14 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
+# Who posts with the Actions workflow token (GITHUB_TOKEN): the GitHub Actions
+# app's bot user, on github.com (user id 41898282) and on GHES alike. No user
+# can register a login ending in "[bot]"; the type "Bot" is checked as well.
+ACTIONS_BOT_LOGIN: Final = "github-actions[bot]"
+
+# A GitHub login (alphanumerics and single hyphens, at most 39), or an app's
+# bot user: the app's slug followed by "[bot]".
+_LOGIN_RE: Final = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}(?:\[bot\])?")
 _FULL_SHA_RE: Final = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 # The stamp line plus the blank line `stamp_head_sha` puts before it, so
 # re-stamping a stamped body gives the same text.
@@ -66,6 +79,27 @@ _CONTENTS_WRITE_FIX: Final = "grant the job `permissions: contents: write`"
 
 
 # -- records -----------------------------------------------------------------
+
+
+class AuthorSource(enum.StrEnum):
+    """Where the comment author that `upsert_comment` matches came from."""
+
+    CONFIGURED = "comment-author"  # the action input / --comment-author
+    AUTHENTICATED_USER = "GET /user"  # the token's own login
+    ACTIONS_FALLBACK = "github-actions[bot] fallback"  # /user refused: the workflow token
+
+
+@dataclass(frozen=True)
+class CommentAuthor:
+    """The account whose comments recall-gate may edit or delete.
+
+    ``login`` is compared case-insensitively (GitHub logins are); with
+    ``bot_only`` the comment's ``user.type`` must also be ``"Bot"``.
+    """
+
+    login: str
+    bot_only: bool
+    source: AuthorSource
 
 
 class CommentStatus(enum.StrEnum):
@@ -91,6 +125,10 @@ class CommentOutcome:
     html_url: str | None
     pr_head_sha: str
     deleted_duplicates: tuple[int, ...] = ()
+    author: CommentAuthor | None = None
+    # Who GitHub says posted a comment we created, when that is not ``author``:
+    # the next run would not recognise it (set `comment-author` to this login).
+    posted_as: str | None = None
 
 
 class CreatedPullRequest(NamedTuple):
@@ -105,6 +143,7 @@ class _ApiRecord(BaseModel):
 
 class _User(_ApiRecord):
     login: str
+    type: str = ""
 
 
 class _Comment(_ApiRecord):
@@ -117,6 +156,10 @@ class _Comment(_ApiRecord):
     @property
     def login(self) -> str | None:
         return self.user.login if self.user else None
+
+    @property
+    def user_type(self) -> str | None:
+        return self.user.type if self.user else None
 
 
 class _Head(_ApiRecord):
@@ -204,6 +247,57 @@ def read_head_sha(body: str) -> str | None:
 # -- the sticky comment ------------------------------------------------------
 
 
+def resolve_comment_author(client: GitHubClient, configured: str | None) -> CommentAuthor:
+    """The account that posts with this token, i.e. whose comments are ours.
+
+    1. ``configured`` (the ``comment-author`` input): for GitHub App
+       installation tokens (``my-app[bot]``) and any bot with its own login.
+    2. The token's own login, when ``GET /user`` answers (personal tokens,
+       app user tokens).
+    3. Otherwise — the Actions workflow token gets 403 "Resource not
+       accessible by integration" there, as does any installation token —
+       ``github-actions[bot]``, and only comments whose ``user.type`` is
+       ``Bot``.
+    """
+    if configured is not None:
+        login = configured.strip()
+        if not _LOGIN_RE.fullmatch(login):
+            raise InputError(
+                f"comment-author {configured!r} is not a GitHub login",
+                fix="pass the login that posts the comment, e.g. my-app[bot] for a GitHub App "
+                "(its slug followed by [bot]); leave it empty for the workflow token",
+            )
+        return CommentAuthor(
+            login, bot_only=login.endswith("[bot]"), source=AuthorSource.CONFIGURED
+        )
+    try:
+        user = _parse(_User, client.get("/user"), what="GET /user")
+    except (GitHubPermissionError, GitHubNotFound):
+        log.info("the token cannot read /user; its comments are those of %s", ACTIONS_BOT_LOGIN)
+        return CommentAuthor(ACTIONS_BOT_LOGIN, bot_only=True, source=AuthorSource.ACTIONS_FALLBACK)
+    return CommentAuthor(user.login, bot_only=False, source=AuthorSource.AUTHENTICATED_USER)
+
+
+def is_our_comment(comment: Any, *, marker: str, author: CommentAuthor) -> bool:
+    """Whether ``comment`` (a REST comment object) is our sticky comment.
+
+    Both must hold: its body STARTS with ``marker`` (after optional
+    whitespace) — a marker quoted later in a reply does not count, nor does
+    our comment once someone edited text in front of it — and its author is
+    ``author``. Anything else is never edited or deleted, whatever it says.
+    """
+    parsed = comment if isinstance(comment, _Comment) else _Comment.model_validate(comment)
+    return _is_ours(parsed, marker=marker, author=author)
+
+
+def _is_ours(comment: _Comment, *, marker: str, author: CommentAuthor) -> bool:
+    if comment.body is None or not comment.body.lstrip().startswith(marker):
+        return False
+    if comment.login is None or comment.login.casefold() != author.login.casefold():
+        return False
+    return not author.bot_only or comment.user_type == "Bot"
+
+
 def upsert_comment(
     client: GitHubClient,
     *,
@@ -211,31 +305,34 @@ def upsert_comment(
     pr_number: int,
     marker: str,
     body: str,
-    bot_login: str | None,
     head_sha: str,
+    comment_author: str | None = None,
 ) -> CommentOutcome:
-    """Create or update the ONE comment carrying ``marker`` on a PR.
+    """Create or update OUR ONE comment carrying ``marker`` on a PR.
 
-    - The comment is found by ``marker`` and author across all pages. The
-      author is ``bot_login``; when None, the token's own login from
-      ``GET /user`` — and when that is unavailable (the workflow token may not
-      read it), the marker alone.
+    - Ours (`is_our_comment`): the body starts with ``marker`` and the author
+      is the account that posts with this token (`resolve_comment_author`:
+      ``comment_author``, else the token's login from ``GET /user``, else
+      ``github-actions[bot]`` of type Bot). All pages are read.
+    - A token with ``pull-requests: write`` may edit ANY comment of the
+      repository, so this test is the only thing that keeps a reviewer's
+      comment safe: a comment that fails it is never edited or deleted.
     - Updated in place; created when absent; left alone when the body is the
-      same. Duplicates (two runs that both created one) collapse onto the
-      oldest; only copies by the same author are deleted, never another
-      user's comment.
+      same. Duplicates of ours (two runs that both created one) collapse onto
+      the oldest; only our own copies are deleted.
     - Stale guard: when the PR's head is no longer ``head_sha`` a newer push
       owns the comment, so nothing is written (``skipped_stale``). The check
       runs just before the writes, which narrows the race to one listing.
 
-    The body is stamped with ``head_sha`` (`stamp_head_sha`) and given the
-    marker at the top if the renderer left it out, so the next run finds it.
+    The body is stamped with ``head_sha`` (`stamp_head_sha`) and starts with
+    the marker (added when the renderer did not put it first), so the next
+    run finds it.
     """
     owner, name = _split_repo(repo)
     sha = _full_sha(head_sha)
     if not (marker.startswith("<!--") and marker.endswith("-->") and len(marker) > 7):
         raise ValueError(f"the comment marker must be a non-empty HTML comment: {marker!r}")
-    if marker not in body:
+    if not body.lstrip().startswith(marker):
         body = f"{marker}\n{body}"
     desired = stamp_head_sha(body, sha)
     if comment_length(desired) > COMMENT_MAX_CHARS:
@@ -245,7 +342,7 @@ def upsert_comment(
             fix="render a shorter comment (the full report belongs in the job summary)",
         )
     where = f"{repo}#{pr_number}"
-    author = bot_login if bot_login is not None else _authenticated_login(client)
+    author = resolve_comment_author(client, comment_author)
     comments_path = f"/repos/{owner}/{name}/issues/{pr_number}/comments"
 
     try:
@@ -255,12 +352,8 @@ def upsert_comment(
         ]
     except GitHubNotFound as exc:
         raise _pr_not_found(exc, where=where) from exc
-    marked = sorted(
-        (
-            c
-            for c in listed
-            if c.body is not None and marker in c.body and (author is None or c.login == author)
-        ),
+    ours = sorted(
+        (c for c in listed if _is_ours(c, marker=marker, author=author)),
         key=lambda c: (c.created_at, c.id),
     )
 
@@ -273,57 +366,74 @@ def upsert_comment(
             sha,
         )
         return CommentOutcome(
-            status=CommentStatus.SKIPPED_STALE, comment_id=None, html_url=None, pr_head_sha=pr_head
-        )
-
-    if not marked:
-        created = _create_comment(client, path=comments_path, body=desired, where=where)
-        return CommentOutcome(
-            status=CommentStatus.CREATED,
-            comment_id=created.id,
-            html_url=created.html_url,
+            status=CommentStatus.SKIPPED_STALE,
+            comment_id=None,
+            html_url=None,
             pr_head_sha=pr_head,
+            author=author,
         )
 
-    keep, *extra = marked
-    duplicates = [c for c in extra if c.login == keep.login]
+    if not ours:
+        created = _create_comment(client, path=comments_path, body=desired, where=where)
+        return _created(created, pr_head=pr_head, author=author)
+
+    keep, *duplicates = ours
     deleted = tuple(
         c.id
         for c in duplicates
         if _delete_comment(client, owner=owner, name=name, comment_id=c.id, where=where)
     )
     if keep.body == desired:
-        status, kept = CommentStatus.UNCHANGED, keep
-    else:
-        status = CommentStatus.UPDATED
-        updated = _update_comment(
-            client, owner=owner, name=name, comment_id=keep.id, body=desired, where=where
+        return CommentOutcome(
+            status=CommentStatus.UNCHANGED,
+            comment_id=keep.id,
+            html_url=keep.html_url,
+            pr_head_sha=pr_head,
+            deleted_duplicates=deleted,
+            author=author,
         )
-        if updated is None:  # deleted by someone between listing and writing
-            status = CommentStatus.CREATED
-            updated = _create_comment(client, path=comments_path, body=desired, where=where)
-        kept = updated
+    updated = _update_comment(
+        client, owner=owner, name=name, comment_id=keep.id, body=desired, where=where
+    )
+    if updated is None:  # deleted by someone between listing and writing
+        created = _create_comment(client, path=comments_path, body=desired, where=where)
+        return _created(created, pr_head=pr_head, author=author, deleted=deleted)
     return CommentOutcome(
-        status=status,
-        comment_id=kept.id,
-        html_url=kept.html_url,
+        status=CommentStatus.UPDATED,
+        comment_id=updated.id,
+        html_url=updated.html_url,
         pr_head_sha=pr_head,
         deleted_duplicates=deleted,
+        author=author,
     )
 
 
-def _authenticated_login(client: GitHubClient) -> str | None:
-    """The token's own login, or None when the token may not read ``/user``.
-
-    The Actions workflow token answers 403 ("Resource not accessible by
-    integration") here; a personal or app user token answers with its login.
-    """
-    try:
-        user = _parse(_User, client.get("/user"), what="GET /user")
-    except (GitHubPermissionError, GitHubNotFound):
-        log.info("the token cannot read /user; matching the comment by its marker only")
-        return None
-    return user.login
+def _created(
+    comment: _Comment,
+    *,
+    pr_head: str,
+    author: CommentAuthor,
+    deleted: tuple[int, ...] = (),
+) -> CommentOutcome:
+    """The outcome of a creation; ``posted_as`` when GitHub says another account posted it."""
+    posted_as = comment.login
+    mismatch = posted_as is not None and posted_as.casefold() != author.login.casefold()
+    if mismatch:
+        log.warning(
+            "the comment was posted as %s, but recall-gate recognises its comments by %s (%s)",
+            posted_as,
+            author.login,
+            author.source,
+        )
+    return CommentOutcome(
+        status=CommentStatus.CREATED,
+        comment_id=comment.id,
+        html_url=comment.html_url,
+        pr_head_sha=pr_head,
+        deleted_duplicates=deleted,
+        author=author,
+        posted_as=posted_as if mismatch else None,
+    )
 
 
 def _current_head_sha(client: GitHubClient, *, owner: str, name: str, pr_number: int) -> str:

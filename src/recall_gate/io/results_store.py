@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, read_text
+from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
 
 __all__ = [
     "FLOAT_DIGITS",
@@ -30,6 +31,7 @@ __all__ = [
     "atomic_write_text",
     "dump_json",
     "dump_jsonl",
+    "read_comparison",
     "read_results",
     "write_results",
 ]
@@ -228,3 +230,29 @@ def dump_jsonl(records: Sequence[BaseModel]) -> str:
         json.dumps(r.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n"
         for r in records
     )
+
+
+_COMPARISON_FIX = "pass the file written by `recall-gate compare --json` (or `--comparison-json`)"
+
+
+def read_comparison(path: Path) -> ComparisonDocument:
+    """Load a comparison JSON and validate it against the comparison schema."""
+    source = str(path)
+    text = read_text(path, what="comparison file")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})", fix=_COMPARISON_FIX
+        ) from None
+    if not isinstance(data, dict) or data.get("kind") != COMPARISON_KIND:
+        raise InputError(
+            f"{source}: not a recall-gate comparison (no kind: {COMPARISON_KIND})",
+            fix=_COMPARISON_FIX,
+        )
+    try:
+        return ComparisonDocument.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(
+            f"{source}: {describe_validation_error(exc)}", fix=_COMPARISON_FIX
+        ) from None

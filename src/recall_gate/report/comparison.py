@@ -37,6 +37,7 @@ from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.profile import comment_marker
 from recall_gate.core.records import Aggregates, MetricSummary
+from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.github_limits import comment_length
 from recall_gate.report.results import (
@@ -58,17 +59,6 @@ __all__ = [
 ]
 
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
-
-_STALE_WHAT = {
-    "k": "k",
-    "dataset": "the case set or its gold (dataset fingerprint)",
-    "queries": "the cases' queries (queries fingerprint)",
-    "kb": "the knowledge base (KB fingerprint)",
-    "config": "the retrieval config (config fingerprint)",
-    "embedder": "the embedder",
-    "retrieval_mode": "the retrieval mode",
-    "retriever": "the retriever that made the capture",
-}
 
 
 @dataclass(frozen=True)
@@ -332,10 +322,54 @@ def _cases_section(comparison: Comparison, style: _Style) -> str | None:
     return style.collapsed(summary, body)
 
 
-def _stale_phrase(reason: StaleReason, style: _Style) -> str:
+def _old_new(old: str | None, new: str | None, style: _Style) -> str:
     return (
-        f"{_STALE_WHAT[reason.what]} changed: "
-        f"{style.literal(reason.baseline)} → {style.literal(reason.current)}"
+        f"{style.literal(old) if old is not None else 'unset'} → "
+        f"{style.literal(new) if new is not None else 'unset'}"
+    )
+
+
+_STALE_NAMES = {"k": "k", "embedder": "embedder", "retrieval_mode": "retrieval mode"}
+_STALE_UNRECORDED = {
+    "retriever": "the retriever that made the capture changed",
+    "dataset": "the cases changed outside their ids and labels (queries or other fields)",
+    "kb": "the knowledge base's card texts changed",
+    "config": "the retrieval settings changed (the baseline predates recorded settings: "
+    "refresh it and later reports name each one)",
+}
+
+
+def _stale_phrase(reason: StaleReason, comparison: Comparison, style: _Style) -> str:
+    """What differs, in words: settings old → new, never a bare fingerprint."""
+    what = reason.what
+    if what in _STALE_NAMES:
+        old, new = reason.baseline, reason.current
+        if what == "embedder":
+            old, new = describe_embedder(old, new)
+        return f"{_STALE_NAMES[what]} {_old_new(old, new, style)}"
+    c = comparison.cases
+    if what == "dataset" and c.changed:
+        return (
+            f"cases: {len(c.added)} added, {len(c.removed)} removed, {len(c.relabelled)} relabelled"
+        )
+    if reason.changes:
+        return "; ".join(
+            f"{c.label} {_old_new(c.baseline, c.current, style)}" for c in reason.changes
+        )
+    if what == "queries":
+        return f"queries: {_edited_queries(comparison)} edited"
+    return _STALE_UNRECORDED[what]
+
+
+def _edited_queries(comparison: Comparison) -> int:
+    """Common cases whose query text differs (when both runs carry queries)."""
+    if comparison.baseline is None:
+        return 0
+    before = {c.case_id: c.query for c in comparison.baseline.cases}
+    return sum(
+        1
+        for c in comparison.current.cases
+        if c.query is not None and before.get(c.case_id) not in (None, c.query)
     )
 
 
@@ -421,10 +455,12 @@ def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: 
             f"{comparison.baseline.k} and this run uses k = {k}, so no delta, flip or "
             f"regression is computed. Refresh the baseline at k = {k}."
         ]
-        lines += [_stale_phrase(r, style) + "." for r in comparison.stale if r.what != "k"]
+        lines += [
+            _stale_phrase(r, comparison, style) + "." for r in comparison.stale if r.what != "k"
+        ]
         out.append(style.banner("WARNING", lines))
     elif comparison.status == "stale":
-        phrases = "; ".join(_stale_phrase(r, style) for r in comparison.stale)
+        phrases = "; ".join(_stale_phrase(r, comparison, style) for r in comparison.stale)
         out.append(
             style.banner(
                 "WARNING",
@@ -602,8 +638,6 @@ def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
         f" ({exempt} beyond it exempt: too few cases or not likely real)" if exempt else ""
     )
     if gate.verdict == "fail":
-        if gate.integrity_problems:
-            reasons.append(f"{len(gate.integrity_problems)} dataset integrity problem(s)")
         if gate.regressions:
             n = len(gate.regressions)
             tolerance = verdict.max_regression or 0.0
@@ -688,9 +722,8 @@ def _checks_block(comparison: Comparison, verdict: ComparisonVerdict, style: _St
     k = comparison.k
     gate = verdict.gate
     fail, would = style.mark("fail").strip(), style.mark("would").strip()
-    lines = [f"{fail} integrity: {style.user(p)}" for p in gate.integrity_problems]
     drop_lines = _drop_lines_of(verdict)
-    lines += [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if not d.would]
+    lines = [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if not d.would]
     lines += [f"{fail} {_floor_line(c, k, would=False)}" for c in gate.failed_floors]
     if verdict.would_fail is not None:
         lines += [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if d.would]
@@ -912,7 +945,7 @@ def render_baseline_update(
         parts.append(_current_table(new.aggregates, k, style))
     else:
         parts.append(f"Previous baseline: {_baseline_ref(old, style)}.")
-        changed = [f"- {_stale_phrase(r, style)}" for r in comparison.stale]
+        changed = [f"- {_stale_phrase(r, comparison, style)}" for r in comparison.stale]
         if changed:
             parts.append("What changed since the previous baseline:\n" + "\n".join(changed))
         if comparison.comparable:
