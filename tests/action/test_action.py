@@ -148,7 +148,9 @@ def test_contract_inputs_and_outputs_exist_and_inputs_are_optional() -> None:
         assert re.fullmatch(r"[a-z][a-z0-9-]*", name), f"{name}: inputs are kebab-case"
         assert not spec.get("required", False), f"{name}: every input is optional"
         assert spec.get("description"), f"{name}: document the input"
-    assert data["inputs"]["profile"]["default"] == "default"
+    # Empty: the config's profile, else "default" (an explicit input wins over the config).
+    assert data["inputs"]["profile"]["default"] == ""
+    assert "else `default`" in data["inputs"]["profile"]["description"]
     assert data["inputs"]["comment"]["default"] == "true"
     assert data["inputs"]["github-token"]["default"] == "${{ github.token }}"
     for name in ("min-hit", "min-recall", "min-ndcg", "max-regression"):
@@ -247,3 +249,19 @@ if __name__ == "__main__":
     print("<!-- outputs:start -->")
     print(outputs_table())
     print("<!-- outputs:end -->")
+
+
+def test_the_action_passes_the_resolved_settings_under_the_names_the_cli_reads() -> None:
+    from recall_gate.commands.settings import ENVIRONMENT
+
+    passed = {
+        name: str(value)
+        for step in steps()
+        for name, value in (step.get("env") or {}).items()
+        if name.startswith("RECALL_GATE_")
+    }
+    assert set(passed) <= set(ENVIRONMENT.values()), "the CLI would ignore these"
+    for dest, name in ENVIRONMENT.items():
+        if name in passed:
+            flag = dest.replace("_", "-")
+            assert passed[name] == f"${{{{ inputs.{flag} }}}}", f"{name} carries the `{flag}` input"

@@ -333,6 +333,15 @@ def _untouched(fake: FakeGitHub, comment_id: int, body: str) -> bool:
     return found is not None and found.body == body and found.updated_at == found.created_at
 
 
+def assert_one_evaluation_and_one_comparison(run: ActRun, *, profile: str) -> None:
+    """The job evaluates once and compares once: one report header (the resolved
+    paths) and one verdict line in the whole log."""
+    log = run.step_output
+    assert log.count("config:   ") == 1, log[-4000:]
+    assert log.count("baseline: ") == 1, log[-4000:]
+    assert len(re.findall(rf"recall-gate {profile}: [A-Z-]+\n", log)) == 1, log[-4000:]
+
+
 def assert_token_never_printed(run: ActRun, *tokens: str) -> None:
     for token in tokens:
         assert token not in run.step_output
@@ -375,6 +384,32 @@ def test_first_run_installs_comments_once_and_writes_summary_and_outputs(
     assert "| group | n | metric | baseline | current |" in run.summary
     assert json.loads((repo.scratch / "outputs.json").read_text())["verdict"] == "report-only"
     assert_token_never_printed(run, TOKEN)
+    assert_one_evaluation_and_one_comparison(run, profile="default")
+
+
+def test_a_config_profile_names_the_comment_and_the_baseline(repo: Repo) -> None:
+    config = repo.path / "tests" / "act" / "data" / "nightly.yaml"
+    config.write_text("profile: nightly\nk: 5\n", encoding="utf-8")
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={
+            "ARTIFACTS": "tests/act/data/capture-v1.jsonl",
+            "CONFIG": "tests/act/data/nightly.yaml",
+        },
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    bodies = [c.body for c in repo.fake.comments(REPO, number)]
+    assert len(bodies) == 1
+    assert bodies[0].startswith("<!-- recall-gate:nightly -->")
+    # nightly's baseline is beside its config, and there is none yet.
+    assert "baseline: tests/act/data/baselines/nightly.json (not found)" in run.step_output
+    assert "No baseline yet" in bodies[0]
+    assert_one_evaluation_and_one_comparison(run, profile="nightly")
 
 
 def test_among_120_comments_and_others_quoting_the_marker_only_ours_is_created_then_edited(

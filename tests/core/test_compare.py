@@ -18,7 +18,6 @@ from recall_gate.core.compare import (
     REFERENCE_TOLERANCE,
     Group,
     compare_to_baseline,
-    comparison_json,
     find_regressions,
     judge_comparison,
 )
@@ -330,36 +329,6 @@ def test_hit_delta_equals_net_flips_over_n(pairs: list[tuple[int | None, int | N
     assert hit.delta is not None
     net = len(comparison.gained) - len(comparison.lost)
     assert hit.delta == pytest.approx(net / len(pairs))
-
-
-# --- JSON ----------------------------------------------------------------------------
-
-
-def test_comparison_json_carries_the_action_outputs_and_details() -> None:
-    base = baseline_of(many(20, 1))
-    cur = results(many(18, 1) + many(2, None, prefix="z"))
-    comparison = compare_to_baseline(
-        current=cur, baseline=base, baseline_path="baselines/default.json"
-    )
-    verdict = judge_comparison(comparison, floors=Floors(min_hit=0.5), max_regression=0.5)
-    payload = comparison_json(comparison, verdict, profile="default")
-    assert payload["kind"] == "recall-gate-comparison"
-    assert payload["verdict"] == "pass"
-    assert payload["regressions"] == 0
-    assert (payload["hit"], payload["n"]) == (0.9, 20)
-    assert payload["baseline"]["status"] == "ok"
-    assert payload["baseline"]["source"] == "baselines/default.json"
-    assert payload["cases"] == {
-        "compared": 18,
-        "added": ["z000", "z001"],
-        "removed": ["c018", "c019"],
-        "relabelled": [],
-    }
-    assert set(payload) >= {
-        "schema_version", "profile", "k", "verdict", "regressions", "would_fail",
-        "hit", "recall", "ndcg", "n", "n_cases", "delta", "baseline", "gate",
-        "would_fail_detail", "suggested_floors", "deltas", "flips", "cases",
-    }  # fmt: skip
 
 
 def test_a_baseline_file_compares_equal_to_the_run_it_was_made_from() -> None:

@@ -12,12 +12,13 @@ from __future__ import annotations
 import pytest
 
 from factories import baseline_of, case, results
-from recall_gate.core.compare import compare_to_baseline, comparison_json, judge_comparison
+from recall_gate.core.compare import compare_to_baseline, judge_comparison
 from recall_gate.core.evaluate import score_case
 from recall_gate.core.gate import Floors
 from recall_gate.core.metrics import HIT, NDCG
 from recall_gate.core.records import CaseLabel, CaseResult
 from recall_gate.core.stats import mcnemar_exact_p, min_detectable_lost
+from recall_gate.report.comparison_json import comparison_document
 
 
 def en_cases(n: int, rank: int | None, *, prefix: str = "en") -> list[CaseResult]:
@@ -142,7 +143,7 @@ def test_the_comparison_json_lists_the_cases_behind_each_row_and_every_rank_move
         current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
     )
     verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
-    payload = comparison_json(comparison, verdict, profile="default")
+    payload = comparison_document(comparison, verdict, profile="default").model_dump(mode="json")
     assert payload["schema_version"] == 2
     assert payload["gate"]["min_group_n"] == 10
     assert payload["gate"]["require_significance"] is True

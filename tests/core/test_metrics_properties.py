@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_metrics import hit_at_k, ndcg_at_k, recall_at_k
 
 from recall_gate.core.metrics import (
     HIT,
     NDCG,
     RECALL,
     dedupe_first,
-    hit_at_k,
-    ndcg_at_k,
-    recall_at_k,
     score_ranking,
-    score_triad,
 )
 
 # A small id alphabet makes overlaps between ranking and gold, and duplicates, common.
@@ -106,21 +103,6 @@ def test_score_ranking_with_relevant_ids_equals_the_individual_functions(
         RECALL: recall_at_k(ranking, relevant, k),
         NDCG: ndcg_at_k(ranking, relevant, k),
     }
-
-
-@SETTINGS
-@given(ranking=RANKINGS, gold=GOLD, relevant=st.none() | GOLD, k=KS)
-def test_score_triad_equals_the_individual_functions(
-    ranking: list[str], gold: frozenset[str], relevant: frozenset[str] | None, k: int
-) -> None:
-    # The positional hot-loop kernel: `rel` is the very `gold` object when there
-    # is no separate relevance set.
-    rel = gold if relevant is None else relevant
-    assert score_triad(ranking, gold, rel, k) == (
-        hit_at_k(ranking, gold, k),
-        recall_at_k(ranking, rel, k),
-        ndcg_at_k(ranking, rel, k),
-    )
 
 
 @SETTINGS

@@ -14,14 +14,12 @@ from recall_gate.core.compare import (
     compare_to_baseline,
     judge_comparison,
 )
-from recall_gate.core.compare import (
-    comparison_json as comparison_document,
-)
 from recall_gate.core.gate import GateResult
 from recall_gate.core.records import Results
 from recall_gate.io.baseline_store import read_baseline, read_baseline_at_ref
 from recall_gate.io.results_store import atomic_write_text, dump_json
 from recall_gate.report.comparison import render_comment, render_comparison_text
+from recall_gate.report.comparison_json import comparison_document
 from recall_gate.report.github_limits import COMMENT_BUDGET
 
 
@@ -76,7 +74,10 @@ def report_comparison(
     profile = settings.profile
     if comparison_json is not None:
         atomic_write_text(
-            comparison_json, dump_json(comparison_document(comparison, verdict, profile=profile))
+            comparison_json,
+            dump_json(
+                comparison_document(comparison, verdict, profile=profile).model_dump(mode="json")
+            ),
         )
     if comment_markdown is not None:
         atomic_write_text(

@@ -197,28 +197,12 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
-    import json
-
-    from recall_gate.io.actions_runner import (
-        ActionsRunner,
-        comparison_annotations,
-        comparison_outputs,
-    )
+    from recall_gate.io.actions_runner import ActionsRunner
     from recall_gate.io.dataset import read_text
+    from recall_gate.io.results_store import read_comparison
+    from recall_gate.report.actions import comparison_annotations, comparison_outputs
 
-    source = str(args.comparison)
-    try:
-        comparison = json.loads(read_text(args.comparison, what="comparison file"))
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})",
-            fix="pass the file written by `recall-gate compare --json`",
-        ) from None
-    if not isinstance(comparison, dict) or comparison.get("kind") != "recall-gate-comparison":
-        raise InputError(
-            f"{source}: not a recall-gate comparison (no kind: recall-gate-comparison)",
-            fix="pass the file written by `recall-gate compare --json`",
-        )
+    comparison = read_comparison(args.comparison)
     runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
     outputs = comparison_outputs(comparison)
     runner.set_outputs(outputs)

@@ -48,9 +48,8 @@ from recall_gate.core.gate import (
     decide,
     suggest_floors,
 )
-from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, floor_key
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
-from recall_gate.core.moves import CaseMove, find_moves, missed_cases
+from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
     CASE_TYPES,
     FLOAT_DIGITS,
@@ -64,8 +63,6 @@ from recall_gate.core.staleness import SettingChange, SettingValue, diff_setting
 from recall_gate.core.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_bootstrap_ci
 
 __all__ = [
-    "COMPARISON_KIND",
-    "COMPARISON_SCHEMA_VERSION",
     "MIN_N_FOR_TEST",
     "REFERENCE_TOLERANCE",
     "SIGNIFICANCE",
@@ -79,14 +76,10 @@ __all__ = [
     "Noise",
     "StaleReason",
     "compare_to_baseline",
-    "comparison_json",
     "find_regressions",
     "judge_comparison",
 ]
 
-COMPARISON_KIND = "recall-gate-comparison"
-# 2: rank moves, regression cases and exempt drops are typed lists.
-COMPARISON_SCHEMA_VERSION = 2
 # Default min-group-n: below this many compared cases a group is marked, not
 # tested and not gated.
 MIN_N_FOR_TEST = 10
@@ -589,7 +582,6 @@ def judge_comparison(
     floors: Floors,
     max_regression: float | None,
     require_significance: bool = True,
-    integrity_problems: Sequence[str] = (),
     reference_tolerance: float = REFERENCE_TOLERANCE,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`recall_gate.core.gate.decide`).
@@ -612,7 +604,6 @@ def judge_comparison(
         floors=floors,
         regressions=regressions,
         max_regression=max_regression,
-        integrity_problems=integrity_problems,
     )
     evidence: Aggregates = (
         comparison.baseline.aggregates
@@ -641,161 +632,3 @@ def judge_comparison(
         would_fail=would_fail,
         require_significance=require_significance,
     )
-
-
-_OUTPUT_KEYS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
-
-
-def _move_json(move: CaseMove) -> dict[str, Any]:
-    return {
-        "case_id": move.case_id,
-        "language": move.language,
-        "case_type": move.case_type,
-        "query": move.query,
-        "direction": move.direction,
-        "card": move.card,
-        "rank_before": move.rank_before,
-        "rank_after": move.rank_after,
-        "before": {_OUTPUT_KEYS[m]: v for m, v in move.before.items() if m in _OUTPUT_KEYS},
-        "after": {_OUTPUT_KEYS[m]: v for m, v in move.after.items() if m in _OUTPUT_KEYS},
-    }
-
-
-def _regression_json(r: Regression) -> dict[str, Any]:
-    return {
-        "metric": r.metric,
-        "group": r.group,
-        "baseline": r.baseline,
-        "current": r.current,
-        "delta": r.delta,
-        "n": r.n,
-        "tolerance": r.tolerance,
-        "status": "failed" if r.exempt is None else f"exempt_{r.exempt}",
-        "significant": r.significant,
-        "cases": [_move_json(m) for m in r.cases],
-    }
-
-
-def comparison_json(
-    comparison: Comparison, verdict: ComparisonVerdict, *, profile: str
-) -> dict[str, Any]:
-    """The machine-readable comparison (``compare --json``); keys are documented
-    in the README. Top-level ``verdict``, ``regressions``, ``hit``, ``recall``,
-    ``ndcg`` and ``n`` map one-to-one onto the action's outputs."""
-    overall = comparison.current.aggregates.overall
-    baseline = comparison.baseline
-    gate = verdict.gate
-    payload: dict[str, Any] = {
-        "kind": COMPARISON_KIND,
-        "schema_version": COMPARISON_SCHEMA_VERSION,
-        "profile": profile,
-        "k": comparison.k,
-        "verdict": gate.verdict,
-        "regressions": len(gate.regressions),
-        "would_fail": verdict.would_fail_count,
-        "n": overall[HIT].n if HIT in overall else 0,
-        "n_cases": len(comparison.current.cases),
-    }
-    for metric, short in _OUTPUT_KEYS.items():
-        payload[short] = overall[metric].mean if metric in overall else None
-    payload["delta"] = {
-        short: (d.delta if (d := comparison.delta_for(metric)) is not None else None)
-        for metric, short in _OUTPUT_KEYS.items()
-    }
-    payload["baseline"] = {
-        "status": comparison.status,
-        "source": comparison.baseline_source,
-        "path": comparison.baseline_path,
-        "ref": comparison.baseline_ref,
-        "created_at": baseline.created_at if baseline else None,
-        "git_sha": baseline.git_sha if baseline else None,
-        "reason": baseline.reason if baseline else None,
-        "k": baseline.k if baseline else None,
-        "stale": [
-            {
-                "what": s.what,
-                "baseline": s.baseline,
-                "current": s.current,
-                "changes": [
-                    {
-                        "setting": c.setting,
-                        "label": c.label,
-                        "baseline": c.baseline,
-                        "current": c.current,
-                    }
-                    for c in s.changes
-                ],
-            }
-            for s in comparison.stale
-        ],
-        "edited_in_pr": comparison.edit is not None,
-    }
-    payload["gate"] = {
-        "max_regression": verdict.max_regression,
-        "min_group_n": comparison.min_group_n,
-        "require_significance": verdict.require_significance,
-        **{flag.replace("-", "_"): v for flag, v in _floor_flags(verdict.floors)},
-        "failed_floors": [
-            {"metric": c.metric, "floor": c.floor, "observed": c.observed, "n": c.n}
-            for c in gate.failed_floors
-        ],
-        "regressions": [_regression_json(r) for r in gate.regressions],
-        "exempt": [_regression_json(r) for r in gate.exempt],
-        "integrity_problems": list(gate.integrity_problems),
-    }
-    would = verdict.would_fail
-    payload["would_fail_detail"] = {
-        "tolerance": verdict.reference_tolerance,
-        "regressions": [_regression_json(r) for r in would.regressions] if would else [],
-        "exempt": [_regression_json(r) for r in would.exempt] if would else [],
-        "failed_floors": [
-            {"metric": c.metric, "floor": c.floor, "observed": c.observed, "n": c.n}
-            for c in would.failed_floors
-        ]
-        if would
-        else [],
-    }
-    payload["suggested_floors"] = {floor_key(s.metric): s.floor for s in verdict.suggested_floors}
-    payload["deltas"] = [
-        {
-            "metric": d.metric,
-            "group": d.group.label,
-            "baseline": d.baseline,
-            "current": d.current,
-            "delta": d.delta,
-            "n": d.n_compared,
-            "n_total": d.n_total,
-            "p_value": d.noise.p_value,
-            "ci_low": d.noise.ci_low,
-            "ci_high": d.noise.ci_high,
-            "small_n": d.noise.small_n,
-            "significant": d.noise.significant,
-        }
-        for d in comparison.deltas
-    ]
-    payload["flips"] = {
-        "hit_to_miss": [_move_json(f) for f in comparison.lost],
-        "miss_to_hit": [_move_json(f) for f in comparison.gained],
-        "rank_moves": [_move_json(m) for m in comparison.rank_moves],
-    }
-    payload["missed"] = [
-        {
-            "case_id": c.case_id,
-            "language": c.language,
-            "case_type": c.case_type,
-            "query": c.query,
-            "gold": list(c.must_cite_one_of),
-        }
-        for c in missed_cases(comparison.current.cases)
-    ]
-    payload["cases"] = {
-        "compared": comparison.cases.compared,
-        "added": list(comparison.cases.added),
-        "removed": list(comparison.cases.removed),
-        "relabelled": list(comparison.cases.relabelled),
-    }
-    return payload
-
-
-def _floor_flags(floors: Floors) -> list[tuple[str, float | None]]:
-    return [(floor_flag(m), v) for m, v in floors.by_metric().items()]

@@ -107,7 +107,6 @@ class GateResult:
     floor_checks: tuple[FloorCheck, ...]
     # Drops that fail the gate (when a tolerance is set) ...
     regressions: tuple[Regression, ...]
-    integrity_problems: tuple[str, ...] = ()
     # ... and drops beyond the tolerance that do not, each with its reason.
     exempt: tuple[Regression, ...] = ()
 
@@ -142,16 +141,16 @@ def decide(
     floors: Floors,
     regressions: Sequence[Regression] = (),
     max_regression: float | None = None,
-    integrity_problems: Sequence[str] = (),
 ) -> GateResult:
-    """The verdict: ``fail`` on integrity problems, a missed set floor or a
-    regression beyond a set tolerance that is not exempt; ``report-only`` when
-    no knob is set. Exempt regressions are kept apart in ``exempt``."""
+    """The verdict: ``fail`` on a missed set floor or a regression beyond a set
+    tolerance that is not exempt; ``report-only`` when no knob is set. Exempt
+    regressions are kept apart in ``exempt``. (Dataset integrity is no knob: a
+    labelling error stops the command before anything is scored.)"""
     checks = check_floors(aggregates, floors)
     enforced = floors.active or max_regression is not None
     failing = tuple(r for r in regressions if r.exempt is None)
     exempt = tuple(r for r in regressions if r.exempt is not None)
-    failed = bool(integrity_problems) or any(c.failed for c in checks)
+    failed = any(c.failed for c in checks)
     if max_regression is not None and failing:
         failed = True
     if failed:
@@ -164,7 +163,6 @@ def decide(
         verdict=verdict,
         floor_checks=checks,
         regressions=failing,
-        integrity_problems=tuple(integrity_problems),
         exempt=exempt,
     )
 

@@ -34,13 +34,9 @@ __all__ = [
     "NDCG",
     "RECALL",
     "dedupe_first",
-    "hit_at_k",
     "ideal_dcg",
-    "ndcg_at_k",
-    "recall_at_k",
     "score_ranking",
     "score_top",
-    "score_triad",
     "top_k",
 ]
 
@@ -84,24 +80,6 @@ def ideal_dcg(n_relevant: int, k: int) -> float:
     n = min(n_relevant, k)
     _grow(n)
     return _IDEAL[n]
-
-
-def hit_at_k(ranking: Iterable[str], gold: Set[str], k: int) -> float:
-    """1.0 if any gold id is among the first k distinct ids, else 0.0."""
-    return 1.0 if not gold.isdisjoint(top_k(ranking, k)) else 0.0
-
-
-def recall_at_k(ranking: Iterable[str], gold: Set[str], k: int) -> float:
-    """|gold ∩ top-k| / |gold| over the first k distinct ids."""
-    return sum(1 for card in top_k(ranking, k) if card in gold) / len(gold)
-
-
-def ndcg_at_k(ranking: Iterable[str], gold: Set[str], k: int) -> float:
-    """Binary-gain nDCG@k with the ideal ranking cut at k (never above 1.0)."""
-    top = top_k(ranking, k)
-    _grow(len(top))
-    dcg = sum(_DISCOUNT[i] for i, card in enumerate(top) if card in gold)
-    return dcg / ideal_dcg(len(gold), k)
 
 
 def score_ranking(
@@ -161,15 +139,3 @@ def score_top(
         RECALL: found / n_rel,
         NDCG: dcg / _IDEAL[n_ideal],
     }
-
-
-def score_triad(
-    ranking: Sequence[str], gold: Set[str], rel: Set[str], k: int
-) -> tuple[float, float, float]:
-    """(hit@k, recall@k, nDCG@k) for a non-empty ``gold`` and relevance set ``rel``.
-
-    The positional form of :func:`score_ranking`: pass ``rel`` as the very
-    object ``gold`` when the case has no separate relevance set.
-    """
-    metrics = score_ranking(ranking, gold=gold, relevant=None if rel is gold else rel, k=k)
-    return metrics[HIT], metrics[RECALL], metrics[NDCG]

@@ -11,7 +11,7 @@ What a step can hand back to the runner, and nothing else:
 and what a step can learn from it: the event that triggered the run
 (`load_event`, from the file named by ``GITHUB_EVENT_PATH``). What a
 comparison becomes there — outputs and annotations — is decided by the pure
-`comparison_outputs` and `comparison_annotations`.
+`recall_gate.report.actions`.
 
 It receives the two paths and the stream; the CLI reads them from the
 environment. Outside Actions (no paths, ``commands=False``) outputs and the
@@ -33,27 +33,23 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal, TextIO
+from typing import Final, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from recall_gate.core.metric_registry import GATED_METRICS, metric_label
-from recall_gate.core.staleness import describe_embedder
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, read_text
-from recall_gate.report.github_limits import MAX_ANNOTATIONS_PER_LEVEL, SUMMARY_MAX_BYTES
+from recall_gate.report.actions import AnnotationLevel
+from recall_gate.report.github_limits import SUMMARY_MAX_BYTES
 
 __all__ = [
     "SUMMARY_MAX_BYTES",
     "ActionsRunner",
-    "Annotation",
     "AnnotationLevel",
     "EventContext",
-    "comparison_annotations",
-    "comparison_outputs",
     "escape_data",
     "escape_property",
     "load_event",
@@ -64,8 +60,6 @@ _SUMMARY_CUT_NOTE: Final = (
     "the whole report is in the `report-markdown` file.\n"
 )
 _OUTPUT_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-
-AnnotationLevel = Literal["error", "warning", "notice"]
 
 
 def escape_data(text: str) -> str:
@@ -250,222 +244,3 @@ def load_event(path: Path) -> EventContext:
             label = f"{head_repo.owner.login}:{run.head_branch}"
         return EventContext(repository=repository, head_sha=run.head_sha, head_label=label)
     return EventContext(repository=repository)
-
-
-# -- what a comparison becomes in Actions (pure) -------------------------------
-
-
-@dataclass(frozen=True, kw_only=True)
-class Annotation:
-    level: AnnotationLevel
-    title: str
-    message: str
-
-
-def _number(value: Any) -> str:
-    """An output value: a float to 6 decimals (as the results file), else as given."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{round(value, 6):.6g}" if value else "0"
-    return str(value)
-
-
-def comparison_outputs(comparison: Mapping[str, Any]) -> dict[str, str]:
-    """The action's outputs from ``compare --json``: one key each, same names."""
-    return {key: _number(comparison.get(key)) for key in _OUTPUT_KEYS}
-
-
-_OUTPUT_KEYS: Final = ("verdict", "hit", "recall", "ndcg", "n", "regressions")
-
-
-def _floor_flag_of(metric: str) -> str:
-    flags = {m.key: m.floor_flag for m in GATED_METRICS}
-    return flags.get(metric) or "min-*"
-
-
-def _floor_text(item: Mapping[str, Any], k: int) -> str:
-    observed = item.get("observed")
-    seen = "nothing scored" if observed is None else f"{observed:.3f}"
-    flag = _floor_flag_of(str(item.get("metric")))
-    return (
-        f"{metric_label(str(item.get('metric')), k)} is {seen} (n={item.get('n', 0)}), "
-        f"below the floor {float(item.get('floor') or 0):.3f} ({flag})"
-    )
-
-
-# Cases named in one annotation; the job summary lists them all.
-_CASES_SHOWN: Final = 5
-_QUERY_CHARS: Final = 60
-_EXEMPT_TEXT: Final = {
-    "exempt_small_n": "exempt: too few compared cases (min-group-n)",
-    "exempt_not_significant": "exempt: not likely real by the noise test (require-significance)",
-}
-
-
-def _rank_text(rank: Any, k: int) -> str:
-    return f"out of top {k}" if rank is None else str(rank)
-
-
-def _case_text(case: Mapping[str, Any], k: int) -> str:
-    query = " ".join(str(case.get("query") or "").split())
-    if len(query) > _QUERY_CHARS:
-        query = query[: _QUERY_CHARS - 1].rstrip() + "…"
-    said = f" “{query}”" if query else ""
-    return (
-        f"{case.get('case_id')}{said} ({case.get('language')}, {case.get('case_type')}) "
-        f"rank {_rank_text(case.get('rank_before'), k)} → {_rank_text(case.get('rank_after'), k)}"
-    )
-
-
-def _cases_text(item: Mapping[str, Any], k: int) -> str:
-    cases = [c for c in item.get("cases") or () if isinstance(c, Mapping)]
-    if not cases:
-        return ""
-    shown = "; ".join(_case_text(c, k) for c in cases[:_CASES_SHOWN])
-    more = f"; and {len(cases) - _CASES_SHOWN} more" if len(cases) > _CASES_SHOWN else ""
-    return f"; cases: {shown}{more}"
-
-
-def _regression_text(item: Mapping[str, Any], k: int) -> str:
-    delta = float(item.get("delta") or 0.0)
-    exempt = _EXEMPT_TEXT.get(str(item.get("status")))
-    return (
-        f"{metric_label(str(item.get('metric')), k)} ({item.get('group')}): "
-        f"{float(item.get('baseline') or 0):.3f} → {float(item.get('current') or 0):.3f} "
-        f"({delta:+.3f}, n={item.get('n', 0)}), beyond the tolerance "
-        f"{float(item.get('tolerance') or 0):.3f}"
-        + (f", {exempt}" if exempt else "")
-        + _cases_text(item, k)
-    )
-
-
-_WOULD_FAIL_SHOWN: Final = 3
-
-
-def _capped(items: Sequence[Annotation]) -> list[Annotation]:
-    out: list[Annotation] = []
-    for level in ("error", "warning", "notice"):
-        same = [a for a in items if a.level == level]
-        if len(same) > MAX_ANNOTATIONS_PER_LEVEL:
-            rest = len(same) - (MAX_ANNOTATIONS_PER_LEVEL - 1)
-            same = [
-                *same[: MAX_ANNOTATIONS_PER_LEVEL - 1],
-                Annotation(
-                    level=same[0].level,
-                    title="recall-gate",
-                    message=f"… and {rest} more: see the job summary",
-                ),
-            ]
-        out += same
-    return out
-
-
-_STALE_FALLBACK: Final = {
-    "kb": "the knowledge base's card texts changed",
-    "config": "the retrieval settings changed (not recorded in the baseline)",
-    "dataset": "the cases changed",
-    "queries": "the cases' queries changed",
-}
-
-
-def _stale_text(reason: Mapping[str, Any], cases: Mapping[str, Any]) -> str:
-    """One stale reason in words (settings old → new), as the report says it."""
-    what = str(reason.get("what"))
-    changes = [c for c in reason.get("changes") or () if isinstance(c, Mapping)]
-    if changes:
-        return "; ".join(
-            f"{c.get('label')} {c.get('baseline') or 'unset'} → {c.get('current') or 'unset'}"
-            for c in changes
-        )
-    if what == "dataset" and any(cases.get(key) for key in ("added", "removed", "relabelled")):
-        return (
-            f"cases: {len(cases.get('added') or ())} added, "
-            f"{len(cases.get('removed') or ())} removed, "
-            f"{len(cases.get('relabelled') or ())} relabelled"
-        )
-    if what in _STALE_FALLBACK:
-        return _STALE_FALLBACK[what]
-    old, new = str(reason.get("baseline")), str(reason.get("current"))
-    if what == "embedder":
-        old, new = describe_embedder(old, new)
-    return f"{what.replace('_', ' ')} {old} → {new}"
-
-
-def comparison_annotations(comparison: Mapping[str, Any]) -> list[Annotation]:
-    """Errors for what fails the gate; warnings for what would fail in
-    report-only mode and for a stale baseline; a notice when there is none."""
-    k = int(comparison.get("k") or 0)
-    gate = comparison.get("gate") or {}
-    out: list[Annotation] = []
-    out += [
-        Annotation(level="error", title="recall-gate: dataset integrity", message=str(p))
-        for p in gate.get("integrity_problems") or ()
-    ]
-    out += [
-        Annotation(level="error", title="recall-gate: floor", message=_floor_text(item, k))
-        for item in gate.get("failed_floors") or ()
-    ]
-    out += [
-        Annotation(
-            level="error", title="recall-gate: regression", message=_regression_text(item, k)
-        )
-        for item in gate.get("regressions") or ()
-    ]
-    out += [
-        Annotation(
-            level="notice",
-            title="recall-gate: drop beyond the tolerance, exempt",
-            message=_regression_text(item, k),
-        )
-        for item in gate.get("exempt") or ()
-    ]
-    if comparison.get("verdict") == "report-only":
-        would = comparison.get("would_fail_detail") or {}
-        items = [_floor_text(i, k) for i in would.get("failed_floors") or ()]
-        items += [_regression_text(i, k) for i in would.get("regressions") or ()]
-        if items:
-            shown = "; ".join(items[:_WOULD_FAIL_SHOWN])
-            more = (
-                f"; and {len(items) - _WOULD_FAIL_SHOWN} more"
-                if len(items) > _WOULD_FAIL_SHOWN
-                else ""
-            )
-            out.append(
-                Annotation(
-                    level="warning",
-                    title="recall-gate (report-only): would fail if enforced",
-                    message=f"{len(items)} check(s) would fail at the suggested floors and a "
-                    f"{float(would.get('tolerance') or 0):.2f} tolerance: {shown}{more}. "
-                    "Set min-hit / min-recall / min-ndcg or max-regression to enforce.",
-                )
-            )
-    baseline = comparison.get("baseline") or {}
-    status = baseline.get("status")
-    source = baseline.get("source") or "the baseline"
-    if status == "missing":
-        out.append(
-            Annotation(
-                level="notice",
-                title="recall-gate: no baseline yet",
-                message=f"no baseline at {source}: nothing to compare with; run the "
-                "update-baseline workflow (or `recall-gate baseline update`) to create it",
-            )
-        )
-    elif status in ("stale", "not_comparable"):
-        reasons = "; ".join(
-            _stale_text(s, comparison.get("cases") or {})
-            for s in baseline.get("stale") or ()
-            if isinstance(s, Mapping)
-        )
-        what = "is stale" if status == "stale" else "is not comparable (another k)"
-        out.append(
-            Annotation(
-                level="warning",
-                title="recall-gate: baseline "
-                + ("stale" if status == "stale" else "not comparable"),
-                message=f"the baseline {source} {what}: {reasons}; refresh it with the "
-                "update-baseline workflow",
-            )
-        )
-    return _capped(out)

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ValidationError
 from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
 from recall_gate.errors import InputError
 from recall_gate.io.dataset import describe_validation_error, read_text
+from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
 
 __all__ = [
     "FLOAT_DIGITS",
@@ -30,6 +31,7 @@ __all__ = [
     "atomic_write_text",
     "dump_json",
     "dump_jsonl",
+    "read_comparison",
     "read_results",
     "write_results",
 ]
@@ -106,6 +108,8 @@ _ORJSON_SAFE_MIN = 1e-4
 _CASE_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 _CASES_MARK = "\u0000cases\u0000"
 _CASE_INDENT = b"    "  # a case is an item of the top-level "cases" list
+_CASE_SEPARATOR = b",\n"
+_BATCH = 512  # cases joined per write
 
 
 class ResultsWriter:
@@ -128,6 +132,8 @@ class ResultsWriter:
                 fix="check the directory and its permissions",
             ) from None
         self._count = 0
+        self._pending: list[bytes] = []
+        self._written = 0
 
     def __enter__(self) -> ResultsWriter:
         return self
@@ -154,10 +160,19 @@ class ResultsWriter:
             text = orjson.dumps(record, option=_CASE_OPTIONS)
         except TypeError:  # lone surrogates, tiny floats: json's own text
             text = _encode(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
-        handle = self._cases
-        handle.write(b",\n" + _CASE_INDENT if self._count else _CASE_INDENT)
-        handle.write(text.replace(b"\n", b"\n" + _CASE_INDENT))
+        self._pending.append(text)
         self._count += 1
+        if len(self._pending) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the pending cases, indented as items of the top-level list."""
+        if not self._pending:
+            return
+        text = _CASE_SEPARATOR.join(self._pending).replace(b"\n", b"\n" + _CASE_INDENT)
+        self._cases.write((_CASE_SEPARATOR if self._written else b"") + _CASE_INDENT + text)
+        self._written += len(self._pending)
+        self._pending.clear()
 
     def finish(
         self,
@@ -168,6 +183,7 @@ class ResultsWriter:
         cases_short_of_k: int = 0,
     ) -> None:
         """Write the results file: the cases added, then the given head."""
+        self._flush()
         skeleton = Results(
             k=k,
             provenance=provenance,
@@ -228,3 +244,29 @@ def dump_jsonl(records: Sequence[BaseModel]) -> str:
         json.dumps(r.model_dump(mode="json", exclude_none=True), ensure_ascii=False) + "\n"
         for r in records
     )
+
+
+_COMPARISON_FIX = "pass the file written by `recall-gate compare --json` (or `--comparison-json`)"
+
+
+def read_comparison(path: Path) -> ComparisonDocument:
+    """Load a comparison JSON and validate it against the comparison schema."""
+    source = str(path)
+    text = read_text(path, what="comparison file")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})", fix=_COMPARISON_FIX
+        ) from None
+    if not isinstance(data, dict) or data.get("kind") != COMPARISON_KIND:
+        raise InputError(
+            f"{source}: not a recall-gate comparison (no kind: {COMPARISON_KIND})",
+            fix=_COMPARISON_FIX,
+        )
+    try:
+        return ComparisonDocument.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(
+            f"{source}: {describe_validation_error(exc)}", fix=_COMPARISON_FIX
+        ) from None

@@ -282,8 +282,6 @@ def _verdict_lines(gate: GateResult, k: int, fmt: Format) -> str:
             if fmt == "markdown"
             else "Verdict: report-only (no floor or tolerance set)"
         )
-    for problem in gate.integrity_problems:
-        lines.append(f"- integrity: {problem}")
     for check in gate.floor_checks:
         if check.floor is None or not check.failed:
             continue

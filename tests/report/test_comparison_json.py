@@ -1,0 +1,97 @@
+"""The comparison JSON is a typed, versioned document: written from one
+comparison, validated when read back, refused when tampered with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from factories import baseline_of, case, results
+from recall_gate.core.compare import compare_to_baseline, judge_comparison
+from recall_gate.core.gate import Floors
+from recall_gate.core.records import CaseResult
+from recall_gate.errors import InputError
+from recall_gate.io.results_store import atomic_write_text, dump_json, read_comparison
+from recall_gate.report.comparison_json import ComparisonDocument, comparison_document
+
+
+def many(n: int, rank: int | None, *, prefix: str = "c") -> list[CaseResult]:
+    return [case(f"{prefix}{i:03d}", rank) for i in range(n)]
+
+
+def document() -> ComparisonDocument:
+    base = baseline_of(many(20, 1))
+    cur = results(many(18, 1) + many(2, None, prefix="z"))
+    comparison = compare_to_baseline(
+        current=cur, baseline=base, baseline_path="baselines/default.json"
+    )
+    verdict = judge_comparison(comparison, floors=Floors(min_hit=0.5), max_regression=0.5)
+    return comparison_document(comparison, verdict, profile="default")
+
+
+def test_comparison_json_carries_the_action_outputs_and_details() -> None:
+    payload = document().model_dump(mode="json")
+    assert payload["kind"] == "recall-gate-comparison"
+    assert payload["schema_version"] == 2
+    assert payload["verdict"] == "pass"
+    assert payload["regressions"] == 0
+    assert (payload["hit"], payload["n"]) == (0.9, 20)
+    assert payload["baseline"]["status"] == "ok"
+    assert payload["baseline"]["source"] == "baselines/default.json"
+    assert payload["gate"]["min_hit"] == 0.5
+    assert payload["gate"]["max_regression"] == 0.5
+    assert payload["cases"] == {
+        "compared": 18,
+        "added": ["z000", "z001"],
+        "removed": ["c018", "c019"],
+        "relabelled": [],
+    }
+    assert set(payload) == {
+        "kind", "schema_version", "profile", "k", "verdict", "regressions", "would_fail",
+        "hit", "recall", "ndcg", "n", "n_cases", "delta", "baseline", "gate",
+        "would_fail_detail", "suggested_floors", "deltas", "flips", "missed", "cases",
+    }  # fmt: skip
+
+
+def test_a_written_comparison_reads_back_equal(tmp_path: Path) -> None:
+    doc = document()
+    path = tmp_path / "comparison.json"
+    atomic_write_text(path, dump_json(doc.model_dump(mode="json")))
+    assert read_comparison(path) == ComparisonDocument.model_validate(
+        json.loads(path.read_text(encoding="utf-8"))
+    )
+    assert read_comparison(path).model_dump(mode="json") == json.loads(
+        dump_json(doc.model_dump(mode="json"))
+    )
+
+
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        (lambda d: d.update(verdict="great"), "verdict"),
+        (lambda d: d.update(extra="x"), "extra"),
+        (lambda d: d["gate"].update(regressions="none"), "gate.regressions"),
+        (lambda d: d.update(schema_version=1), "schema_version"),
+        (lambda d: d.pop("baseline"), "baseline"),
+    ],
+)
+def test_a_tampered_comparison_is_refused_naming_the_field(
+    tmp_path: Path, tamper: object, message: str
+) -> None:
+    data = document().model_dump(mode="json")
+    assert callable(tamper)
+    tamper(data)
+    path = tmp_path / "comparison.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(InputError, match=message) as raised:
+        read_comparison(path)
+    assert "compare --json" in raised.value.fix
+
+
+def test_a_file_that_is_not_a_comparison_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    path.write_text('{"schema_version": 1, "k": 5}', encoding="utf-8")
+    with pytest.raises(InputError, match="not a recall-gate comparison"):
+        read_comparison(path)
