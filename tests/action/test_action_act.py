@@ -343,8 +343,15 @@ def assert_one_evaluation_and_one_comparison(run: ActRun, *, profile: str) -> No
 
 
 def assert_token_never_printed(run: ActRun, *tokens: str) -> None:
+    """Nowhere in act's whole output: not in what the steps printed, not in act's own
+    lines. The one exception is act's record of the ``::add-mask::`` command
+    itself, which GitHub consumes and never shows (act logs its message as ***)."""
+    shown = [json.dumps(e) for e in run.events if e.get("command") != "add-mask"] + [
+        line for line in run.text.splitlines() if not line.startswith("{")
+    ]
     for token in tokens:
         assert token not in run.step_output
+        assert not [line for line in shown if token in line]
 
 
 # -- the PR check, score mode ---------------------------------------------------------
