@@ -36,7 +36,7 @@ from recall_gate.report.comparison import (
     render_comparison_text,
 )
 from recall_gate.report.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
-from recall_gate.report.results import escape_markdown
+from recall_gate.report.markup import escape_markdown
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("RECALL_GATE_UPDATE_GOLDEN") == "1"
