@@ -71,11 +71,16 @@ def read_baseline_history(
     the file.
     """
     shown = display or str(path)
-    top = _git(["rev-parse", "--show-toplevel"], cwd=cwd)
+    # The repository is the baseline's, wherever the command runs from.
+    folder = (cwd / path).parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    top = _git(["rev-parse", "--show-toplevel"], cwd=folder)
     if top.returncode != 0:
         raise InputError(
-            f"{cwd} is not inside a git work tree, so {shown} has no history",
-            fix="run `recall-gate history` in a clone of the repository that commits the baseline",
+            f"{folder} is not inside a git work tree, so {shown} has no history",
+            fix="run `recall-gate history` on a clone of the repository that commits the "
+            "baseline (--config or --baseline point at it)",
         )
     root = Path(top.stdout.decode("utf-8", "replace").strip()).resolve()
     try:
