@@ -40,14 +40,16 @@ test-act: $(STAMP)
 
 check: lint types zizmor test
 
-# Scoring path vs ranx and pytrec_eval (10^6 cases), then the built-in runner
-# (cold / warm / overhead ratio on the reference set). bench-scale: 10k cards.
+# Scoring: score --json and streamed score vs pytrec_eval and ranx at 2*10^5 and
+# 10^6 cases, plus the commands' start-up; then the built-in runner (cold / warm
+# / overhead ratio on the reference set). bench-scale: 10k cards, dense vs hybrid
+# (the embedding cache is kept in .recall-gate-cache-scale: only the first run is cold).
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks scoring
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner
 
 bench-scale: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner --only-scale
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner --only-scale --cache-dir .recall-gate-cache-scale
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

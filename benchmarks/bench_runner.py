@@ -2,7 +2,7 @@
 
     python benchmarks/bench_runner.py                 # reference set: cold, warm, overhead
     python benchmarks/bench_runner.py --scale         # + SYNTHETIC 10,000 cards / 5,000 cases
-    python benchmarks/bench_runner.py --only-scale [--cards N --cases M]
+    python benchmarks/bench_runner.py --only-scale [--cards N --cases M] [--cache-dir D] [--stores]
 
 Reference set (the config's KB and cases, k from the config):
 
@@ -46,20 +46,22 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.scale_corpus import generate, write_corpus
-from recall_gate.core.aggregate import aggregate
-from recall_gate.core.evaluate import score_case
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import Card, Case
 from recall_gate.io.config import (
     CacheSettings,
     Config,
+    RetrievalSettings,
     StoreSettings,
     load_config,
 )
 from recall_gate.io.dataset import load_cards, load_cases
+from recall_gate.io.scoring import score_capture
 from recall_gate.runner import STAGES, Capture, Embedder, capture, chunk_cards
+from recall_gate.runner.bm25 import BM25_DIR
 
 REPO = Path(__file__).resolve().parent.parent
+TARGET_HYBRID = 1.3  # hybrid ÷ dense wall time at 10k cards, warm caches
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -77,10 +79,12 @@ def _run(
         config, cards, cases, progress=False, log=lambda _: None, embedder=embedder
     )
     before_score = time.perf_counter()
-    aggregates = aggregate(
-        score_case(case, artifact.ranked_card_ids(), k=config.k)
-        for case, artifact in zip(cases, captured.artifacts, strict=True)
-    )
+    aggregates = score_capture(
+        enumerate(captured.artifacts, start=1),
+        k=config.k,
+        cases=cases,
+        artifacts_source="the capture",
+    ).aggregates
     done = time.perf_counter()
     timings = dict(captured.timings_ms)
     timings["score"] = (done - before_score) * 1000.0
@@ -207,6 +211,7 @@ def _scale_worker(args: argparse.Namespace) -> None:
     """One scale variant in this process; prints one JSON line."""
     config = Config(
         k=5,
+        retrieval=RetrievalSettings(mode=args.mode),
         cache=CacheSettings(path=args.cache),
         store=(
             StoreSettings(
@@ -281,7 +286,12 @@ def _peak_rss_mib(pid: int) -> float:
     return float("nan")
 
 
-def bench_scale(n_cards: int, n_cases: int, work: Path) -> None:
+def bench_scale(n_cards: int, n_cases: int, work: Path, *, cache: Path, stores: bool) -> None:
+    """Dense vs hybrid at scale, cold and warm; with ``stores``, also on disk and a server.
+
+    ``cache`` is the embedding (and BM25) cache: a folder kept between runs
+    makes "dense, 1st" warm too (the model then never loads).
+    """
     cards, cases = generate(n_cards, n_cases)
     corpus = work / "scale-corpus"
     write_corpus(cards, cases, corpus)
@@ -290,28 +300,52 @@ def bench_scale(n_cards: int, n_cases: int, work: Path) -> None:
         f"\nSYNTHETIC scale corpus: {n_cards:,} cards → {n_chunks:,} chunks, {n_cases:,} cases "
         "(generated; measures growth, not quality)"
     )
-    cache = work / "scale-cache"
     columns: dict[str, dict[str, Any]] = {}
-    columns["in-memory, cold"] = _worker("embedded", corpus, cache, collection=_collection("c"))
-    columns["in-memory, warm"] = _worker("embedded", corpus, cache, collection=_collection("w"))
-    disk, name = work / "s-disk", _collection("disk")
-    columns["on disk, 1st"] = _worker("embedded", corpus, cache, collection=name, store_path=disk)
-    columns["on disk, reuse"] = _worker("embedded", corpus, cache, collection=name, store_path=disk)
-    with _chroma_server(work / "server-db") as (port, pid):
-        columns["server, warm"] = _worker(
-            "server", corpus, cache, collection=_collection("srv"), port=port
+    columns["dense, 1st"] = _worker("embedded", corpus, cache, collection=_collection("c"))
+    columns["dense, warm"] = _worker("embedded", corpus, cache, collection=_collection("w"))
+    shutil.rmtree(cache / BM25_DIR, ignore_errors=True)
+    columns["hybrid, BM25 cold"] = _worker(
+        "embedded", corpus, cache, collection=_collection("h"), mode="hybrid"
+    )
+    columns["hybrid, warm"] = _worker(
+        "embedded", corpus, cache, collection=_collection("hw"), mode="hybrid"
+    )
+    server_rss = None
+    if stores:
+        disk, name = work / "s-disk", _collection("disk")
+        columns["on disk, 1st"] = _worker(
+            "embedded", corpus, cache, collection=name, store_path=disk
         )
-        server_rss = _peak_rss_mib(pid)
+        columns["on disk, reuse"] = _worker(
+            "embedded", corpus, cache, collection=name, store_path=disk
+        )
+        with _chroma_server(work / "server-db") as (port, pid):
+            columns["server, warm"] = _worker(
+                "server", corpus, cache, collection=_collection("srv"), port=port
+            )
+            server_rss = _peak_rss_mib(pid)
     _table("scale, per stage (ms)", columns, [*STAGES, "score", "total", "process wall"])
     print(
         "\n  peak RSS (MiB):  "
         + "  ".join(f"{k}: {v['max_rss_mib']:,.0f}" for k, v in columns.items())
     )
-    print(f"  chroma server process peak RSS: {server_rss:,.0f} MiB")
-    cold = columns["in-memory, cold"]["timings_ms"]
-    encode = cold["embed_kb"] + cold["embed_queries"]
-    ratio = cold["total"] / encode
-    print(f"  cold encode (chunks + queries): {encode:,.0f} ms; cold total ÷ encode: {ratio:.2f}")
+    if server_rss is not None:
+        print(f"  chroma server process peak RSS: {server_rss:,.0f} MiB")
+    first = columns["dense, 1st"]["timings_ms"]
+    if columns["dense, 1st"]["model_loaded"]:
+        encode = first["embed_kb"] + first["embed_queries"]
+        print(
+            f"  cold encode (chunks + queries): {encode:,.0f} ms; "
+            f"cold total ÷ encode: {first['total'] / encode:.2f}"
+        )
+    dense = columns["dense, warm"]["timings_ms"]
+    for name in ("hybrid, BM25 cold", "hybrid, warm"):
+        hybrid = columns[name]["timings_ms"]
+        print(
+            f"  {name} ÷ dense, warm: {hybrid['total'] / dense['total']:.2f}× in-process, "
+            f"{hybrid['process wall'] / dense['process wall']:.2f}× process wall "
+            f"(target for warm: ≤ {TARGET_HYBRID:.1f}×)"
+        )
     print("  hit@5 (synthetic): " + "  ".join(f"{k}: {v['hit']:.3f}" for k, v in columns.items()))
 
 
@@ -322,6 +356,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--only-scale", action="store_true", help="run only the scale benchmark")
     parser.add_argument("--cards", type=int, default=10_000)
     parser.add_argument("--cases", type=int, default=5_000)
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="embedding + BM25 cache for the scale runs, kept between runs (default: a temp dir)",
+    )
+    parser.add_argument(
+        "--stores", action="store_true", help="scale: also on disk and a chroma server"
+    )
+    parser.add_argument("--mode", default="dense", help=argparse.SUPPRESS)
     parser.add_argument("--scale-worker", choices=("embedded", "server"), help=argparse.SUPPRESS)
     parser.add_argument("--pure-encode-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
@@ -342,7 +385,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         if not args.only_scale:
             bench_reference(args.config, work)
         if args.scale or args.only_scale:
-            bench_scale(args.cards, args.cases, work)
+            cache = args.cache_dir or work / "scale-cache"
+            bench_scale(args.cards, args.cases, work, cache=cache, stores=args.stores)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

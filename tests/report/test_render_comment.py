@@ -9,15 +9,14 @@ Each state of DESIGN.md "The PR comment" has one file; review its diff like code
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 import pytest
 
 import factories
 from factories import LANGS, case
+from golden import assert_golden
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import (
     BaselineEdit,
@@ -38,25 +37,8 @@ from recall_gate.report.comparison import (
 from recall_gate.report.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.report.markup import escape_markdown
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden"
-UPDATE = os.environ.get("RECALL_GATE_UPDATE_GOLDEN") == "1"
 SHA_OLD = "1111111111111111111111111111111111111111"
 SHA_NEW = "2222222222222222222222222222222222222222"
-
-
-def assert_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if UPDATE:
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8", newline="\n")
-        return
-    if not path.exists():
-        pytest.fail(f"{path} is missing: run with RECALL_GATE_UPDATE_GOLDEN=1 to create it")
-    expected = path.read_text(encoding="utf-8")
-    assert text == expected, (
-        f"{name} differs from the golden file; if the change is intended, "
-        "re-run with RECALL_GATE_UPDATE_GOLDEN=1 and review the diff"
-    )
 
 
 # --- scenarios ---------------------------------------------------------------------
@@ -308,7 +290,7 @@ def test_a_real_size_report_fits_githubs_limit_and_the_full_one_does_not() -> No
     )
     assert note in short
     assert short.split("<details>")[0].replace(note, "") == full.split("<details>")[0]
-    assert short.count("<details>") == short.count("</details>")
+    assert short.count("<details") == short.count("</details>")
 
 
 HOSTILE_CASE = "evil|id `rm -rf` <script>alert(1)</script> @org/team\nnext #1"

@@ -28,6 +28,7 @@ from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.gate import suggest_floors
+from recall_gate.core.history import trend_point
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
 from recall_gate.errors import InputError
@@ -39,10 +40,11 @@ from recall_gate.io.baseline_store import (
     write_baseline,
 )
 from recall_gate.io.config_edit import write_gate_settings
-from recall_gate.io.files import atomic_write_text, describe_validation_error
+from recall_gate.io.files import atomic_write_text, describe_validation_error, dump_json
 from recall_gate.report.comparison import (
     render_baseline_update,
 )
+from recall_gate.report.history import history_json, render_history
 from recall_gate.report.markup import table
 
 
@@ -142,7 +144,72 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="write the floors into this config's `gate:` section (comments and order kept)",
     )
 
-    return {"compare": _cmd_compare, "baseline": _cmd_baseline, "floors": _cmd_floors}
+    history = sub.add_parser(
+        "history",
+        help="the trend of every committed version of baselines/<profile>.json",
+        description="Read every committed version of the profile's baseline from git and "
+        "print the trend of each metric (overall, with n per point): Mermaid line charts and "
+        "a table, as Markdown.",
+    )
+    add_config(history)
+    add_profile(history)
+    add_baseline_file(history, "--baseline")
+    history.add_argument(
+        "--since",
+        type=optional_text,
+        metavar="REF",
+        help="start at the version the baseline had at this git revision",
+    )
+    history.add_argument(
+        "--markdown", type=optional_path, metavar="PATH", help="write the Markdown here too"
+    )
+    history.add_argument(
+        "--json", type=optional_path, metavar="PATH", help="write the trend as JSON here"
+    )
+
+    return {
+        "compare": _cmd_compare,
+        "baseline": _cmd_baseline,
+        "floors": _cmd_floors,
+        "history": _cmd_history,
+    }
+
+
+def _cmd_history(args: argparse.Namespace, io: Io) -> int:
+    from recall_gate.io.baseline_history import read_baseline_history
+
+    settings = resolve_settings(args, io)
+    shown = display_path(settings.baseline, io)
+    versions = read_baseline_history(settings.baseline, cwd=io.cwd, since=args.since, display=shown)
+    points = [
+        trend_point(v.baseline, commit=v.commit, committed_at=v.committed_at) for v in versions
+    ]
+    text = render_history(points, path=shown)
+    if args.json is not None:
+        atomic_write_text(
+            args.json, dump_json(history_json(points, profile=settings.profile, path=shown))
+        )
+    if args.markdown is not None:
+        atomic_write_text(args.markdown, text)
+    io.stdout.write(text)
+    return 0
+
+
+def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
+    """The committed trend of the baseline at ``path`` plus ``new`` as the proposed
+    point, for the update's report; ``None`` outside git or before a first commit."""
+    from recall_gate.io.baseline_history import read_baseline_history
+
+    try:
+        versions = read_baseline_history(path, cwd=io.cwd, display=shown)
+    except InputError:
+        return None
+    points = [
+        trend_point(v.baseline, commit=v.commit, committed_at=v.committed_at) for v in versions
+    ]
+    if versions[-1].baseline != new:
+        points.append(trend_point(new, commit=None, committed_at=None))
+    return render_history(points, path=shown, heading=False)
 
 
 def _cmd_compare(args: argparse.Namespace, io: Io) -> int:
@@ -236,9 +303,11 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
         current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
     )
     if args.markdown is not None:
-        atomic_write_text(
-            args.markdown, render_baseline_update(comparison, new=baseline, path=shown)
-        )
+        body = render_baseline_update(comparison, new=baseline, path=shown)
+        trend = _trend_with(baseline, out, io, shown)
+        if trend is not None:
+            body += f"\n#### Trend\n\n{trend}"
+        atomic_write_text(args.markdown, body)
     io.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
     return 0
 

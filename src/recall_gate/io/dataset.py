@@ -329,6 +329,9 @@ def _artifact_at(obj: Any, *, number: int, source: str) -> Artifact:
     return _validate(Artifact, obj, where=where, fix=_ARTIFACT_FIX)
 
 
+_VALIDATE_ARTIFACT_JSON = Artifact.__pydantic_validator__.validate_json
+
+
 def parse_artifact_line(line: str, *, number: int, source: str) -> Artifact:
     """One artifacts JSONL line, validated against :class:`Artifact`.
 
@@ -338,7 +341,7 @@ def parse_artifact_line(line: str, *, number: int, source: str) -> Artifact:
     or the fields), and accepts what only it accepts (``NaN``, say).
     """
     try:
-        return Artifact.model_validate_json(line)
+        return _VALIDATE_ARTIFACT_JSON(line)  # type: ignore[no-any-return]
     except ValidationError:
         pass
     return _artifact_at(

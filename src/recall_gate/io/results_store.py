@@ -50,6 +50,8 @@ _ORJSON_SAFE_MIN = 1e-4
 _CASE_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 _CASES_MARK = "\u0000cases\u0000"
 _CASE_INDENT = b"    "  # a case is an item of the top-level "cases" list
+_CASE_SEPARATOR = b",\n"
+_BATCH = 512  # cases joined per write
 
 
 class ResultsWriter:
@@ -72,6 +74,8 @@ class ResultsWriter:
                 fix="check the directory and its permissions",
             ) from None
         self._count = 0
+        self._pending: list[bytes] = []
+        self._written = 0
 
     def __enter__(self) -> ResultsWriter:
         return self
@@ -98,10 +102,19 @@ class ResultsWriter:
             text = orjson.dumps(record, option=_CASE_OPTIONS)
         except TypeError:  # lone surrogates, tiny floats: json's own text
             text = encode_text(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
-        handle = self._cases
-        handle.write(b",\n" + _CASE_INDENT if self._count else _CASE_INDENT)
-        handle.write(text.replace(b"\n", b"\n" + _CASE_INDENT))
+        self._pending.append(text)
         self._count += 1
+        if len(self._pending) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the pending cases, indented as items of the top-level list."""
+        if not self._pending:
+            return
+        text = _CASE_SEPARATOR.join(self._pending).replace(b"\n", b"\n" + _CASE_INDENT)
+        self._cases.write((_CASE_SEPARATOR if self._written else b"") + _CASE_INDENT + text)
+        self._written += len(self._pending)
+        self._pending.clear()
 
     def finish(
         self,
@@ -112,6 +125,7 @@ class ResultsWriter:
         cases_short_of_k: int = 0,
     ) -> None:
         """Write the results file: the cases added, then the given head."""
+        self._flush()
         skeleton = Results(
             k=k,
             provenance=provenance,

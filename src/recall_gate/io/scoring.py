@@ -64,13 +64,17 @@ class _LabelTexts:
 
     def __init__(self) -> None:
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="recall-gate-labels.")  # noqa: SIM115
+        self._pending: list[bytes] = []
         self._ids: list[str] = []
         self._ends = array("q")
         self._size = 0
 
     def add(self, case_id: str, label: Label) -> None:
         text = label_text(case_id, *label)
-        self._file.write(text)
+        self._pending.append(text)
+        if len(self._pending) >= 512:
+            self._file.write(b"".join(self._pending))
+            self._pending.clear()
         self._size += len(text)
         self._ids.append(case_id)
         self._ends.append(self._size)
@@ -78,6 +82,8 @@ class _LabelTexts:
     def fingerprint(self) -> str:
         ids, ends = self._ids, self._ends
         order = sorted(range(len(ids)), key=ids.__getitem__)
+        self._file.write(b"".join(self._pending))
+        self._pending.clear()
         self._file.flush()
         if not self._size:
             return fingerprint_texts(())

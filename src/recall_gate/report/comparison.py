@@ -39,6 +39,7 @@ from recall_gate.core.profile import comment_marker
 from recall_gate.core.records import Aggregates, MetricSummary
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
+from recall_gate.report.charts import ChartSeries, bar_and_line_chart
 from recall_gate.report.github_limits import comment_length
 from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
 from recall_gate.report.results import LANGUAGE_CAVEAT, RECALL_CAVEAT, capture_notes, missed_table
@@ -202,6 +203,29 @@ def _delta_table(
         )
     header = ["group", "n", "metric", *columns, "Δ", "noise"]
     return table(header, rows, style.fmt)
+
+
+def _chart_section(comparison: Comparison, style: _Style) -> str | None:
+    """Baseline vs this run per metric, for overall and every group (Markdown only)."""
+    if not style.md or not comparison.deltas:
+        return None
+    k = comparison.k
+    groups = list(dict.fromkeys(d.group for d in comparison.deltas))
+    labels = [g.name if g.kind != "overall" else "overall" for g in groups]
+    charts = []
+    for metric in METRIC_KEYS:
+        by_group = {d.group: d for d in comparison.deltas if d.metric == metric}
+        charts.append(
+            bar_and_line_chart(
+                title=f"{metric_label(metric, k)}: bars this run, line baseline",
+                labels=labels,
+                bars=ChartSeries(values=tuple(by_group[g].current for g in groups)),
+                line=ChartSeries(values=tuple(by_group[g].baseline for g in groups)),
+                y_label=metric_label(metric, k),
+            )
+        )
+    summary = "Chart: baseline (line) vs this run (bars), per metric and group"
+    return "\n\n".join([f"<details open><summary>{summary}</summary>", *charts, "</details>"])
 
 
 def _current_table(aggregates: Aggregates, k: int, style: _Style) -> str:
@@ -835,6 +859,7 @@ def _render(
     else:
         parts.append(_current_table(comparison.current.aggregates, comparison.k, style))
     for section in (
+        _chart_section(comparison, style),
         _flips_section(comparison, style),
         _cases_section(comparison, style),
         _missed_section(comparison, style),
@@ -871,7 +896,7 @@ def _hard_cut(text: str, max_chars: int) -> str:
     while comment_length(cut) > room:
         cut = cut[: len(cut) - (comment_length(cut) - room)]
     cut = cut.rsplit("\n", 1)[0]
-    if cut.count("<details>") > cut.count("</details>"):
+    if cut.count("<details") > cut.count("</details>"):
         cut += closing
     return cut + tail
 

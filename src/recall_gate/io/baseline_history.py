@@ -1,0 +1,159 @@
+"""Every committed version of a baseline file, from git (adapter: runs git).
+
+``git log`` lists the commits that touched the file (oldest first), and
+``git show <commit>:<path>`` reads each version; a commit that deleted the
+file has no version and is skipped. Versions that are not valid baselines
+are an error naming the commit, not a silent gap in the trend.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from recall_gate.core.baseline import Baseline
+from recall_gate.errors import InputError
+from recall_gate.io.baseline_store import parse_baseline
+
+__all__ = ["CommittedBaseline", "read_baseline_history"]
+
+_TIMEOUT = 60
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommittedBaseline:
+    """One committed version: the commit that wrote it, when, and its content."""
+
+    commit: str
+    committed_at: str  # ISO 8601, the committer date
+    subject: str
+    baseline: Baseline
+
+
+def _git(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=cwd, capture_output=True, check=False, timeout=_TIMEOUT
+        )
+    except FileNotFoundError:
+        raise InputError(
+            "history needs git, and git is not installed", fix="install git and run it in a clone"
+        ) from None
+    except subprocess.TimeoutExpired:
+        raise InputError(
+            f"git {' '.join(args)} did not answer within {_TIMEOUT} s", fix="check the repository"
+        ) from None
+
+
+def _valid_ref(ref: str) -> bool:
+    # No option-looking or whitespace refs: the ref goes on git's command line.
+    return (
+        bool(ref)
+        and not ref.startswith("-")
+        and all(c.isprintable() and not c.isspace() for c in ref)
+    )
+
+
+def _first_line(done: subprocess.CompletedProcess[bytes]) -> str:
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[0] if lines else "error"
+
+
+def _repository(path: Path, *, cwd: Path, shown: str) -> tuple[Path, str]:
+    """The work tree that holds ``path`` (git runs where the baseline lives,
+    wherever the command runs from) and the path inside it."""
+    folder = (cwd / path).parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    top = _git(["rev-parse", "--show-toplevel"], cwd=folder)
+    if top.returncode != 0:
+        raise InputError(
+            f"{folder} is not inside a git work tree, so {shown} has no history",
+            fix="run `recall-gate history` on a clone of the repository that commits the "
+            "baseline (--config or --baseline point at it)",
+        )
+    root = Path(top.stdout.decode("utf-8", "replace").strip()).resolve()
+    try:
+        return root, (cwd / path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        raise InputError(
+            f"{shown}: the baseline is outside the git work tree {root}",
+            fix="pass a baseline inside the repository (--profile or --config)",
+        ) from None
+
+
+_FORMAT = "--format=%H%x09%cI%x09%s"
+
+
+def _commits(root: Path, relative: str, since: str | None) -> list[list[str]]:
+    """(sha, date, subject) of each commit that touched the file, oldest first;
+    with ``since``, the last one at that revision first."""
+    revisions = ["HEAD"]
+    if since is not None:
+        known = (
+            _valid_ref(since)
+            and not _git(
+                ["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"], cwd=root
+            ).returncode
+        )
+        if not known:
+            raise InputError(
+                f"--since {since!r}: unknown git revision",
+                fix="pass a branch, tag or commit (fetch it first in a shallow clone)",
+            )
+        revisions = [f"{since}..HEAD"]
+    log = _git(["log", "--reverse", _FORMAT, *revisions, "--", relative], cwd=root)
+    if log.returncode != 0:
+        raise InputError(f"git log of {relative}: {_first_line(log)}", fix="check the repository")
+    lines = log.stdout.decode("utf-8", "replace").splitlines()
+    if since is not None:
+        start = _git(["log", "-1", _FORMAT, since, "--", relative], cwd=root)
+        if start.returncode == 0:
+            lines = start.stdout.decode("utf-8", "replace").splitlines()[:1] + lines
+    return [line.split("\t", 2) for line in lines if line.count("\t") >= 2]
+
+
+def _version(root: Path, sha: str, relative: str) -> Baseline | None:
+    """The baseline as committed in ``sha``; ``None`` if that commit deleted it."""
+    spec = f"{sha}:{relative}"
+    if _git(["cat-file", "-e", spec], cwd=root).returncode:
+        return None
+    blob = _git(["cat-file", "blob", spec], cwd=root)
+    if blob.returncode:
+        raise InputError(f"{spec}: git cannot read it ({_first_line(blob)})", fix="check git")
+    try:
+        text = blob.stdout.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{spec}: not UTF-8 text", fix="that commit holds a corrupted baseline"
+        ) from None
+    return parse_baseline(text, source=f"{sha[:12]}:{relative}", path_hint=relative)
+
+
+def read_baseline_history(
+    path: Path, *, cwd: Path, since: str | None = None, display: str | None = None
+) -> list[CommittedBaseline]:
+    """Every committed version of the baseline at ``path``, oldest first.
+
+    ``since``: only versions committed after that revision, plus the version
+    the file had at it (the starting point of the trend). Raises InputError
+    outside a git work tree, for an unknown revision, or when no commit holds
+    the file.
+    """
+    root, relative = _repository(path, cwd=cwd, shown=display or str(path))
+    out = []
+    for sha, date, subject in _commits(root, relative, since):
+        baseline = _version(root, sha, relative)
+        if baseline is not None:
+            out.append(
+                CommittedBaseline(commit=sha, committed_at=date, subject=subject, baseline=baseline)
+            )
+    if not out:
+        where = f" since {since}" if since else ""
+        raise InputError(
+            f"{relative}: no committed version{where}, so there is no trend to show",
+            fix="commit a baseline first (`recall-gate baseline update`, then git commit), "
+            "or check --profile",
+        )
+    return out
