@@ -228,6 +228,7 @@ def _score(capture: str, out: Path) -> Path:
         ],
         {},
         stdout=io.StringIO(),
+        cwd=out.parent,  # no recall-gate.yaml there: the capture alone is scored
     )
     assert code == 0
     return out
