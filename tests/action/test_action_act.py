@@ -219,6 +219,7 @@ def _score(capture: str, out: Path) -> Path:
         ["score", "--artifacts", str(ACT_DIR / "data" / capture), "--json", str(out)],
         {},
         stdout=io.StringIO(),
+        cwd=out.parent,  # no recall-gate.yaml there: the capture alone is scored
     )
     assert code == 0
     return out

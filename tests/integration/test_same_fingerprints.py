@@ -3,13 +3,12 @@ scored later against the baseline that run made, is comparable and unchanged."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from recall_gate.cli import main
+from cli_runner import CliRun, run_cli
 
 pytestmark = pytest.mark.integration
 
@@ -31,10 +30,8 @@ CASES = "cases:\n" + "".join(
 )
 
 
-def cli(cwd: Path, *argv: str) -> tuple[int, str, str]:
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = main(list(argv), environ={}, stdout=stdout, stderr=stderr, cwd=cwd)
-    return code, stdout.getvalue(), stderr.getvalue()
+def cli(cwd: Path, *argv: str) -> CliRun:
+    return run_cli(argv, cwd=cwd)
 
 
 def test_run_then_baseline_then_score_of_its_capture_is_comparable_and_unchanged(

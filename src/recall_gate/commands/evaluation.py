@@ -44,7 +44,8 @@ from recall_gate.errors import GateFailure, InputError
 from recall_gate.io.artifacts import CaptureWatch, write_artifacts
 from recall_gate.io.config import Config
 from recall_gate.io.dataset import iter_artifacts, load_cards, load_cases
-from recall_gate.io.results_store import ResultsWriter, atomic_write_text, read_results
+from recall_gate.io.files import atomic_write_text
+from recall_gate.io.results_store import ResultsWriter, read_results
 from recall_gate.io.scoring import ScoredCapture, score_capture
 from recall_gate.report.results import render_summary
 
