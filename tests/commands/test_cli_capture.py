@@ -90,6 +90,18 @@ def test_capture_writes_a_self_contained_capture_and_prints_the_score(app: Path)
     assert scored.split("\n\n", 1)[1] == out.split("\n\n", 1)[1]
 
 
+def test_capture_works_from_another_folder_with_the_config_at_the_project_root(
+    app: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    config = str(app / "recall-gate.yaml")
+    argv = ["capture", "--config", config, "--retriever", "shop_rag:build", "--out", "a.jsonl"]
+    code, out, err = cli(elsewhere, *argv)
+    assert code == 0, err
+    assert (elsewhere / "a.jsonl").is_file()  # --out is relative to where you are
+    assert "KB:       " in out
+
+
 def test_the_label_and_id_field_are_recorded(app: Path) -> None:
     argv = ["--retriever", "shop_rag:search", "--out", "a.jsonl", "--label", "keyword v1"]
     code, _, err = cli(app, "capture", *argv, "--id-from", "metadata.source", "--json", "r.json")
@@ -103,7 +115,7 @@ BAD = {
     "module does not import": (
         "nowhere.rag:build",
         "--retriever nowhere.rag:build: cannot import 'nowhere.rag': ModuleNotFoundError: "
-        "No module named 'nowhere'\n  fix: run from the project folder",
+        "No module named 'nowhere'\n  fix: run from the project folder or pass --config",
     ),
     "no such factory": (
         "shop_rag:make",

@@ -93,7 +93,8 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
-    retriever = load_retriever(args.retriever, cwd=io.cwd)
+    config_folder = settings.config_path.resolve().parent if settings.config_path else None
+    retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
     captured = capture(
         retriever, cases, k=settings.k, id_from=args.id_from, label=args.label, kb=card_ids
     )

@@ -33,6 +33,7 @@ __all__ = [
     "encode_text",
     "ensure_readable",
     "iter_jsonl_lines",
+    "parse_json",
     "parse_yaml",
     "read_text",
 ]
@@ -80,6 +81,16 @@ def parse_yaml(text: str, *, source: str) -> Any:
         raise InputError(
             f"{source}:{line} invalid YAML: {problem}",
             fix="fix the YAML syntax (quote strings containing ':' or '#')",
+        ) from None
+
+
+def parse_json(text: str, *, source: str, fix: str) -> Any:
+    """JSON text as Python values; invalid JSON is one message with its line."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})", fix=fix
         ) from None
 
 

@@ -26,6 +26,7 @@ from recall_gate.io.files import (
     describe_validation_error,
     dump_json,
     encode_text,
+    parse_json,
     read_text,
 )
 from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
@@ -151,19 +152,10 @@ class ResultsWriter:
 def read_results(path: Path) -> Results:
     """Load a results file written by ``score`` / ``run`` (schema-validated)."""
     source = str(path)
-    text = read_text(path, what="results file")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})",
-            fix="pass the file written by `recall-gate score/run --json`",
-        ) from None
+    fix = "pass the file written by `recall-gate score/run --json`"
+    data = parse_json(read_text(path, what="results file"), source=source, fix=fix)
     if not isinstance(data, dict) or "schema_version" not in data:
-        raise InputError(
-            f"{source}: not a recall-gate results file (no schema_version)",
-            fix="pass the file written by `recall-gate score/run --json`",
-        )
+        raise InputError(f"{source}: not a recall-gate results file (no schema_version)", fix=fix)
     version = data["schema_version"]
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise InputError(
@@ -194,13 +186,7 @@ _COMPARISON_FIX = "pass the file written by `recall-gate compare --json` (or `--
 def read_comparison(path: Path) -> ComparisonDocument:
     """Load a comparison JSON and validate it against the comparison schema."""
     source = str(path)
-    text = read_text(path, what="comparison file")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})", fix=_COMPARISON_FIX
-        ) from None
+    data = parse_json(read_text(path, what="comparison file"), source=source, fix=_COMPARISON_FIX)
     if not isinstance(data, dict) or data.get("kind") != COMPARISON_KIND:
         raise InputError(
             f"{source}: not a recall-gate comparison (no kind: {COMPARISON_KIND})",

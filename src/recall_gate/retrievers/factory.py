@@ -1,8 +1,9 @@
 """``MODULE:FACTORY``: import a user's retriever (adapter: imports the user's code).
 
 ``FACTORY`` names a retriever object, or a callable that takes no argument and
-returns one. The current directory is put first on ``sys.path`` for the
-import, so ``app.rag:build_retriever`` works from the project folder.
+returns one. The current directory (and the config file's folder, when there
+is one) is put first on ``sys.path`` for the import, so ``app.rag:build_retriever``
+works from the project folder, or from anywhere with ``--config`` at its root.
 """
 
 from __future__ import annotations
@@ -36,25 +37,25 @@ def _is_factory(obj: Any) -> bool:
     return True
 
 
-def load_retriever(spec: str, *, cwd: Path) -> Any:
+def load_retriever(spec: str, *, cwd: Path, config_folder: Path | None = None) -> Any:
     """The retriever ``spec`` names (``module.path:attribute``), built if a factory."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise InputError(f"--retriever {spec!r}: expected MODULE:FACTORY", fix=_SPEC_FIX)
-    added = str(cwd) not in sys.path
-    if added:
-        sys.path.insert(0, str(cwd))
+    folders = [str(f) for f in dict.fromkeys((cwd, config_folder)) if f is not None]
+    added = [f for f in folders if f not in sys.path]
+    sys.path[:0] = added
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
         raise InputError(
             f"--retriever {spec}: cannot import {module_name!r}: {type(exc).__name__}: {exc}",
-            fix="run from the project folder (it is put on the import path) or set PYTHONPATH, "
-            "and install the packages the module needs",
+            fix="run from the project folder or pass --config at its root (both are put on "
+            "the import path), or set PYTHONPATH; and install the packages the module needs",
         ) from None
     finally:
-        if added:
-            sys.path.remove(str(cwd))
+        for folder in added:
+            sys.path.remove(folder)
     target: Any = module
     for part in attr.split("."):
         if not hasattr(target, part):
