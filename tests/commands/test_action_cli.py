@@ -4,26 +4,23 @@ commit and pull request through the API, against the fake GitHub)."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
+from cli_runner import CliRun, run_cli
 from fake_github import (
     TOKEN,
     FakeGitHub,
 )
-from recall_gate.cli import main
 
 REPO = "octo/app"
 DATA = Path(__file__).resolve().parents[1] / "act" / "data"
 
 
-def run(argv: list[str], environ: dict[str, str], *, cwd: Path) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(argv, environ, stdout=out, stderr=err, cwd=cwd)
-    return code, out.getvalue(), err.getvalue()
+def run(argv: list[str], environ: dict[str, str], *, cwd: Path) -> CliRun:
+    return run_cli(argv, cwd=cwd, environ=environ)
 
 
 @pytest.fixture

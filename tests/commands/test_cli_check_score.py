@@ -7,31 +7,20 @@ set floor), 2 unusable input — one message naming the file/line/case and a
 
 from __future__ import annotations
 
-import io
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_runner import CliRun, run_cli
 from recall_gate import __version__
-from recall_gate.cli import main
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
 from recall_gate.core.records import SCHEMA_VERSION, Results
 
 
-@dataclass(frozen=True)
-class Outcome:
-    code: int
-    stdout: str
-    stderr: str
-
-
-def cli(cwd: Path, *argv: str) -> Outcome:
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = main(list(argv), environ={}, stdout=stdout, stderr=stderr, cwd=cwd)
-    return Outcome(code, stdout.getvalue(), stderr.getvalue())
+def cli(cwd: Path, *argv: str) -> CliRun:
+    return run_cli(argv, cwd=cwd)
 
 
 def report_body(stdout: str) -> str:
@@ -152,8 +141,8 @@ def dataset(tmp_path: Path) -> Path:
 
 def test_check_passes_on_a_clean_dataset(dataset: Path) -> None:
     done = cli(dataset, "check", "--kb", "kb", "--cases", "cases.yaml")
-    assert (done.code, done.stderr) == (0, "")
-    assert done.stdout == (
+    assert (done.code, done.err) == (0, "")
+    assert done.out == (
         "recall-gate check: ok — 3 cards, 4 cases (3 gold-labelled), "
         "every gold and relevant id resolves\n"
     )
@@ -168,8 +157,8 @@ def test_check_lists_every_unresolved_id_with_the_nearest_id_and_fails(dataset: 
     write_files(dataset, {"cases.yaml": broken})
     done = cli(dataset, "check", "--kb", "kb", "--cases", "cases.yaml")
     cases = dataset / "cases.yaml"
-    assert (done.code, done.stdout) == (1, "")
-    assert done.stderr == (
+    assert (done.code, done.out) == (1, "")
+    assert done.err == (
         "recall-gate check: 3 integrity problem(s)\n"
         f"  {cases} case #1 (id en-1): must_cite_one_of id 'en-refils' resolves to no card "
         "(did you mean 'en-refills'?)\n"
@@ -194,27 +183,27 @@ def test_check_lists_all_duplicate_card_and_case_ids_and_fails(dataset: Path) ->
     )
     done = cli(dataset, "check", "--kb", "kb", "--cases", "cases.yaml", "--cases", "more.yaml")
     assert done.code == 1
-    assert done.stderr.splitlines()[:3] == [
+    assert done.err.splitlines()[:3] == [
         "recall-gate check: 2 integrity problem(s)",
         f"  {dataset / 'kb' / 'en-refills.md'}: duplicate card id 'en-refills' (first defined "
         f"at {dataset / 'kb' / 'copy-of-refills.md'}; give each card a unique id)",
         f"  {dataset / 'more.yaml'} case #1 (id en-1): duplicate case id 'en-1' (first defined "
         f"at {dataset / 'cases.yaml'} case #1 (id en-1); give each case a unique id)",
     ]
-    assert "Traceback" not in done.stderr
+    assert "Traceback" not in done.err
 
 
 def test_check_reads_kb_and_cases_from_the_config_in_cwd(dataset: Path) -> None:
     write_files(dataset, {"recall-gate.yaml": "kb: kb\ncases: cases.yaml\n"})
     done = cli(dataset, "check")
-    assert done.code == 0, done.stderr
-    assert done.stdout.startswith("recall-gate check: ok — 3 cards, 4 cases")
+    assert done.code == 0, done.err
+    assert done.out.startswith("recall-gate check: ok — 3 cards, 4 cases")
 
 
 def test_check_without_kb_or_cases_says_what_to_pass(tmp_path: Path) -> None:
     done = cli(tmp_path, "check")
-    assert (done.code, done.stdout) == (2, "")
-    assert done.stderr == (
+    assert (done.code, done.out) == (2, "")
+    assert done.err == (
         "recall-gate: error: check needs a KB and cases\n"
         "  fix: pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml\n"
     )
@@ -405,15 +394,15 @@ def test_bad_input_exits_with_one_clear_message(
 ) -> None:
     write_files(dataset, files)
     done = cli(dataset, *argv)
-    assert done.code == code, done.stderr
-    assert done.stdout == ""
-    assert done.stderr.startswith("recall-gate: error: ")
+    assert done.code == code, done.err
+    assert done.out == ""
+    assert done.err.startswith("recall-gate: error: ")
     for fragment in fragments:
-        assert fragment in done.stderr
-    assert "\n  fix: " in done.stderr
-    assert "Traceback" not in done.stderr
-    assert "errors.pydantic.dev" not in done.stderr
-    assert done.stderr.count("recall-gate: error:") == 1
+        assert fragment in done.err
+    assert "\n  fix: " in done.err
+    assert "Traceback" not in done.err
+    assert "errors.pydantic.dev" not in done.err
+    assert done.err.count("recall-gate: error:") == 1
 
 
 # Word for word (STYLE.md: user-facing messages are tested verbatim).
@@ -422,7 +411,7 @@ def test_bad_input_exits_with_one_clear_message(
 def test_message_invalid_json_line(dataset: Path) -> None:
     write_files(dataset, {"run.jsonl": jsonl(GOOD_LINE) + '{"case_id": "en-2",\n'})
     done = cli(dataset, "score", "--artifacts", "run.jsonl")
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {dataset / 'run.jsonl'}:2: invalid JSON: Expecting property name "
         "enclosed in double quotes (column 20)\n"
         "  fix: write one JSON object per line (JSON Lines)\n"
@@ -435,7 +424,7 @@ def test_message_artifact_for_an_unknown_case(dataset: Path) -> None:
         {"run.jsonl": capture(with_fields=False) + jsonl({"case_id": "ghost", "retrieved": []})},
     )
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "cases.yaml")
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {dataset / 'run.jsonl'}:5: artifact for unknown case 'ghost'\n"
         f"  fix: add the case to {dataset / 'cases.yaml'}, or drop the line from the capture\n"
     )
@@ -444,7 +433,7 @@ def test_message_artifact_for_an_unknown_case(dataset: Path) -> None:
 def test_message_case_with_no_artifact(dataset: Path) -> None:
     write_files(dataset, {"run.jsonl": jsonl({"case_id": "en-1", "retrieved": []})})
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "cases.yaml")
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {dataset / 'run.jsonl'}: 3 case(s) of {dataset / 'cases.yaml'} "
         "have no artifact: 'en-2', 'es-1', 'en-3'\n"
         "  fix: re-run the capture over the whole case set, or remove those cases\n"
@@ -457,7 +446,7 @@ def test_message_capture_conflicting_with_the_cases_file(dataset: Path) -> None:
     )
     write_files(dataset, {"run.jsonl": conflicting})
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "cases.yaml")
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {dataset / 'run.jsonl'}:3: case 'es-1' field `must_cite_one_of` "
         f'is ["es-facturacion", "en-refills"] in the capture but ["es-facturacion"] '
         f"in {dataset / 'cases.yaml'}\n"
@@ -475,7 +464,7 @@ def test_message_capture_conflicting_with_the_cases_file(dataset: Path) -> None:
 )
 def test_message_bad_k(dataset: Path, value: str, reason: str) -> None:
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--k", value)
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: recall-gate score: argument --k: {reason}\n"
         "  fix: see `recall-gate score --help`\n"
     )
@@ -487,7 +476,7 @@ def test_message_bad_k(dataset: Path, value: str, reason: str) -> None:
 )
 def test_message_bad_floor(dataset: Path, value: str, reason: str) -> None:
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--min-hit", value)
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: recall-gate score: argument --min-hit: {reason}\n"
         "  fix: see `recall-gate score --help`\n"
     )
@@ -495,7 +484,7 @@ def test_message_bad_floor(dataset: Path, value: str, reason: str) -> None:
 
 def test_message_nonexistent_path(dataset: Path) -> None:
     done = cli(dataset, "score", "--artifacts", "missing.jsonl")
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {dataset / 'missing.jsonl'}: artifacts file not found\n"
         "  fix: check the path, or create the artifacts file\n"
     )
@@ -503,12 +492,12 @@ def test_message_nonexistent_path(dataset: Path) -> None:
 
 def test_message_directory_for_a_file(dataset: Path) -> None:
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "kb")
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {dataset / 'kb'}: no .yaml or .jsonl cases files in the directory\n"
         "  fix: point `cases` at a cases file or a directory holding them\n"
     )
     done = cli(dataset, "score", "--artifacts", "kb")
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {dataset / 'kb'}: is a directory, expected the artifacts file\n"
         "  fix: pass the artifacts file's path\n"
     )
@@ -517,7 +506,7 @@ def test_message_directory_for_a_file(dataset: Path) -> None:
 def test_message_binary_file(dataset: Path) -> None:
     write_files(dataset, {"run.jsonl": b"\x00\x01binary"})
     done = cli(dataset, "score", "--artifacts", "run.jsonl")
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {dataset / 'run.jsonl'}: is a binary file, expected the "
         "artifacts file as text\n"
         "  fix: pass a UTF-8 text file\n"
@@ -526,7 +515,7 @@ def test_message_binary_file(dataset: Path) -> None:
 
 def test_message_unknown_flag(dataset: Path) -> None:
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--top-k", "3")
-    assert done.stderr == (
+    assert done.err == (
         "recall-gate: error: recall-gate: unrecognized arguments: --top-k 3\n"
         "  fix: see `recall-gate --help`\n"
     )
@@ -536,7 +525,7 @@ def test_message_duplicate_case_ids_for_score(dataset: Path) -> None:
     write_files(dataset, {"c.yaml": CASES_YAML.replace("id: en-2", "id: en-1")})
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "c.yaml")
     cases = dataset / "c.yaml"
-    assert done.stderr == (
+    assert done.err == (
         f"recall-gate: error: {cases} case #2 (id en-1): duplicate case id 'en-1' "
         f"(first defined at {cases} case #1 (id en-1); give each case a unique id)\n"
         "  fix: give each case a unique id\n"
@@ -554,8 +543,8 @@ def test_score_a_self_contained_capture(dataset: Path) -> None:
     done = cli(
         dataset, "score", "--artifacts", "self-contained.jsonl", "--k", "2", "--json", "r.json"
     )
-    assert (done.code, done.stderr) == (0, "")
-    assert "Verdict: report-only (no floor or tolerance set)" in done.stdout
+    assert (done.code, done.err) == (0, "")
+    assert "Verdict: report-only (no floor or tolerance set)" in done.out
 
     raw = json.loads((dataset / "r.json").read_text(encoding="utf-8"))
     assert raw["schema_version"] == SCHEMA_VERSION
@@ -619,9 +608,9 @@ def test_score_with_cases_matches_the_self_contained_capture(dataset: Path) -> N
     )
     assert a.model_copy(update={"provenance": provenance}) == b == c
     # The same report after the header, which names each run's own cases file.
-    assert "cases:" not in alone.stdout
-    assert "cases:    cases.yaml" in both.stdout
-    assert report_body(alone.stdout) == report_body(both.stdout) == report_body(checked.stdout)
+    assert "cases:" not in alone.out
+    assert "cases:    cases.yaml" in both.out
+    assert report_body(alone.out) == report_body(both.out) == report_body(checked.out)
 
 
 def test_score_writes_a_markdown_report_with_n(dataset: Path) -> None:
@@ -647,9 +636,9 @@ def test_a_floor_above_the_observed_mean_fails_with_exit_1(dataset: Path) -> Non
         dataset, "score", "--artifacts", "self-contained.jsonl", "--k", "2", "--min-hit", "0.9"
     )
     assert done.code == 1
-    assert "Verdict: FAIL" in done.stdout
-    assert "hit@2 0.667 (n=3) is below the floor 0.900 (--min-hit)" in done.stdout
-    assert "Traceback" not in done.stderr
+    assert "Verdict: FAIL" in done.out
+    assert "hit@2 0.667 (n=3) is below the floor 0.900 (--min-hit)" in done.out
+    assert "Traceback" not in done.err
 
 
 def test_floors_below_the_observed_means_pass(dataset: Path) -> None:
@@ -667,8 +656,8 @@ def test_floors_below_the_observed_means_pass(dataset: Path) -> None:
         "--min-ndcg",
         "0.1",
     )
-    assert (done.code, done.stderr) == (0, "")
-    assert "Verdict: pass" in done.stdout
+    assert (done.code, done.err) == (0, "")
+    assert "Verdict: pass" in done.out
 
 
 def test_no_floors_is_report_only_with_exit_0(dataset: Path) -> None:
@@ -676,13 +665,13 @@ def test_no_floors_is_report_only_with_exit_0(dataset: Path) -> None:
     write_files(dataset, {"run.jsonl": capture(with_fields=False).replace("en-refills", "zz")})
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "cases.yaml")
     assert done.code == 0
-    assert "Verdict: report-only (no floor or tolerance set)" in done.stdout
+    assert "Verdict: report-only (no floor or tolerance set)" in done.out
 
 
 def test_an_empty_floor_flag_is_inactive(dataset: Path) -> None:
     done = cli(dataset, "score", "--artifacts", "self-contained.jsonl", "--min-hit", "")
     assert done.code == 0
-    assert "Verdict: report-only" in done.stdout
+    assert "Verdict: report-only" in done.out
 
 
 def test_floors_and_k_come_from_the_config_in_cwd_and_flags_override(dataset: Path) -> None:
@@ -694,7 +683,7 @@ def test_floors_and_k_come_from_the_config_in_cwd_and_flags_override(dataset: Pa
         dataset, "score", "--artifacts", "self-contained.jsonl", "--min-hit", "0.5", "--k", "3"
     )
     assert overridden.code == 0
-    assert "retrieval quality at k = 3" in overridden.stdout
+    assert "retrieval quality at k = 3" in overridden.out
 
 
 def test_k_defaults_to_5_without_a_config(dataset: Path) -> None:
@@ -707,7 +696,7 @@ def test_relative_paths_resolve_against_cwd_not_the_process_directory(
 ) -> None:
     monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))
     done = cli(dataset, "score", "--artifacts", "self-contained.jsonl", "--json", "out/r.json")
-    assert done.code == 0, done.stderr
+    assert done.code == 0, done.err
     assert (dataset / "out" / "r.json").is_file()
 
 
@@ -734,4 +723,4 @@ def test_score_citations_are_classified_and_covered(dataset: Path) -> None:
         "en-3": None,
     }
     assert results.aggregates.overall["citation_coverage"].n == 3
-    assert "ok 1, retrieval miss 1, citation miss 1" in done.stdout
+    assert "ok 1, retrieval miss 1, citation miss 1" in done.out

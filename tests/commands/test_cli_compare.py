@@ -6,7 +6,6 @@ Key user-facing messages are asserted word for word.
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from collections.abc import Mapping, Sequence
@@ -14,25 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from cli_runner import CliRun, run_cli
 from git_repo import git, needs_git
-from recall_gate.cli import main
 from recall_gate.report.github_limits import COMMENT_BUDGET, comment_length
 
 LANGS = ("en", "es-419", "pt-BR")
 SHA = "0123456789abcdef0123456789abcdef01234567"
 
 
-class Run:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-
-def cli(argv: Sequence[str], cwd: Path, environ: Mapping[str, str] | None = None) -> Run:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(
-        list(argv), environ={} if environ is None else environ, stdout=out, stderr=err, cwd=cwd
-    )
-    return Run(code, out.getvalue(), err.getvalue())
+def cli(argv: Sequence[str], cwd: Path, environ: Mapping[str, str] | None = None) -> CliRun:
+    return run_cli(argv, cwd=cwd, environ=environ)
 
 
 def capture(path: Path, misses: set[int], *, n: int = 30) -> Path:
@@ -85,7 +75,7 @@ def runs(tmp_path: Path) -> dict[str, Path]:
 
 def update(
     tmp_path: Path, results: Path, *extra: str, environ: Mapping[str, str] | None = None
-) -> Run:
+) -> CliRun:
     return cli(["baseline", "update", "--results", str(results), *extra], tmp_path, environ)
 
 

@@ -87,7 +87,9 @@ def test_since_starts_at_the_version_the_baseline_had_at_that_revision(repo: Pat
 
 
 @needs_git
-def test_history_from_another_directory_follows_the_config(repo: Path) -> None:
+def test_history_from_another_directory_follows_the_config(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     app = repo / "app"
     app.mkdir()
     (app / "recall-gate.yaml").write_text("profile: nightly\n", encoding="utf-8")
@@ -99,6 +101,12 @@ def test_history_from_another_directory_follows_the_config(repo: Path) -> None:
     code, out, err = cli("history", "--config", "app/recall-gate.yaml", cwd=repo)
     assert code == 0, err
     assert "1 version of app/baselines/nightly.json" in out
+    # From a folder outside the repository: git runs where the baseline is.
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    code, out, err = cli("history", "--config", str(app / "recall-gate.yaml"), cwd=elsewhere)
+    assert code == 0, err
+    assert "1 version of " in out
+    assert "| 5 | 3 | 1.000 | 1.000 | 1.000 | test |" in out
 
 
 def test_history_outside_a_git_repository_exits_2(tmp_path: Path) -> None:

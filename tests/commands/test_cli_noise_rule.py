@@ -3,25 +3,17 @@
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pytest
 
-from recall_gate.cli import main
+from cli_runner import CliRun, run_cli
 
 
-class Run:
-    def __init__(self, code: int, out: str, err: str) -> None:
-        self.code, self.out, self.err = code, out, err
-
-
-def cli(argv: Sequence[str], cwd: Path) -> Run:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(list(argv), environ={}, stdout=out, stderr=err, cwd=cwd)
-    return Run(code, out.getvalue(), err.getvalue())
+def cli(argv: Sequence[str], cwd: Path) -> CliRun:
+    return run_cli(argv, cwd=cwd)
 
 
 def capture(path: Path, ranks: Mapping[str, tuple[str, int | None]]) -> Path:
@@ -60,7 +52,7 @@ def make_baseline(tmp_path: Path, ranks: Mapping[str, tuple[str, int | None]]) -
     assert run.code == 0, run.err
 
 
-def compare(tmp_path: Path, current: Path, *extra: str) -> tuple[Run, str, dict[str, object]]:
+def compare(tmp_path: Path, current: Path, *extra: str) -> tuple[CliRun, str, dict[str, object]]:
     run = cli(["compare", "--current", str(current), "--markdown", "comment.md",
                "--json", "comparison.json", *extra], tmp_path)  # fmt: skip
     comment = (tmp_path / "comment.md").read_text(encoding="utf-8") if run.code < 2 else ""
@@ -238,11 +230,9 @@ def test_the_noise_settings_come_from_the_action_environment_and_are_checked(
     make_baseline(tmp_path, base)
     current = scored(tmp_path, "cur", base | {"en-00": ("en", None)})
 
-    def run_with(environ: dict[str, str]) -> Run:
-        out, err = io.StringIO(), io.StringIO()
+    def run_with(environ: dict[str, str]) -> CliRun:
         argv = ["compare", "--current", str(current), "--max-regression", "0.05"]
-        code = main(argv, environ=environ, stdout=out, stderr=err, cwd=tmp_path)
-        return Run(code, out.getvalue(), err.getvalue())
+        return run_cli(argv, cwd=tmp_path, environ=environ)
 
     assert run_with({"RECALL_GATE_MIN_GROUP_N": "5"}).code == 1  # overall n = 6 ≥ 5
     assert run_with({"RECALL_GATE_MIN_GROUP_N": ""}).code == 0  # empty input: default 10

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from recall_gate.cli import main
+from cli_runner import CliRun, run_cli
 
 
-def cli(cwd: Path, *argv: str) -> tuple[int, str, str]:
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = main(list(argv), environ={}, stdout=stdout, stderr=stderr, cwd=cwd)
-    return code, stdout.getvalue(), stderr.getvalue()
+def cli(cwd: Path, *argv: str) -> CliRun:
+    return run_cli(argv, cwd=cwd)
 
 
 def write(path: Path, text: str) -> None:

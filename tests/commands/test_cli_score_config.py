@@ -4,14 +4,13 @@ All data synthetic."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from recall_gate.cli import main
+from cli_runner import CliRun, run_cli
 from recall_gate.core.records import Results
 
 # A plain-Markdown KB in language folders: de, es, fr-CA (synthetic).
@@ -39,10 +38,8 @@ RETRIEVED = {
 RETRIEVER = {"adapter": "callable", "name": "app.search", "label": "v1", "params": {"k": 3}}
 
 
-def cli(cwd: Path, *argv: str) -> tuple[int, str, str]:
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = main(list(argv), environ={}, stdout=stdout, stderr=stderr, cwd=cwd)
-    return code, stdout.getvalue(), stderr.getvalue()
+def cli(cwd: Path, *argv: str) -> CliRun:
+    return run_cli(argv, cwd=cwd)
 
 
 def cases_yaml(cases: list[tuple[str, str, str, str, list[str]]]) -> str:

@@ -4,28 +4,17 @@ against the config's folder, flag paths against the current directory."""
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from recall_gate.cli import main
+from cli_runner import CliRun, run_cli
 
 
-@dataclass(frozen=True)
-class Run:
-    code: int
-    out: str
-    err: str
-
-
-def cli(argv: list[str], cwd: Path, environ: Mapping[str, str] | None = None) -> Run:
-    out, err = io.StringIO(), io.StringIO()
-    code = main(argv, environ={} if environ is None else environ, stdout=out, stderr=err, cwd=cwd)
-    return Run(code, out.getvalue(), err.getvalue())
+def cli(argv: list[str], cwd: Path, environ: Mapping[str, str] | None = None) -> CliRun:
+    return run_cli(argv, cwd=cwd, environ=environ)
 
 
 def write_capture(path: Path, *, hits: int, n: int = 20) -> Path:

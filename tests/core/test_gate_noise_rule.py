@@ -180,3 +180,19 @@ def test_the_smallest_detectable_hit_drop_is_six_lost_cases_with_nothing_gained(
     # With 2 gained: p(9, 2) = 2·(1 + 11 + 55)/2048 = 0.065; p(10, 2) = 2·79/4096 = 0.039.
     assert min_detectable_lost(gained=2) == 10
     assert mcnemar_exact_p(lost=5, gained=0) >= 0.05 > mcnemar_exact_p(lost=6, gained=0)
+
+
+def test_a_group_holding_every_compared_case_is_gated_like_overall() -> None:
+    # All 20 cases are English and golden: those groups are overall by another name.
+    base = en_cases(20, 1)
+    cur = [case(f"en-{i:02d}", None if i < 3 else 1) for i in range(20)]
+    comparison = compare_to_baseline(
+        current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
+    )
+    verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
+    assert {r.group for r in verdict.gate.regressions} == {
+        "overall",
+        "case_type:golden",
+        "language:en",
+    }
+    assert verdict.gate.exempt == ()

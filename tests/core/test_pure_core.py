@@ -102,12 +102,35 @@ def _module_path(module: str) -> Path:
     return PACKAGE / (module.replace(".", "/") + ".py")
 
 
-def scan_source(module: str, source: str) -> tuple[list[Violation], set[str]]:
-    """Violations in one module's source, and the recall_gate modules it imports."""
+def _import_time_nodes(tree: ast.AST) -> list[ast.AST]:
+    """The nodes that run when the module is imported: not those inside functions."""
+    out: list[ast.AST] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if _is_type_checking_block(node):
+            assert isinstance(node, ast.If)
+            stack.extend(node.orelse)
+            continue
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def scan_source(
+    module: str, source: str, *, import_time_only: bool = False
+) -> tuple[list[Violation], set[str]]:
+    """Violations in one module's source, and the recall_gate modules it imports.
+
+    ``import_time_only``: skip function bodies (for the package ``__init__``, which
+    importing a core module runs, but whose lazily loaded attributes it does not)."""
     violations: list[Violation] = []
     imported: set[str] = set()
     owner = module.removesuffix(".__init__")
-    for node in _runtime_nodes(ast.parse(source)):
+    tree = ast.parse(source)
+    nodes = _import_time_nodes(tree) if import_time_only else _runtime_nodes(tree)
+    for node in nodes:
         names: list[str] = []  # what the import statement names, checked against the list
         candidates: list[str] = []  # what may be one of our modules
         if isinstance(node, ast.Import):
@@ -144,7 +167,11 @@ def walk(start: str) -> tuple[list[Violation], list[str]]:
         if module in seen:
             continue
         seen.add(module)
-        found, imported = scan_source(module, _module_path(module).read_text(encoding="utf-8"))
+        found, imported = scan_source(
+            module,
+            _module_path(module).read_text(encoding="utf-8"),
+            import_time_only=module == "__init__",
+        )
         violations += found
         todo.extend(imported - seen)
     return violations, sorted(seen)
@@ -210,6 +237,14 @@ def test_the_checker_allows_type_only_imports_and_plain_maths() -> None:
         "if TYPE_CHECKING:\n    from pathlib import Path\n"
     )
     assert scan_source("probe", source) == ([], set())
+
+
+def test_the_package_init_is_checked_for_what_runs_on_import() -> None:
+    lazy = "def __getattr__(name):\n    from pathlib import Path\n"
+    assert scan_source("__init__", lazy, import_time_only=True) == ([], set())
+    eager = "from pathlib import Path\n"
+    violations, _ = scan_source("__init__", eager, import_time_only=True)
+    assert [v.what for v in violations] == ["imports pathlib"]
 
 
 def test_the_checker_follows_relative_and_package_imports() -> None:

@@ -3,13 +3,12 @@ scored later against the baseline that run made, is comparable and unchanged."""
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
 import pytest
 
-from recall_gate.cli import main
+from cli_runner import CliRun, run_cli
 
 pytestmark = pytest.mark.integration
 
@@ -31,10 +30,8 @@ CASES = "cases:\n" + "".join(
 )
 
 
-def cli(cwd: Path, *argv: str) -> tuple[int, str, str]:
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = main(list(argv), environ={}, stdout=stdout, stderr=stderr, cwd=cwd)
-    return code, stdout.getvalue(), stderr.getvalue()
+def cli(cwd: Path, *argv: str) -> CliRun:
+    return run_cli(argv, cwd=cwd)
 
 
 def test_run_then_baseline_then_score_of_its_capture_is_comparable_and_unchanged(
@@ -73,3 +70,31 @@ def test_run_then_baseline_then_score_of_its_capture_is_comparable_and_unchanged
     assert "Stale" not in out
     alone = json.loads((tmp_path / "t.json").read_text())["provenance"]
     assert alone == score_provenance
+
+
+def test_same_language_warns_with_a_count_when_a_language_has_no_cards(
+    tmp_path: Path, embedding_cache: Path
+) -> None:
+    (tmp_path / "docs" / "en").mkdir(parents=True)
+    for name, text in CARDS.items():
+        (tmp_path / "docs" / "en" / f"{name}.md").write_text(text, encoding="utf-8")
+    german = "".join(
+        "  - "
+        + CASE.format(ident, "golden", "Parkplatz", "en/parking").replace(
+            "language: en", "language: de"
+        )
+        + "\n"
+        for ident in ("de-1", "de-2")
+    )
+    (tmp_path / "cases.yaml").write_text(CASES + german, encoding="utf-8")
+    (tmp_path / "recall-gate.yaml").write_text(
+        f"k: 2\nkb: docs\ncases: cases.yaml\ncache: {{path: {embedding_cache}}}\n"
+        "retrieval: {same_language: true}\n",
+        encoding="utf-8",
+    )
+    code, _, err = cli(tmp_path, "run")
+    assert code == 0, err
+    assert (
+        "recall-gate: warning: retrieval.same_language is on but no card is in de (2 cases): "
+        "those 2 case(s) search no card and score as misses" in err
+    )

@@ -15,7 +15,8 @@ from pydantic import ValidationError
 
 from recall_gate.core.records import Artifact
 from recall_gate.errors import InputError
-from recall_gate.io.dataset import describe_validation_error, parse_artifact_line
+from recall_gate.io.dataset import parse_artifact_line
+from recall_gate.io.files import describe_validation_error
 
 SOURCE = "run.jsonl"
 FIX = (

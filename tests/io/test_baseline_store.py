@@ -285,7 +285,7 @@ def test_outside_a_work_tree_the_ref_cannot_be_read(tmp_path: Path) -> None:
 def test_atomic_write_gives_a_new_file_shareable_permissions_and_keeps_existing_ones(
     tmp_path: Path,
 ) -> None:
-    from recall_gate.io.results_store import atomic_write_text
+    from recall_gate.io.files import atomic_write_text
 
     fresh = tmp_path / "fresh.json"
     atomic_write_text(fresh, "{}\n")

@@ -35,7 +35,7 @@ from recall_gate.report.comparison import (
     render_comparison_text,
 )
 from recall_gate.report.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
-from recall_gate.report.results import escape_markdown
+from recall_gate.report.markup import escape_markdown
 
 SHA_OLD = "1111111111111111111111111111111111111111"
 SHA_NEW = "2222222222222222222222222222222222222222"

@@ -40,13 +40,12 @@ from recall_gate.io.baseline_store import (
     write_baseline,
 )
 from recall_gate.io.config_edit import write_gate_settings
-from recall_gate.io.dataset import describe_validation_error
-from recall_gate.io.results_store import atomic_write_text, dump_json
+from recall_gate.io.files import atomic_write_text, describe_validation_error, dump_json
 from recall_gate.report.comparison import (
     render_baseline_update,
 )
 from recall_gate.report.history import history_json, render_history
-from recall_gate.report.results import table
+from recall_gate.report.markup import table
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:

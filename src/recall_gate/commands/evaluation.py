@@ -44,7 +44,8 @@ from recall_gate.errors import GateFailure, InputError
 from recall_gate.io.artifacts import CaptureWatch, write_artifacts
 from recall_gate.io.config import Config
 from recall_gate.io.dataset import iter_artifacts, load_cards, load_cases
-from recall_gate.io.results_store import ResultsWriter, atomic_write_text, read_results
+from recall_gate.io.files import atomic_write_text
+from recall_gate.io.results_store import ResultsWriter, read_results
 from recall_gate.io.scoring import ScoredCapture, score_capture
 from recall_gate.report.results import render_summary
 
@@ -82,14 +83,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     return {"check": _cmd_check, "score": _cmd_score, "run": _cmd_run}
 
 
-def _unique_cases(located: Sequence[tuple[str, Case]]) -> list[Case]:
+def unique_cases(located: Sequence[tuple[str, Case]]) -> list[Case]:
     dupes = duplicate_cases(located)
     if dupes:
         raise InputError(str(dupes[0]), fix="give each case a unique id")
     return [case for _, case in located]
 
 
-def _score_and_report(
+def score_and_report(
     *,
     artifacts: Iterable[tuple[int, Artifact]],
     cases: Sequence[CaseLabel] | None,
@@ -127,7 +128,7 @@ def _score_and_report(
             results=writer,
             fingerprint=cases is None,
         )
-        _fail_on_integrity_problems(watch.problems, io)
+        fail_on_integrity_problems(watch.problems, io)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
         if writer is not None:
@@ -182,7 +183,7 @@ def _refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: i
         )
 
 
-def _fail_on_integrity_problems(problems: Sequence[Problem], io: Io) -> None:
+def fail_on_integrity_problems(problems: Sequence[Problem], io: Io) -> None:
     if problems:
         for problem in problems:
             io.stderr.write(f"  {problem}\n")
@@ -238,8 +239,8 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     settings = resolve_settings(args, io)
     case_paths = settings.cases
     located = load_cases(case_paths) if case_paths else None
-    cases = _unique_cases(located) if located is not None else None
-    labels = None if cases is None else [_label(c) for c in cases]
+    cases = unique_cases(located) if located is not None else None
+    labels = None if cases is None else [label_of(c) for c in cases]
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
         config = settings.config
@@ -249,7 +250,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
         if located is not None:
-            _fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+            fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     queries = None if cases is None else fingerprint_queries((c.id, c.query) for c in cases)
 
     def provenance(scored: ScoredCapture, watch: CaptureWatch) -> Provenance:
@@ -265,7 +266,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
             retriever=watch.retriever,
         )
 
-    return _score_and_report(
+    return score_and_report(
         artifacts=iter_artifacts(args.artifacts),
         cases=labels,
         artifacts_source=str(args.artifacts),
@@ -278,7 +279,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     )
 
 
-def _label(case: Case) -> CaseLabel:
+def label_of(case: Case) -> CaseLabel:
     return CaseLabel(
         id=case.id,
         language=case.language,
@@ -328,7 +329,7 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         )
     cards = load_cards(config.kb, default_language=config.default_language)
     located = load_cases(config.cases)
-    _fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+    fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     cases = [case for _, case in located]
     if config.retrieval.same_language:
         _warn_languages_without_cards([c for _, c in cards], cases, io)
@@ -352,9 +353,9 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         },
         retriever=retriever,
     )
-    return _score_and_report(
+    return score_and_report(
         artifacts=enumerate(captured.artifacts, start=1),
-        cases=[_label(c) for c in cases],
+        cases=[label_of(c) for c in cases],
         artifacts_source="the capture",
         cases_source=", ".join(map(str, config.cases)),
         provenance=lambda _scored, _watch: provenance,

@@ -17,7 +17,7 @@ from recall_gate.core.compare import (
 from recall_gate.core.gate import GateResult
 from recall_gate.core.records import Results
 from recall_gate.io.baseline_store import read_baseline, read_baseline_at_ref
-from recall_gate.io.results_store import atomic_write_text, dump_json
+from recall_gate.io.files import atomic_write_text, dump_json
 from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.report.comparison_json import comparison_document
 from recall_gate.report.github_limits import COMMENT_BUDGET

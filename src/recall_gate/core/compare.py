@@ -488,11 +488,17 @@ def compare_to_baseline(
     )
 
 
-def _exemption(d: MetricDelta, *, min_group_n: int, require_significance: bool) -> Exemption | None:
-    """Why a drop beyond the tolerance does not fail the gate (``None``: it fails)."""
+def _exemption(
+    d: MetricDelta, *, min_group_n: int, require_significance: bool, overall_n: int
+) -> Exemption | None:
+    """Why a drop beyond the tolerance does not fail the gate (``None``: it fails).
+
+    A group that holds every compared case (one language, one case type) is the
+    overall group by another name: gated like it, without the noise test."""
     if d.n_compared < min_group_n:
         return "small_n"
-    if require_significance and d.group != OVERALL and d.noise.significant is not True:
+    whole = d.group == OVERALL or d.n_compared == overall_n
+    if require_significance and not whole and d.noise.significant is not True:
         return "not_significant"
     return None
 
@@ -537,6 +543,7 @@ def find_regressions(
                         d,
                         min_group_n=comparison.min_group_n,
                         require_significance=require_significance,
+                        overall_n=comparison.cases.compared,
                     ),
                     significant=d.noise.significant,
                     min_group_n=comparison.min_group_n,

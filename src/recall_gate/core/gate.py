@@ -8,7 +8,8 @@ A drop beyond the tolerance fails only when it is not *exempt*: a group with
 fewer than ``min-group-n`` compared cases is too small to gate (``small_n``),
 and a subgroup drop the noise tests do not call likely real is noise
 (``not_significant``, unless ``require-significance`` is off). The overall
-group is gated whenever it has the n. Exempt drops are kept and reported, with
+group (and a group holding every compared case) is gated whenever it has the
+n. Exempt drops are kept and reported, with
 their reason, never silently dropped.
 """
 

@@ -14,7 +14,8 @@ from pathlib import Path
 from recall_gate.core.integrity import Problem, unresolved_gold
 from recall_gate.core.records import Artifact, Retriever
 from recall_gate.errors import InputError
-from recall_gate.io.results_store import atomic_write_text, dump_jsonl
+from recall_gate.io.files import atomic_write_text
+from recall_gate.io.results_store import dump_jsonl
 
 __all__ = ["CaptureWatch", "dump_artifacts", "write_artifacts"]
 

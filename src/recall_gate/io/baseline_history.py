@@ -60,6 +60,77 @@ def _first_line(done: subprocess.CompletedProcess[bytes]) -> str:
     return lines[0] if lines else "error"
 
 
+def _repository(path: Path, *, cwd: Path, shown: str) -> tuple[Path, str]:
+    """The work tree that holds ``path`` (git runs where the baseline lives,
+    wherever the command runs from) and the path inside it."""
+    folder = (cwd / path).parent
+    while not folder.is_dir() and folder != folder.parent:
+        folder = folder.parent
+    top = _git(["rev-parse", "--show-toplevel"], cwd=folder)
+    if top.returncode != 0:
+        raise InputError(
+            f"{folder} is not inside a git work tree, so {shown} has no history",
+            fix="run `recall-gate history` on a clone of the repository that commits the "
+            "baseline (--config or --baseline point at it)",
+        )
+    root = Path(top.stdout.decode("utf-8", "replace").strip()).resolve()
+    try:
+        return root, (cwd / path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        raise InputError(
+            f"{shown}: the baseline is outside the git work tree {root}",
+            fix="pass a baseline inside the repository (--profile or --config)",
+        ) from None
+
+
+_FORMAT = "--format=%H%x09%cI%x09%s"
+
+
+def _commits(root: Path, relative: str, since: str | None) -> list[list[str]]:
+    """(sha, date, subject) of each commit that touched the file, oldest first;
+    with ``since``, the last one at that revision first."""
+    revisions = ["HEAD"]
+    if since is not None:
+        known = (
+            _valid_ref(since)
+            and not _git(
+                ["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"], cwd=root
+            ).returncode
+        )
+        if not known:
+            raise InputError(
+                f"--since {since!r}: unknown git revision",
+                fix="pass a branch, tag or commit (fetch it first in a shallow clone)",
+            )
+        revisions = [f"{since}..HEAD"]
+    log = _git(["log", "--reverse", _FORMAT, *revisions, "--", relative], cwd=root)
+    if log.returncode != 0:
+        raise InputError(f"git log of {relative}: {_first_line(log)}", fix="check the repository")
+    lines = log.stdout.decode("utf-8", "replace").splitlines()
+    if since is not None:
+        start = _git(["log", "-1", _FORMAT, since, "--", relative], cwd=root)
+        if start.returncode == 0:
+            lines = start.stdout.decode("utf-8", "replace").splitlines()[:1] + lines
+    return [line.split("\t", 2) for line in lines if line.count("\t") >= 2]
+
+
+def _version(root: Path, sha: str, relative: str) -> Baseline | None:
+    """The baseline as committed in ``sha``; ``None`` if that commit deleted it."""
+    spec = f"{sha}:{relative}"
+    if _git(["cat-file", "-e", spec], cwd=root).returncode:
+        return None
+    blob = _git(["cat-file", "blob", spec], cwd=root)
+    if blob.returncode:
+        raise InputError(f"{spec}: git cannot read it ({_first_line(blob)})", fix="check git")
+    try:
+        text = blob.stdout.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise InputError(
+            f"{spec}: not UTF-8 text", fix="that commit holds a corrupted baseline"
+        ) from None
+    return parse_baseline(text, source=f"{sha[:12]}:{relative}", path_hint=relative)
+
+
 def read_baseline_history(
     path: Path, *, cwd: Path, since: str | None = None, display: str | None = None
 ) -> list[CommittedBaseline]:
@@ -70,67 +141,14 @@ def read_baseline_history(
     outside a git work tree, for an unknown revision, or when no commit holds
     the file.
     """
-    shown = display or str(path)
-    top = _git(["rev-parse", "--show-toplevel"], cwd=cwd)
-    if top.returncode != 0:
-        raise InputError(
-            f"{cwd} is not inside a git work tree, so {shown} has no history",
-            fix="run `recall-gate history` in a clone of the repository that commits the baseline",
-        )
-    root = Path(top.stdout.decode("utf-8", "replace").strip()).resolve()
-    try:
-        relative = (cwd / path).resolve().relative_to(root).as_posix()
-    except ValueError:
-        raise InputError(
-            f"{shown}: the baseline is outside the git work tree {root}",
-            fix="pass a baseline inside the repository (--profile or --config)",
-        ) from None
-    revisions = ["HEAD"]
-    if since is not None:
-        if (
-            not _valid_ref(since)
-            or _git(
-                ["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"], cwd=root
-            ).returncode
-        ):
-            raise InputError(
-                f"--since {since!r}: unknown git revision",
-                fix="pass a branch, tag or commit (fetch it first in a shallow clone)",
-            )
-        revisions = [f"{since}..HEAD"]
-    log = _git(
-        ["log", "--reverse", "--format=%H%x09%cI%x09%s", *revisions, "--", relative], cwd=root
-    )
-    if log.returncode != 0:
-        raise InputError(f"git log of {relative}: {_first_line(log)}", fix="check the repository")
-    commits = [
-        line.split("\t", 2)
-        for line in log.stdout.decode("utf-8", "replace").splitlines()
-        if line.count("\t") >= 2
-    ]
-    if since is not None:
-        start = _git(["log", "-1", "--format=%H%x09%cI%x09%s", since, "--", relative], cwd=root)
-        first = start.stdout.decode("utf-8", "replace").strip()
-        if start.returncode == 0 and first.count("\t") >= 2:
-            commits.insert(0, first.split("\t", 2))
+    root, relative = _repository(path, cwd=cwd, shown=display or str(path))
     out = []
-    for sha, date, subject in commits:
-        spec = f"{sha}:{relative}"
-        if _git(["cat-file", "-e", spec], cwd=root).returncode:
-            continue  # this commit deleted the file
-        blob = _git(["cat-file", "blob", spec], cwd=root)
-        if blob.returncode:
-            raise InputError(f"{spec}: git cannot read it ({_first_line(blob)})", fix="check git")
-        try:
-            text = blob.stdout.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise InputError(
-                f"{spec}: not UTF-8 text", fix="that commit holds a corrupted baseline"
-            ) from None
-        baseline = parse_baseline(text, source=f"{sha[:12]}:{relative}", path_hint=relative)
-        out.append(
-            CommittedBaseline(commit=sha, committed_at=date, subject=subject, baseline=baseline)
-        )
+    for sha, date, subject in _commits(root, relative, since):
+        baseline = _version(root, sha, relative)
+        if baseline is not None:
+            out.append(
+                CommittedBaseline(commit=sha, committed_at=date, subject=subject, baseline=baseline)
+            )
     if not out:
         where = f" since {since}" if since else ""
         raise InputError(

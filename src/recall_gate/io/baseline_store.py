@@ -32,8 +32,8 @@ from recall_gate.core.baseline import (
 from recall_gate.core.profile import baseline_relpath
 from recall_gate.core.records import Results
 from recall_gate.errors import InputError
-from recall_gate.io.dataset import describe_validation_error, read_text
-from recall_gate.io.results_store import atomic_write_text, dump_json, read_results
+from recall_gate.io.files import atomic_write_text, describe_validation_error, dump_json, read_text
+from recall_gate.io.results_store import read_results
 
 __all__ = [
     "StoredBaseline",

@@ -20,8 +20,7 @@ from ruamel.yaml.error import YAMLError
 
 from recall_gate.errors import InputError
 from recall_gate.io.config import Config
-from recall_gate.io.dataset import describe_validation_error, read_text
-from recall_gate.io.results_store import atomic_write_text
+from recall_gate.io.files import atomic_write_text, describe_validation_error, read_text
 
 __all__ = ["GATE_KEYS", "write_gate_settings"]
 

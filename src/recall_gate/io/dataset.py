@@ -18,7 +18,6 @@ case) and the fix. Formats:
 
 from __future__ import annotations
 
-import codecs
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -26,97 +25,31 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
 
 from recall_gate.core.language import folder_language
 from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.errors import InputError
+from recall_gate.io.files import (
+    describe_validation_error,
+    ensure_readable,
+    iter_jsonl_lines,
+    parse_yaml,
+    read_text,
+)
 
 __all__ = [
     "ARTIFACTS_WHAT",
-    "describe_validation_error",
-    "ensure_readable",
     "iter_artifacts",
-    "iter_jsonl_lines",
     "load_artifacts",
     "load_cards",
     "load_cases",
     "parse_artifact_line",
-    "parse_yaml",
-    "read_text",
 ]
 
 M = TypeVar("M", bound=BaseModel)
 
 _YAML_SUFFIXES = (".yaml", ".yml")
 _JSONL_SUFFIXES = (".jsonl", ".ndjson")
-
-
-def read_text(path: Path, *, what: str) -> str:
-    """Read a UTF-8 text file; unreadable, binary or empty files are errors."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(
-            f"{path}: {what} not found", fix=f"check the path, or create the {what}"
-        ) from None
-    except IsADirectoryError:
-        raise InputError(
-            f"{path}: is a directory, expected the {what}", fix=f"pass the {what}'s path"
-        ) from None
-    except OSError as exc:
-        raise InputError(
-            f"{path}: cannot read {what}: {exc.strerror}", fix="check the path and permissions"
-        ) from None
-    if b"\x00" in raw:
-        raise InputError(
-            f"{path}: is a binary file, expected the {what} as text", fix="pass a UTF-8 text file"
-        )
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"{path}: is not UTF-8 text (byte {exc.start})", fix="save the file as UTF-8"
-        ) from None
-    if not text.strip():
-        raise InputError(f"{path}: {what} is empty", fix=f"add content to the {what}")
-    return text
-
-
-def parse_yaml(text: str, *, source: str) -> Any:
-    """Parse YAML safely (no arbitrary tags); errors name the line."""
-    try:
-        return YAML(typ="safe", pure=True).load(text)
-    except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(
-            f"{source}:{line} invalid YAML: {problem}",
-            fix="fix the YAML syntax (quote strings containing ':' or '#')",
-        ) from None
-
-
-def describe_validation_error(exc: ValidationError) -> str:
-    """The first few field errors as ``field `a.b`: message`` text."""
-    parts = []
-    for err in exc.errors()[:3]:
-        loc = ".".join(str(p) for p in err["loc"])
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown field (check its spelling)"
-        elif err["type"] == "missing":
-            msg = "required field is missing"
-        elif err["type"] == "value_error":
-            msg = msg.removeprefix("Value error, ")  # our validators' own words
-        elif err["type"] == "tuple_type":
-            msg = "Input should be a valid list"  # YAML / JSON users write lists, not tuples
-        parts.append(f"field `{loc}`: {msg}" if loc else msg)
-    more = len(exc.errors()) - 3
-    if more > 0:
-        parts.append(f"and {more} more")
-    return "; ".join(parts)
 
 
 def _validate(model: type[M], data: Any, *, where: str, fix: str) -> M:
@@ -146,62 +79,6 @@ def _json_line(line: str, *, number: int, source: str) -> Any:
             f"{source}:{number}: invalid JSON: {exc.msg} (column {exc.colno})",
             fix="write one JSON object per line (JSON Lines)",
         ) from None
-
-
-_BLOCK_CHARS = 1 << 22
-
-
-def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
-    """The non-blank lines of a JSONL file with their numbers, streamed in blocks.
-
-    What ``_jsonl(read_text(path, what=what))`` walks, in flat memory: lines are
-    split on "\n" only and numbered the same way. An unreadable, undecodable or
-    empty file raises :func:`read_text`'s error. A caller that rejects a line must
-    call :func:`ensure_readable` first: a binary or non-UTF-8 file is reported as
-    such even when the bad byte comes after the bad line.
-    """
-    try:
-        handle = path.open(encoding="utf-8-sig", newline="")
-    except OSError:
-        read_text(path, what=what)  # raises the message of an unreadable path
-        raise
-    number = 0
-    content = False
-    with handle:
-        tail = ""
-        try:
-            while block := handle.read(_BLOCK_CHARS):
-                lines = (tail + block).split("\n")
-                tail = lines.pop()
-                for line in lines:
-                    number += 1
-                    if line and not line.isspace():  # i.e. line.strip()
-                        content = True
-                        yield number, line
-        except UnicodeDecodeError:
-            read_text(path, what=what)  # raises: binary or not UTF-8
-            raise
-    if tail and not tail.isspace():
-        yield number + 1, tail
-    elif not content:
-        read_text(path, what=what)  # raises: empty
-
-
-def ensure_readable(path: Path, *, what: str) -> None:
-    """Raise :func:`read_text`'s error if the file is binary or not UTF-8 (streamed check)."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    try:
-        with path.open("rb") as handle:
-            while block := handle.read(_BLOCK_CHARS):
-                if b"\x00" in block:
-                    break
-                decoder.decode(block)
-            else:
-                decoder.decode(b"", final=True)
-                return
-    except (OSError, UnicodeDecodeError):
-        pass
-    read_text(path, what=what)
 
 
 # --- cards -------------------------------------------------------------------

@@ -8,94 +8,37 @@ fixed float rounding, trailing newline) so that a diff is reviewable.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 import orjson
 from pydantic import BaseModel, ValidationError
 
 from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
 from recall_gate.errors import InputError
-from recall_gate.io.dataset import describe_validation_error, read_text
+from recall_gate.io.files import (
+    atomic_file,
+    atomic_write_text,
+    describe_validation_error,
+    dump_json,
+    encode_text,
+    parse_json,
+    read_text,
+)
 from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
 
 __all__ = [
     "FLOAT_DIGITS",
     "ResultsWriter",
-    "atomic_write_text",
-    "dump_json",
     "dump_jsonl",
     "read_comparison",
     "read_results",
     "write_results",
 ]
-
-
-def _round_floats(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, FLOAT_DIGITS)
-    if isinstance(value, dict):
-        return {k: _round_floats(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_round_floats(v) for v in value]
-    return value
-
-
-def dump_json(payload: Any) -> str:
-    """Deterministic JSON text: sorted keys, rounded floats, trailing newline."""
-    return json.dumps(_round_floats(payload), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-
-
-def _file_mode(path: Path) -> int:
-    """Keep an existing file's permissions; a new file gets 0644 less the umask."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o644 & ~umask
-
-
-@contextmanager
-def _atomic_file(path: Path) -> Iterator[IO[bytes]]:
-    """A binary handle on a temp file in ``path``'s directory, renamed onto ``path``
-    when the block ends without an error (else removed): never a partial file."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise InputError(
-            f"{path}: cannot write: {exc.strerror}", fix="check the directory and its permissions"
-        ) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp creates 0600; a report or baseline is meant to be shared.
-        os.chmod(tmp, _file_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _encode(text: str) -> bytes:
-    # backslashreplace: a lone surrogate (legal as a JSON escape) is written
-    # back as the same escape instead of crashing the encoder.
-    return text.encode("utf-8", errors="backslashreplace")
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file + rename in the same directory."""
-    with _atomic_file(path) as handle:
-        handle.write(_encode(text))
 
 
 def write_results(path: Path, results: Results) -> None:
@@ -159,7 +102,7 @@ class ResultsWriter:
                 raise TypeError("a float orjson writes otherwise")
             text = orjson.dumps(record, option=_CASE_OPTIONS)
         except TypeError:  # lone surrogates, tiny floats: json's own text
-            text = _encode(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
+            text = encode_text(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
         self._pending.append(text)
         self._count += 1
         if len(self._pending) >= _BATCH:
@@ -193,10 +136,10 @@ class ResultsWriter:
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]
-        head, tail = _encode(dump_json(data)).split(
+        head, tail = encode_text(dump_json(data)).split(
             b"\n" + _CASE_INDENT + json.dumps(_CASES_MARK).encode() + b"\n"
         )
-        with _atomic_file(self.path) as out:
+        with atomic_file(self.path) as out:
             if not self._count:
                 out.write(head.removesuffix(b"[") + b"[]" + tail.removeprefix(b"  ]"))
                 return
@@ -209,19 +152,10 @@ class ResultsWriter:
 def read_results(path: Path) -> Results:
     """Load a results file written by ``score`` / ``run`` (schema-validated)."""
     source = str(path)
-    text = read_text(path, what="results file")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})",
-            fix="pass the file written by `recall-gate score/run --json`",
-        ) from None
+    fix = "pass the file written by `recall-gate score/run --json`"
+    data = parse_json(read_text(path, what="results file"), source=source, fix=fix)
     if not isinstance(data, dict) or "schema_version" not in data:
-        raise InputError(
-            f"{source}: not a recall-gate results file (no schema_version)",
-            fix="pass the file written by `recall-gate score/run --json`",
-        )
+        raise InputError(f"{source}: not a recall-gate results file (no schema_version)", fix=fix)
     version = data["schema_version"]
     if not isinstance(version, int) or version > SCHEMA_VERSION:
         raise InputError(
@@ -252,13 +186,7 @@ _COMPARISON_FIX = "pass the file written by `recall-gate compare --json` (or `--
 def read_comparison(path: Path) -> ComparisonDocument:
     """Load a comparison JSON and validate it against the comparison schema."""
     source = str(path)
-    text = read_text(path, what="comparison file")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})", fix=_COMPARISON_FIX
-        ) from None
+    data = parse_json(read_text(path, what="comparison file"), source=source, fix=_COMPARISON_FIX)
     if not isinstance(data, dict) or data.get("kind") != COMPARISON_KIND:
         raise InputError(
             f"{source}: not a recall-gate comparison (no kind: {COMPARISON_KIND})",

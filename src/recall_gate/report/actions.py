@@ -20,6 +20,7 @@ from recall_gate.report.comparison_json import (
     StaleRecord,
 )
 from recall_gate.report.github_limits import MAX_ANNOTATIONS_PER_LEVEL
+from recall_gate.report.markup import shorten_query
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
 
@@ -66,7 +67,6 @@ def _floor_text(item: FloorRecord, k: int) -> str:
 
 # Cases named in one annotation; the job summary lists them all.
 _CASES_SHOWN: Final = 5
-_QUERY_CHARS: Final = 60
 _EXEMPT_TEXT: Final = {
     "exempt_small_n": "exempt: too few compared cases (min-group-n)",
     "exempt_not_significant": "exempt: not likely real by the noise test (require-significance)",
@@ -78,9 +78,7 @@ def _rank_text(rank: int | None, k: int) -> str:
 
 
 def _case_text(case: MoveRecord, k: int) -> str:
-    query = " ".join((case.query or "").split())
-    if len(query) > _QUERY_CHARS:
-        query = query[: _QUERY_CHARS - 1].rstrip() + "…"
+    query = shorten_query(case.query)
     said = f" “{query}”" if query else ""
     return (
         f"{case.case_id}{said} ({case.language}, {case.case_type}) "

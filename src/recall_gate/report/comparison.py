@@ -41,16 +41,8 @@ from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
 from recall_gate.report.github_limits import comment_length
-from recall_gate.report.results import (
-    LANGUAGE_CAVEAT,
-    RECALL_CAVEAT,
-    Format,
-    capture_notes,
-    escape_markdown,
-    missed_table,
-    shorten_query,
-    table,
-)
+from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
+from recall_gate.report.results import LANGUAGE_CAVEAT, RECALL_CAVEAT, capture_notes, missed_table
 
 __all__ = [
     "JOB_SUMMARY_POINTER",

@@ -10,7 +10,7 @@ from recall_gate.core.history import TrendPoint
 from recall_gate.core.metric_registry import GATED_METRICS, metric_label
 from recall_gate.core.metrics import HIT, METRIC_KEYS
 from recall_gate.report.charts import ChartSeries, line_chart
-from recall_gate.report.results import Format, escape_markdown, table
+from recall_gate.report.markup import Format, escape_markdown, table
 
 __all__ = ["HISTORY_KIND", "history_json", "render_history"]
 

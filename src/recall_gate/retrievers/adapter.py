@@ -1,0 +1,71 @@
+"""What every retriever adapter offers, and the helpers they share (no framework imports)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from recall_gate.core.records import ParamValue
+from recall_gate.retrievers.documents import Hit
+
+__all__ = ["Adapter", "class_name", "embedder_name", "has_base", "readable", "readable_params"]
+
+_MAX_PARAM = 200
+
+
+class Adapter(Protocol):
+    """A retriever driven one way: ``search`` returns the top ``k`` hits of a query."""
+
+    kind: str  # "langchain-retriever", "llamaindex", …
+    name: str  # the retriever's class, "module.Class"
+
+    def search(self, query: str, k: int) -> list[Hit]: ...
+
+    def params(self) -> dict[str, ParamValue]: ...
+
+
+def class_name(obj: object) -> str:
+    kind = type(obj)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def has_base(obj: object, module_prefix: str, *names: str) -> bool:
+    """Whether a class in ``obj``'s MRO is called one of ``names`` and comes from
+    ``module_prefix`` (how a framework is recognised without importing it)."""
+    return any(
+        cls.__name__ in names and cls.__module__.startswith(module_prefix)
+        for cls in type(obj).__mro__
+    )
+
+
+def readable(value: Any) -> ParamValue:
+    """A parameter as short JSON-able text (secrets are never read: only named fields are)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        text = value
+    elif isinstance(value, Mapping | list | tuple):
+        try:
+            text = json.dumps(value, sort_keys=True, default=class_name)
+        except (TypeError, ValueError):
+            text = repr(value)
+    else:
+        text = class_name(value)
+    if isinstance(text, str) and len(text) > _MAX_PARAM:
+        text = text[: _MAX_PARAM - 1] + "…"
+    return text
+
+
+def readable_params(pairs: Mapping[str, Any]) -> dict[str, ParamValue]:
+    """The pairs that are set, made readable."""
+    return {key: readable(value) for key, value in pairs.items() if value is not None}
+
+
+def embedder_name(embedder: Any) -> str | None:
+    """``Class(model)`` of an embeddings object, from the attributes frameworks use."""
+    if embedder is None:
+        return None
+    for attr in ("model_name", "model", "model_id", "deployment"):
+        model = getattr(embedder, attr, None)
+        if isinstance(model, str) and model:
+            return f"{class_name(embedder)}({model})"
+    return class_name(embedder)

@@ -1,0 +1,116 @@
+"""A retrieved document as every adapter hands it over, and how its card id is found.
+
+Each framework has its own document type (LangChain ``Document``, LlamaIndex
+``NodeWithScore``, Haystack ``Document``, a plain ``dict`` or ``str``); an
+adapter turns each into a :class:`Hit`: a namespace of readable fields
+(``id``, ``metadata`` …), the score and the chunk id when there are any.
+
+The card id comes from one field of that namespace, named by a dotted path
+(``--id-from metadata.source``); by default the common fields are tried in
+order (:data:`DEFAULT_ID_FIELDS`). A value that looks like a file path is
+normalised to a KB card id: separators made ``/``, a document extension
+dropped, then the longest trailing part of the path that is a KB card id is
+taken (``/srv/app/docs/de/setup.md`` → ``de/setup`` in a KB at ``docs/``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from recall_gate.errors import InputError
+
+__all__ = ["DEFAULT_ID_FIELDS", "Hit", "IdMapper"]
+
+# Tried in this order when --id-from is not given.
+DEFAULT_ID_FIELDS: tuple[str, ...] = (
+    "metadata.card_id",
+    "metadata.id",
+    "metadata.source",
+    "metadata.file_path",
+    "metadata.path",
+    "metadata.file_name",
+    "ref_doc_id",
+    "id",
+)
+_DOC_EXTENSION = re.compile(r"\.(?:md|markdown|mdx|txt|rst|html?|pdf|json|ya?ml)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved document: readable fields, its score and chunk id (when known)."""
+
+    fields: Mapping[str, Any]
+    score: float | None = None
+    chunk_id: str | None = None
+
+
+def lookup(fields: Mapping[str, Any], path: str) -> Any:
+    """The value at a dotted path (``metadata.source``), or None."""
+    value: Any = fields
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else getattr(value, part, None)
+        if value is None:
+            return None
+    return value
+
+
+def clean_score(value: Any) -> float | None:
+    """A finite float score, or None (a framework may give None, NaN or a numpy float)."""
+    try:
+        score = float(value)
+    except (TypeError, ValueError):
+        return None
+    return score if math.isfinite(score) else None
+
+
+@dataclass
+class IdMapper:
+    """Finds each hit's card id; with the KB's ``card_ids``, only ids of real cards."""
+
+    id_from: str | None = None
+    card_ids: frozenset[str] | None = None
+
+    def card_id(self, hit: Hit, *, case_id: str, rank: int) -> str:
+        fields = (self.id_from,) if self.id_from else DEFAULT_ID_FIELDS
+        tried = []
+        for name in fields:
+            value = lookup(hit.fields, name)
+            if value is None or (isinstance(value, str) and not value.strip()):
+                tried.append(f"{name}: absent")
+                continue
+            text = str(value)
+            card = self._to_card(text)
+            if card is not None:
+                return card
+            tried.append(f"{name}: {text!r} is no KB card")
+        where = f"case {case_id!r}, document {rank}"
+        if self.id_from:
+            raise InputError(
+                f"{where}: --id-from {self.id_from}: {tried[0].split(': ', 1)[1]}",
+                fix="name the field that holds the card id or file path (e.g. --id-from "
+                "metadata.source), or check that the KB (`kb:` in recall-gate.yaml) holds "
+                "the documents the retriever returns",
+            )
+        raise InputError(
+            f"{where}: no field maps to a KB card (tried {'; '.join(tried)})",
+            fix="pass --id-from FIELD naming the field that holds the card id or file path "
+            "(e.g. --id-from metadata.source), and set `kb:` so paths map to card ids",
+        )
+
+    def _to_card(self, value: str) -> str | None:
+        """``value`` as a card id: itself, or the normalised path (see the module docstring)."""
+        if self.card_ids is None:  # no KB: a path loses its extension, nothing more
+            return _DOC_EXTENSION.sub("", value.replace("\\", "/"))
+        if value in self.card_ids:
+            return value
+        path = _DOC_EXTENSION.sub("", value.replace("\\", "/")).strip("/")
+        parts = [p for p in path.split("/") if p not in ("", ".")]
+        for start in range(len(parts)):
+            candidate = "/".join(parts[start:])
+            if candidate in self.card_ids:
+                return candidate
+        return None

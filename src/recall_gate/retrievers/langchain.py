@@ -1,0 +1,80 @@
+"""LangChain: a ``BaseRetriever`` (``invoke``) or a ``VectorStore``
+(``similarity_search_with_score``), recognised by class, never imported."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recall_gate.core.records import ParamValue
+from recall_gate.retrievers.adapter import class_name, embedder_name, has_base, readable_params
+from recall_gate.retrievers.documents import Hit, clean_score
+
+__all__ = ["LangChainRetriever", "LangChainVectorStore", "detect"]
+
+
+def _hit(document: Any, score: Any = None) -> Hit:
+    metadata = dict(getattr(document, "metadata", None) or {})
+    ident = getattr(document, "id", None)
+    if score is None:
+        score = metadata.get("score")
+    return Hit(
+        fields={"id": ident, "metadata": metadata},
+        score=clean_score(score),
+        chunk_id=str(ident) if ident else None,
+    )
+
+
+class LangChainRetriever:
+    """``retriever.invoke(query)``; a retriever with ``search_kwargs`` (a vector
+    store retriever) is asked for ``k`` documents, any other is cut at ``k``."""
+
+    kind = "langchain-retriever"
+
+    def __init__(self, retriever: Any) -> None:
+        self.retriever = retriever
+        self.name = class_name(retriever)
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        if isinstance(getattr(self.retriever, "search_kwargs", None), dict):
+            documents = self.retriever.invoke(query, k=k)
+        else:
+            documents = self.retriever.invoke(query)
+        return [_hit(d) for d in list(documents)[:k]]
+
+    def params(self) -> dict[str, ParamValue]:
+        r = self.retriever
+        store = getattr(r, "vectorstore", None)
+        return readable_params(
+            {
+                "search_type": getattr(r, "search_type", None),
+                "search_kwargs": getattr(r, "search_kwargs", None),
+                "vectorstore": class_name(store) if store is not None else None,
+                "embedder": embedder_name(getattr(store, "embeddings", None)),
+            }
+        )
+
+
+class LangChainVectorStore:
+    """``store.similarity_search_with_score(query, k=k)``: documents with their scores."""
+
+    kind = "langchain-vectorstore"
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.name = class_name(store)
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return [_hit(d, s) for d, s in self.store.similarity_search_with_score(query, k=k)]
+
+    def params(self) -> dict[str, ParamValue]:
+        return readable_params({"embedder": embedder_name(getattr(self.store, "embeddings", None))})
+
+
+def detect(obj: Any) -> LangChainRetriever | LangChainVectorStore | None:
+    if has_base(obj, "langchain", "BaseRetriever") and callable(getattr(obj, "invoke", None)):
+        return LangChainRetriever(obj)
+    if has_base(obj, "langchain", "VectorStore") and callable(
+        getattr(obj, "similarity_search_with_score", None)
+    ):
+        return LangChainVectorStore(obj)
+    return None

@@ -1,0 +1,71 @@
+"""LlamaIndex: a ``BaseRetriever`` (``retrieve`` → ``NodeWithScore``), or an index
+(``as_retriever(similarity_top_k=k)``), recognised by class, never imported."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from recall_gate.core.records import ParamValue
+from recall_gate.retrievers.adapter import class_name, embedder_name, has_base, readable_params
+from recall_gate.retrievers.documents import Hit, clean_score
+
+__all__ = ["LlamaIndexRetriever", "detect"]
+
+
+def _hit(result: Any) -> Hit:
+    node = getattr(result, "node", result)
+    node_id = getattr(node, "node_id", None) or getattr(node, "id_", None)
+    return Hit(
+        fields={
+            "id": node_id,
+            "node_id": node_id,
+            "ref_doc_id": getattr(node, "ref_doc_id", None),
+            "metadata": dict(getattr(node, "metadata", None) or {}),
+        },
+        score=clean_score(getattr(result, "score", None)),
+        chunk_id=str(node_id) if node_id else None,
+    )
+
+
+class LlamaIndexRetriever:
+    """``retriever.retrieve(query)``, with ``similarity_top_k`` set to ``k`` for the
+    capture when the retriever has one (restored afterwards), else cut at ``k``."""
+
+    kind = "llamaindex"
+
+    def __init__(self, retriever: Any, *, index: Any = None) -> None:
+        self.retriever = retriever
+        self.index = index
+        self.name = class_name(retriever)
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        r = self.retriever
+        before = getattr(r, "similarity_top_k", None)
+        if isinstance(before, int):
+            r.similarity_top_k = k
+        try:
+            results = r.retrieve(query)
+        finally:
+            if isinstance(before, int):
+                r.similarity_top_k = before
+        return [_hit(result) for result in list(results)[:k]]
+
+    def params(self) -> dict[str, ParamValue]:
+        r = self.retriever
+        store = getattr(self.index, "vector_store", None) or getattr(r, "_vector_store", None)
+        return readable_params(
+            {
+                "index": class_name(self.index) if self.index is not None else None,
+                "vector_store": class_name(store) if store is not None else None,
+                "embedder": embedder_name(getattr(r, "_embed_model", None)),
+                "mode": str(getattr(r, "_vector_store_query_mode", "") or "") or None,
+            }
+        )
+
+
+def detect(obj: Any) -> LlamaIndexRetriever | None:
+    if has_base(obj, "llama_index", "BaseRetriever") and callable(getattr(obj, "retrieve", None)):
+        return LlamaIndexRetriever(obj)
+    if has_base(obj, "llama_index", "BaseIndex") and callable(getattr(obj, "as_retriever", None)):
+        return LlamaIndexRetriever(obj.as_retriever(), index=obj)
+    return None

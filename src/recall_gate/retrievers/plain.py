@@ -1,0 +1,60 @@
+"""A plain callable ``(query, k) -> list[str | dict]``: ids, or dicts with an id
+field (``id``, ``metadata.source`` …) and optionally ``score`` and ``chunk_id``."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from recall_gate.core.records import ParamValue
+from recall_gate.retrievers.documents import Hit, clean_score
+
+__all__ = ["PlainCallable", "detect", "takes_query_and_k"]
+
+
+def _hit(item: Any) -> Hit:
+    if isinstance(item, str):
+        return Hit(fields={"id": item})
+    if isinstance(item, Mapping):
+        chunk = item.get("chunk_id")
+        return Hit(
+            fields=dict(item),
+            score=clean_score(item.get("score")),
+            chunk_id=str(chunk) if chunk else None,
+        )
+    raise TypeError(f"returned a {type(item).__name__}, expected a str id or a dict")
+
+
+class PlainCallable:
+    kind = "callable"
+
+    def __init__(self, function: Callable[[str, int], Any]) -> None:
+        self.function = function
+        module = getattr(function, "__module__", None) or type(function).__module__
+        qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
+        self.name = f"{module}.{qualname}"
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        items = self.function(query, k)
+        if isinstance(items, str | bytes | Mapping) or not hasattr(items, "__iter__"):
+            raise TypeError(f"returned a {type(items).__name__}, expected a list")
+        return [_hit(item) for item in list(items)[:k]]
+
+    def params(self) -> dict[str, ParamValue]:
+        return {}
+
+
+def takes_query_and_k(obj: Any) -> bool:
+    """Whether ``obj`` can be called as ``obj(query, k)``."""
+    if not callable(obj):
+        return False
+    try:
+        inspect.signature(obj).bind("query", 1)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def detect(obj: Any) -> PlainCallable | None:
+    return PlainCallable(obj) if takes_query_and_k(obj) else None

@@ -1,0 +1,26 @@
+"""The one in-process runner of the command line for tests: `cli.main` with
+captured streams, a working directory and an explicit (default: empty)
+environment, so no test depends on the shell it runs in."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from recall_gate.cli import main
+
+
+class CliRun(NamedTuple):
+    """What one command did: its exit code and what it printed."""
+
+    code: int
+    out: str
+    err: str
+
+
+def run_cli(argv: Sequence[str], *, cwd: Path, environ: Mapping[str, str] | None = None) -> CliRun:
+    out, err = io.StringIO(), io.StringIO()
+    code = main(list(argv), {} if environ is None else environ, stdout=out, stderr=err, cwd=cwd)
+    return CliRun(code, out.getvalue(), err.getvalue())
