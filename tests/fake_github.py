@@ -35,8 +35,10 @@ Authentication and tokens — ``authentication/authenticating-to-the-rest-api``,
 
 Issue comments — ``issues/comments``
     - ``GET .../issues/{n}/comments``: ascending by id; paginated.
-    - ``POST .../issues/{n}/comments``: the author is the token's account;
-      ``performed_via_github_app`` is the app for installation tokens.
+    - ``POST .../issues/{n}/comments``: the author is the token's account.
+      ``performed_via_github_app`` is filled with the app for installation
+      tokens (the docs do not say when GitHub fills it; recall-gate never
+      reads it).
     - ``PATCH``/``DELETE .../issues/comments/{id}``: ``issues: write`` or
       ``pull_requests: write`` may edit or delete ANY comment of the
       repository, whoever wrote it ("Fine-grained access tokens" on both

@@ -48,6 +48,7 @@ STUBS = ACT_DIR / "stubs"
 PR_CHECK = "tests/act/workflows/pr-check.yml"
 REPO = "octo/app"
 READ_ONLY_TOKEN = "ghs_read-only-fork-token-0123456789"
+APP_TOKEN = "ghs_github-app-installation-token-0123456789"
 MARKER = "<!-- recall-gate:default -->"
 HEAD_1 = "1" * 40
 HEAD_2 = "2" * 40
@@ -216,7 +217,15 @@ def _git(cwd: Path, *args: str) -> str:
 
 def _score(capture: str, out: Path) -> Path:
     code = recall_gate(
-        ["score", "--artifacts", str(ACT_DIR / "data" / capture), "--json", str(out)],
+        [
+            "score",
+            "--artifacts",
+            str(ACT_DIR / "data" / capture),
+            "--config",  # the workflow's; never the repository's own recall-gate.yaml
+            str(ACT_DIR / "data" / "recall-gate.yaml"),
+            "--json",
+            str(out),
+        ],
         {},
         stdout=io.StringIO(),
         cwd=out.parent,  # no recall-gate.yaml there: the capture alone is scored
@@ -335,8 +344,15 @@ def assert_one_evaluation_and_one_comparison(run: ActRun, *, profile: str) -> No
 
 
 def assert_token_never_printed(run: ActRun, *tokens: str) -> None:
+    """Nowhere in act's whole output: not in what the steps printed, not in act's own
+    lines. The one exception is act's record of the ``::add-mask::`` command
+    itself, which GitHub consumes and never shows (act logs its message as ***)."""
+    shown = [json.dumps(e) for e in run.events if e.get("command") != "add-mask"] + [
+        line for line in run.text.splitlines() if not line.startswith("{")
+    ]
     for token in tokens:
         assert token not in run.step_output
+        assert not [line for line in shown if token in line]
 
 
 # -- the PR check, score mode ---------------------------------------------------------
@@ -485,6 +501,43 @@ def test_a_403_on_the_edit_is_a_warning_and_the_job_passes(repo: Repo) -> None:
     assert any("could not update the recall-gate comment" in w for w in warnings), warnings
     assert "was not posted" in run.summary
     assert_token_never_printed(run, TOKEN)
+
+
+def test_a_github_app_token_with_comment_author_edits_its_own_comment_in_place(
+    repo: Repo,
+) -> None:
+    repo.fake.add_app_token(APP_TOKEN, app_slug="recall-app")
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+    old_body = f"{MARKER}\nposted earlier with the workflow token"
+    actions = repo.fake.add_comment(REPO, number, login=BOT_LOGIN, body=old_body)
+    knobs = {"COMMENT_AUTHOR": "recall-app[bot]"}
+
+    first = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={**knobs, "ARTIFACTS": "tests/act/data/capture-v1.jsonl"},
+        token=APP_TOKEN,
+    )
+    repo.fake.push(REPO, number, head_sha=HEAD_2)
+    second = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_2),
+        variables={**knobs, "ARTIFACTS": "tests/act/data/capture-v2.jsonl"},
+        token=APP_TOKEN,
+    )
+
+    assert first.job_result == second.job_result == "success", second.text[-4000:]
+    [mine] = [c for c in repo.fake.comments(REPO, number) if c.login == "recall-app[bot]"]
+    assert mine.body.startswith(MARKER)
+    assert f"head-sha={HEAD_2}" in mine.body
+    assert first.outputs("gate")["comment-url"].endswith(f"#issuecomment-{mine.id}")
+    assert _untouched(repo.fake, actions, old_body)
+    assert not [r for r in repo.fake.requests if r.path == "/user"]
+    assert not any("comment author" in w for w in second.annotations("warning"))
+    for run in (first, second):
+        assert_token_never_printed(run, APP_TOKEN)
 
 
 def test_a_floor_above_the_observed_value_fails_the_job(repo: Repo) -> None:

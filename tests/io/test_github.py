@@ -772,3 +772,23 @@ def test_the_fake_runs_standalone_and_writes_its_state(
     assert (comment["id"], comment["login"]) == (outcome.comment_id, BOT_LOGIN)
     assert comment["body"] == stamp_head_sha(REPORT, SHA)
     assert server.returncode == 0
+
+
+def test_the_standalone_fake_serves_ghes_and_personal_tokens(
+    session: requests.Session, waits: list[float]
+) -> None:
+    fake_script = Path(__file__).resolve().parents[1] / "fake_github.py"
+    argv = [sys.executable, str(fake_script), "--port", "0", "--flavor", "ghes"]
+    argv += ["--token", "ghp_personal", "--token-kind", "user", "--login", "octocat"]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, text=True) as server:
+        assert server.stdout is not None
+        url = server.stdout.readline().strip()
+        try:
+            client = GitHubClient(session, base_url=url, token="ghp_personal", sleep=waits.append)
+            user = client.get("/user")
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=10)
+
+    assert url.endswith("/api/v3")
+    assert (user["login"], user["type"]) == ("octocat", "User")
