@@ -195,3 +195,15 @@ def test_capture_needs_only_the_core_install(tmp_path: Path) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_a_callable_that_returns_no_list_names_the_case(app: Path) -> None:
+    (app / "odd_rag.py").write_text("def search(query, k):\n    return 'en/refills'\n")
+    sys.modules.pop("odd_rag", None)
+    code, _, err = cli(app, "capture", "--retriever", "odd_rag:search", "--out", "a.jsonl")
+    assert code == 2
+    assert err.startswith(
+        "recall-gate: error: case 'en-1': the retriever raised TypeError: returned a str, "
+        "expected a list"
+    )
+    assert not (app / "a.jsonl").exists()

@@ -417,3 +417,22 @@ def test_the_token_appears_in_no_repr_and_no_error(
     texts += [f"{e!s} {e!r} {e.fix} {e.args}" for e in raised]
     assert all(TOKEN not in text for text in texts)
     assert "echoing <token hidden>" in raised[-1].message
+
+
+def test_a_write_without_the_permission_is_refused_naming_the_permissions_that_would_do(
+    fake_github: FakeGitHub, session: requests.Session
+) -> None:
+    fake_github.add_actions_token("ghs_read-only", read_only=True)
+    fake_github.add_pull("octo/app", head_sha="a" * 40)
+
+    answer = session.post(
+        f"{fake_github.url}{COMMENTS}",
+        json={"body": "hi"},
+        headers={"Authorization": "Bearer ghs_read-only"},
+    )
+
+    assert answer.status_code == 403
+    assert answer.json()["message"] == "Resource not accessible by integration"
+    # Sets separated by "; ": either permission suffices (GitHub changelog 2023-08-10).
+    assert answer.headers["x-accepted-github-permissions"] == "issues=write; pull_requests=write"
+    assert fake_github.comments("octo/app", 1) == []

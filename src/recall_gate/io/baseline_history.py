@@ -15,10 +15,9 @@ from pathlib import Path
 from recall_gate.core.baseline import Baseline
 from recall_gate.errors import InputError
 from recall_gate.io.baseline_store import parse_baseline
+from recall_gate.io.git import first_error_line, is_safe_ref, run_git
 
 __all__ = ["CommittedBaseline", "read_baseline_history"]
-
-_TIMEOUT = 60
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,32 +31,7 @@ class CommittedBaseline:
 
 
 def _git(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, check=False, timeout=_TIMEOUT
-        )
-    except FileNotFoundError:
-        raise InputError(
-            "history needs git, and git is not installed", fix="install git and run it in a clone"
-        ) from None
-    except subprocess.TimeoutExpired:
-        raise InputError(
-            f"git {' '.join(args)} did not answer within {_TIMEOUT} s", fix="check the repository"
-        ) from None
-
-
-def _valid_ref(ref: str) -> bool:
-    # No option-looking or whitespace refs: the ref goes on git's command line.
-    return (
-        bool(ref)
-        and not ref.startswith("-")
-        and all(c.isprintable() and not c.isspace() for c in ref)
-    )
-
-
-def _first_line(done: subprocess.CompletedProcess[bytes]) -> str:
-    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return lines[0] if lines else "error"
+    return run_git(args, cwd=cwd, needed_by="history", fix="install git and run it in a clone")
 
 
 def _repository(path: Path, *, cwd: Path, shown: str) -> tuple[Path, str]:
@@ -92,7 +66,7 @@ def _commits(root: Path, relative: str, since: str | None) -> list[list[str]]:
     revisions = ["HEAD"]
     if since is not None:
         known = (
-            _valid_ref(since)
+            is_safe_ref(since)
             and not _git(
                 ["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"], cwd=root
             ).returncode
@@ -105,7 +79,9 @@ def _commits(root: Path, relative: str, since: str | None) -> list[list[str]]:
         revisions = [f"{since}..HEAD"]
     log = _git(["log", "--reverse", _FORMAT, *revisions, "--", relative], cwd=root)
     if log.returncode != 0:
-        raise InputError(f"git log of {relative}: {_first_line(log)}", fix="check the repository")
+        raise InputError(
+            f"git log of {relative}: {first_error_line(log)}", fix="check the repository"
+        )
     lines = log.stdout.decode("utf-8", "replace").splitlines()
     if since is not None:
         start = _git(["log", "-1", _FORMAT, since, "--", relative], cwd=root)
@@ -121,7 +97,7 @@ def _version(root: Path, sha: str, relative: str) -> Baseline | None:
         return None
     blob = _git(["cat-file", "blob", spec], cwd=root)
     if blob.returncode:
-        raise InputError(f"{spec}: git cannot read it ({_first_line(blob)})", fix="check git")
+        raise InputError(f"{spec}: git cannot read it ({first_error_line(blob)})", fix="check git")
     try:
         text = blob.stdout.decode("utf-8-sig")
     except UnicodeDecodeError:

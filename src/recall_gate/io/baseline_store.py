@@ -33,6 +33,7 @@ from recall_gate.core.profile import baseline_relpath
 from recall_gate.core.records import Results
 from recall_gate.errors import InputError
 from recall_gate.io.files import atomic_write_text, describe_validation_error, dump_json, read_text
+from recall_gate.io.git import is_safe_ref, run_git
 from recall_gate.io.results_store import read_results
 
 __all__ = [
@@ -152,32 +153,15 @@ def read_current_results(path: Path) -> Results:
 
 
 def _git(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, timeout=60)
-    except FileNotFoundError:
-        raise InputError(
-            "--baseline-ref needs git, and git is not installed",
-            fix="install git, or drop --baseline-ref",
-        ) from None
-    except subprocess.TimeoutExpired:
-        raise InputError(
-            f"git {' '.join(args)} did not answer within 60 s", fix="check the repository"
-        ) from None
-
-
-def _valid_ref(ref: str) -> bool:
-    # No option-looking or whitespace refs: the ref goes on git's command line.
-    return (
-        bool(ref)
-        and not ref.startswith("-")
-        and all(c.isprintable() and not c.isspace() for c in ref)
+    return run_git(
+        args, cwd=cwd, needed_by="--baseline-ref", fix="install git, or drop --baseline-ref"
     )
 
 
 def read_baseline_at_ref(path: Path, *, ref: str, cwd: Path) -> StoredBaseline | None:
     """The baseline at ``path`` as it is at git revision ``ref``; ``None`` when
     the file does not exist at that revision (no baseline there yet)."""
-    if not _valid_ref(ref):
+    if not is_safe_ref(ref):
         raise InputError(
             f"--baseline-ref {ref!r}: not a git revision",
             fix="pass a branch, tag or commit, e.g. the PR's base SHA",
