@@ -138,7 +138,7 @@ def test_an_unfinished_results_writer_leaves_no_file_behind(tmp_path: Path) -> N
 
 def test_the_streamed_label_fingerprint_is_the_fingerprint_of_the_labels(tmp_path: Path) -> None:
     capture = tmp_path / "run.jsonl"
-    capture.write_text("".join(capture_lines(300, seed=3)), encoding="utf-8")
+    capture.write_text("\n \n".join(capture_lines(300, seed=3)), encoding="utf-8")  # gaps
     scored = score_capture(
         iter_artifacts(capture), k=5, artifacts_source=str(capture), fingerprint=True
     )

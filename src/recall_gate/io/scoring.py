@@ -60,38 +60,45 @@ class ScoredCapture:
 
 
 class _LabelTexts:
-    """The canonical JSON of each label, spilled to a temp file; digested in id order."""
+    """The canonical JSON of each label, spilled to a temp file; digested in id order.
+
+    Texts are found by the line number of their case (the labeller's
+    ``first_line`` maps every labelled id to it): per line, 8 bytes of offset.
+    """
 
     def __init__(self) -> None:
         self._file: IO[bytes] = tempfile.TemporaryFile(prefix="recall-gate-labels.")  # noqa: SIM115
         self._pending: list[bytes] = []
-        self._ids: list[str] = []
-        self._ends = array("q")
+        self._ends = array("q", [0])  # _ends[n]: where line n's text ends (n's start: _ends[n - 1])
         self._size = 0
 
-    def add(self, case_id: str, label: Label) -> None:
+    def add(self, number: int, case_id: str, label: Label) -> None:
         text = label_text(case_id, *label)
         self._pending.append(text)
         if len(self._pending) >= 512:
             self._file.write(b"".join(self._pending))
             self._pending.clear()
+        ends = self._ends
+        if number < len(ends):
+            raise ValueError(f"line {number} comes after line {len(ends) - 1}: lines go in order")
+        if len(ends) < number:  # lines without a text (blank, repeated) are empty spans
+            ends.extend([self._size] * (number - len(ends)))
         self._size += len(text)
-        self._ids.append(case_id)
-        self._ends.append(self._size)
+        ends.append(self._size)
 
-    def fingerprint(self) -> str:
-        ids, ends = self._ids, self._ends
-        order = sorted(range(len(ids)), key=ids.__getitem__)
+    def fingerprint(self, first_line: Mapping[str, int]) -> str:
         self._file.write(b"".join(self._pending))
         self._pending.clear()
         self._file.flush()
         if not self._size:
             return fingerprint_texts(())
+        ends = self._ends
         with mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) as view:
 
             def texts() -> Iterator[bytes]:
-                for i in order:
-                    yield view[ends[i - 1] if i else 0 : ends[i]]
+                for case_id in sorted(first_line):
+                    number = first_line[case_id]
+                    yield view[ends[number - 1] : ends[number]]
 
             return fingerprint_texts(texts())
 
@@ -137,14 +144,14 @@ def score_capture(
             if write is not None:
                 write(record)
             if texts is not None:
-                texts.add(artifact.case_id, label)
+                texts.add(number, artifact.case_id, label)
         labeller.finish()
         return ScoredCapture(
             aggregates=scorer.aggregates(),
             total=scorer.total,
             scored=scorer.scored,
             outcomes=scorer.outcomes,
-            label_fingerprint=None if texts is None else texts.fingerprint(),
+            label_fingerprint=None if texts is None else texts.fingerprint(labeller.first_line),
             missed=tuple(scorer.missed),
             missed_total=scorer.missed_total,
             short_of_k=scorer.short_of_k,
