@@ -349,6 +349,68 @@ def bench_scale(n_cards: int, n_cases: int, work: Path, *, cache: Path, stores: 
     print("  hit@5 (synthetic): " + "  ".join(f"{k}: {v['hit']:.3f}" for k, v in columns.items()))
 
 
+def bench_bm25(n_cards: int, n_cases: int, work: Path, *, sample: int = 300) -> None:
+    """The hybrid side alone at scale (no model): what hybrid adds to a dense run.
+
+    bm25s: index built (cold), saved, loaded (warm), then every case searched
+    (its language's chunks, as ``retrieval.same_language``). rank-bm25 (the
+    previous BM25), when installed: built, then ``sample`` cases searched and
+    the per-query time extrapolated.
+    """
+    from recall_gate.runner.bm25 import Bm25Index
+    from recall_gate.runner.tokenizer import tokenize
+
+    cards, cases = generate(n_cards, n_cases)
+    chunks = chunk_cards(cards, Config().chunking)
+    languages = {c.id: c.language for c in cards}
+    print(
+        f"\nSYNTHETIC scale corpus: {n_cards:,} cards → {len(chunks):,} chunks, "
+        f"{n_cases:,} cases: the BM25 side of hybrid, no model"
+    )
+    cache = work / "bm25-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    t = time.perf_counter()
+    import bm25s  # noqa: F401  (its import, numba and scipy included, timed apart)
+
+    imported = time.perf_counter() - t
+    t = time.perf_counter()
+    Bm25Index(chunks, languages, cache_dir=cache)
+    built = time.perf_counter() - t
+    t = time.perf_counter()
+    index = Bm25Index(chunks, languages, cache_dir=cache)
+    loaded = time.perf_counter() - t
+    assert index.loaded
+    t = time.perf_counter()
+    for case in cases:
+        index.search(case.query, n=50, language=case.language)
+    searched = time.perf_counter() - t
+    print(
+        f"  bm25s: import {imported:.2f} s, index built (cold) {built:.2f} s, "
+        f"loaded from the cache (warm) {loaded:.2f} s, {n_cases:,} searches {searched:.2f} s "
+        f"({searched / n_cases * 1000:.2f} ms each)"
+    )
+    print(
+        f"  hybrid adds to a warm dense run: {loaded + searched:.1f} s warm, "
+        f"{built + searched:.1f} s with the BM25 cache cold (+ {imported:.1f} s import)"
+    )
+    try:
+        from rank_bm25 import BM25Okapi
+    except ImportError:
+        return
+    t = time.perf_counter()
+    okapi = BM25Okapi([tokenize(c.text) for c in chunks])
+    old_built = time.perf_counter() - t
+    t = time.perf_counter()
+    for case in cases[:sample]:
+        okapi.get_scores(tokenize(case.query))
+    per_query = (time.perf_counter() - t) / min(sample, n_cases)
+    print(
+        f"  rank-bm25 (before): index built {old_built:.2f} s, {per_query * 1000:.1f} ms per "
+        f"search (over {min(sample, n_cases)} cases) → {per_query * n_cases:.0f} s for "
+        f"{n_cases:,}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Benchmark the built-in runner.")
     parser.add_argument("--config", type=Path, default=REPO / "recall-gate.yaml")
@@ -363,6 +425,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--stores", action="store_true", help="scale: also on disk and a chroma server"
+    )
+    parser.add_argument(
+        "--bm25-only", action="store_true", help="scale: only the BM25 side of hybrid (no model)"
     )
     parser.add_argument("--mode", default="dense", help=argparse.SUPPRESS)
     parser.add_argument("--scale-worker", choices=("embedded", "server"), help=argparse.SUPPRESS)
@@ -382,6 +447,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         return
     work = Path(tempfile.mkdtemp(prefix="recall-gate-bench-"))
     try:
+        if args.bm25_only:
+            bench_bm25(args.cards, args.cases, work)
+            return
         if not args.only_scale:
             bench_reference(args.config, work)
         if args.scale or args.only_scale:

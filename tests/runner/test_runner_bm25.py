@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from recall_gate.core.records import Chunk
 from recall_gate.runner.bm25 import BM25_DIR, Bm25Index
 
@@ -65,3 +67,15 @@ def test_an_unreadable_cached_index_is_rebuilt(tmp_path: Path) -> None:
     assert not again.loaded
     assert again.search("recetas", n=1, language="es-419")[0].parent_id == "es-recetas"
     assert Bm25Index(CHUNKS, LANGUAGES, cache_dir=tmp_path).loaded  # saved anew
+
+
+def test_ties_are_broken_in_kb_order_at_the_cut_too() -> None:
+    same = [Chunk(id=f"c{i}#0", parent_id=f"c{i}", text="receta receta") for i in range(12)]
+    other = [Chunk(id="d#0", parent_id="d", text="receta de algo más largo aún")]
+    chunks = [*same[:5], *other, *same[5:]]
+    index = Bm25Index(chunks, dict.fromkeys([c.parent_id for c in chunks], "es"))
+    found = index.search("receta", n=4, language="es")
+    assert [c.parent_id for c in found] == ["c0", "c1", "c2", "c3"]
+    scores = index.scores("receta", language="es")
+    expected = [chunks[i].id for i in np.argsort(-scores, kind="stable")[:7]]
+    assert [c.chunk_id for c in index.search("receta", n=7, language="es")] == expected

@@ -80,7 +80,11 @@ class Bm25Index:
     ) -> None:
         bm25s = _bm25s()
         self._chunks = list(chunks)
-        self._language = np.array([languages[c.parent_id] for c in self._chunks], dtype=object)
+        chunk_languages = [languages[c.parent_id] for c in self._chunks]
+        self._masks = {
+            lang: np.array([lang == other for other in chunk_languages], dtype=bool)
+            for lang in set(chunk_languages)
+        }
         self.loaded = False
         self._bm25: Any = None
         if not self._chunks:
@@ -123,12 +127,20 @@ class Bm25Index:
         """
         scores = self.scores(query, language=query_language or language)
         if language is not None:
-            scores = np.where(self._language == language, scores, 0.0)
-        order = np.argsort(-scores, kind="stable")[:n]
+            mask = self._masks.get(language)
+            scores = scores * mask if mask is not None else np.zeros_like(scores)
+        found = np.flatnonzero(scores > 0)
+        if len(found) > n:  # the n best in linear time (ties: the first in KB order)
+            values = scores[found]
+            threshold = -np.partition(-values, n - 1)[n - 1]
+            above = found[values > threshold]
+            found = np.concatenate((above, found[values == threshold][: n - len(above)]))
+        # Best first; ties in KB order (as a stable sort of every chunk would give).
+        order = found[np.lexsort((found, -scores[found]))]
+        chunks = self._chunks
         return [
-            ScoredChunk(self._chunks[i].id, self._chunks[i].parent_id, float(scores[i]))
-            for i in order
-            if scores[i] > 0
+            ScoredChunk(chunks[i].id, chunks[i].parent_id, score)
+            for i, score in zip(order.tolist(), scores[order].tolist(), strict=True)
         ]
 
 

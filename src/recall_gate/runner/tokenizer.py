@@ -65,10 +65,23 @@ STEMMERS: dict[str, str] = {
 }
 
 
+class _DropCombining(dict[int, int | None]):
+    """A ``str.translate`` table that drops combining marks, filled as characters come."""
+
+    def __missing__(self, code: int) -> int | None:
+        kept = None if unicodedata.combining(chr(code)) else code
+        self[code] = kept
+        return kept
+
+
+_DROP_COMBINING = _DropCombining()
+
+
 def fold(text: str) -> str:
     """Lower-cased text with accents removed ("Não" → "nao", "ß" → "ss")."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    if text.isascii():
+        return text.lower()  # ASCII: casefold is lower, and nothing decomposes
+    return unicodedata.normalize("NFKD", text.casefold()).translate(_DROP_COMBINING)
 
 
 def tokenize(text: str) -> list[str]:
