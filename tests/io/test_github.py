@@ -8,6 +8,7 @@ fake's comments, not by counting calls; the request log is used only to say
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -38,7 +39,6 @@ from recall_gate.io.github import (
     get_branch_sha,
     is_our_comment,
     put_file,
-    read_head_sha,
     stamp_head_sha,
     upsert_comment,
 )
@@ -110,6 +110,12 @@ def _marked(fake: FakeGitHub, pr: int) -> list[FakeComment]:
 
 
 # -- the sticky comment --------------------------------------------------------
+
+
+def read_head_sha(body: str) -> str | None:
+    """The SHA a comment body is stamped with (the stamp's documented form)."""
+    found = re.search(r"<!-- recall-gate:head-sha=([0-9A-Fa-f]*) -->", body)
+    return found.group(1).lower() if found and found.group(1) else None
 
 
 def test_creates_the_comment_when_absent(

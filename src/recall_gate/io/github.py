@@ -44,7 +44,6 @@ __all__ = [
     "get_branch_sha",
     "is_our_comment",
     "put_file",
-    "read_head_sha",
     "resolve_comment_author",
     "stamp_head_sha",
     "upsert_comment",
@@ -236,12 +235,6 @@ def stamp_head_sha(body: str, head_sha: str) -> str:
     unstamped = _STAMP_RE.sub("", body).rstrip("\n")
     line = f"<!-- recall-gate:head-sha={sha} -->"
     return f"{unstamped}\n\n{line}\n" if unstamped else f"{line}\n"
-
-
-def read_head_sha(body: str) -> str | None:
-    """The SHA stamped by `stamp_head_sha`, if any."""
-    found = _STAMP_RE.search(body)
-    return found.group(1).lower() if found and found.group(1) else None
 
 
 # -- the sticky comment ------------------------------------------------------

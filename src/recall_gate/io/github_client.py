@@ -226,11 +226,6 @@ class GitHubClient:
     def base_url(self) -> str:
         return self._base_url
 
-    @property
-    def total_waited(self) -> float:
-        """Seconds spent sleeping before retries, over this client's lifetime."""
-        return self._waited
-
     # -- verbs ---------------------------------------------------------------
 
     def get(self, path: str, *, params: Params | None = None) -> Any:
