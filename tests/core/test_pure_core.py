@@ -57,8 +57,11 @@ def _is_type_checking_block(node: ast.AST) -> bool:
     )
 
 
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node except those under `if TYPE_CHECKING:` (imports for annotations only)."""
+def _runtime_nodes(tree: ast.AST, *, import_time_only: bool = False) -> list[ast.AST]:
+    """Every node except those under `if TYPE_CHECKING:` (imports for annotations
+    only); with ``import_time_only``, also none inside a function body (what runs
+    when the module is imported)."""
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
     out: list[ast.AST] = []
     stack: list[ast.AST] = [tree]
     while stack:
@@ -68,7 +71,8 @@ def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
             assert isinstance(node, ast.If)
             stack.extend(node.orelse)
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        if not (import_time_only and isinstance(node, functions)):
+            stack.extend(ast.iter_child_nodes(node))
     return out
 
 
@@ -102,22 +106,6 @@ def _module_path(module: str) -> Path:
     return PACKAGE / (module.replace(".", "/") + ".py")
 
 
-def _import_time_nodes(tree: ast.AST) -> list[ast.AST]:
-    """The nodes that run when the module is imported: not those inside functions."""
-    out: list[ast.AST] = []
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        if _is_type_checking_block(node):
-            assert isinstance(node, ast.If)
-            stack.extend(node.orelse)
-            continue
-        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            stack.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def scan_source(
     module: str, source: str, *, import_time_only: bool = False
 ) -> tuple[list[Violation], set[str]]:
@@ -129,7 +117,7 @@ def scan_source(
     imported: set[str] = set()
     owner = module.removesuffix(".__init__")
     tree = ast.parse(source)
-    nodes = _import_time_nodes(tree) if import_time_only else _runtime_nodes(tree)
+    nodes = _runtime_nodes(tree, import_time_only=import_time_only)
     for node in nodes:
         names: list[str] = []  # what the import statement names, checked against the list
         candidates: list[str] = []  # what may be one of our modules
