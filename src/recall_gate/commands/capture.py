@@ -19,7 +19,6 @@ from recall_gate.commands.arguments import (
 from recall_gate.commands.context import Handler, Io, display_path
 from recall_gate.commands.evaluation import (
     fail_on_integrity_problems,
-    label_of,
     score_and_report,
     unique_cases,
 )
@@ -104,7 +103,7 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         f"{captured.retriever.name} ({captured.retriever.adapter}) → "
         f"{display_path(args.out, io)}\n"
     )
-    labels = [label_of(c) for c in cases]
+    labels = [c.label() for c in cases]
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=fingerprint_labels(labels),

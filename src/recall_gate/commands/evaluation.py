@@ -240,7 +240,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     case_paths = settings.cases
     located = load_cases(case_paths) if case_paths else None
     cases = unique_cases(located) if located is not None else None
-    labels = None if cases is None else [label_of(c) for c in cases]
+    labels = None if cases is None else [c.label() for c in cases]
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
         config = settings.config
@@ -276,16 +276,6 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         args=args,
         io=io,
         card_ids=card_ids,
-    )
-
-
-def label_of(case: Case) -> CaseLabel:
-    return CaseLabel(
-        id=case.id,
-        language=case.language,
-        case_type=case.case_type,
-        must_cite_one_of=case.must_cite_one_of,
-        relevant_ids=case.relevant_ids,
     )
 
 
@@ -355,7 +345,7 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     )
     return score_and_report(
         artifacts=enumerate(captured.artifacts, start=1),
-        cases=[label_of(c) for c in cases],
+        cases=[c.label() for c in cases],
         artifacts_source="the capture",
         cases_source=", ".join(map(str, config.cases)),
         provenance=lambda _scored, _watch: provenance,

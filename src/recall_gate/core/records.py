@@ -109,6 +109,16 @@ class Case(CaseLabel):
 
     query: str = Field(min_length=1)
 
+    def label(self) -> CaseLabel:
+        """The case without its query: what scoring and labelling compare."""
+        return CaseLabel(
+            id=self.id,
+            language=self.language,
+            case_type=self.case_type,
+            must_cite_one_of=self.must_cite_one_of,
+            relevant_ids=self.relevant_ids,
+        )
+
 
 ParamValue = str | int | float | bool | None
 
