@@ -140,7 +140,11 @@ def test_an_empty_environment_variable_is_unset(app: Path) -> None:
     [
         ("RECALL_GATE_MIN_HIT", "high", "RECALL_GATE_MIN_HIT='high' (the action input `min-hit`)"),
         ("RECALL_GATE_MAX_REGRESSION", "2", "(the action input `max-regression`): must be"),
-        ("RECALL_GATE_K", "0", "RECALL_GATE_K='0' (the action input `k`): must be a whole number"),
+        (
+            "RECALL_GATE_K",
+            "0",
+            "RECALL_GATE_K='0' (the action input `k`): must be a positive integer, got 0",
+        ),
         ("RECALL_GATE_PROFILE", "a b", "RECALL_GATE_PROFILE='a b' (the action input `profile`)"),
     ],
 )

@@ -15,22 +15,19 @@ value means unset (an action input left empty).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from recall_gate.commands.arguments import strict_boolean
+from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
 from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path
 from recall_gate.core.gate import Floors
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import (
     DEFAULT_PROFILE,
-    PROFILE_RULE,
     baseline_relpath,
-    is_profile_name,
 )
 from recall_gate.errors import InputError
 from recall_gate.io.config import Config, GateSettings, load_config
@@ -107,26 +104,6 @@ def _parsed(dest: str, text: str, parse: Callable[[str], T], *, fix: str) -> T:
         ) from None
 
 
-def _fraction(text: str) -> float:
-    value = float(text)
-    if math.isnan(value) or not 0.0 <= value <= 1.0:
-        raise ValueError("must be a number in [0, 1]")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError("must be a whole number ≥ 1")
-    return value
-
-
-def _profile(text: str) -> str:
-    if not is_profile_name(text):
-        raise ValueError(f"use {PROFILE_RULE}")
-    return text
-
-
 def _flag_or_env(
     args: argparse.Namespace, io: Io, dest: str, parse: Callable[[str], T]
 ) -> T | None:
@@ -178,11 +155,11 @@ def resolve_settings(
     config_path, config = _load_config(args, io, required=config_required)
     folder = config_path.resolve().parent if config_path is not None else io.cwd
 
-    profile = _flag_or_env(args, io, "profile", _profile)
+    profile = _flag_or_env(args, io, "profile", profile_name)
     if profile is None:
         profile = config.profile if config is not None else DEFAULT_PROFILE
 
-    k = _flag_or_env(args, io, "k", _positive_int)
+    k = _flag_or_env(args, io, "k", positive_int)
     if k is None:
         k = config.k if config is not None else DEFAULT_K
 
@@ -200,11 +177,11 @@ def resolve_settings(
     gate = config.gate if config is not None else None
     picked: dict[str, float | None] = {}
     for dest in ("min_hit", "min_recall", "min_ndcg", "max_regression"):
-        value = _flag_or_env(args, io, dest, _fraction)
+        value = _flag_or_env(args, io, dest, fraction)
         picked[dest] = value if value is not None else (getattr(gate, dest) if gate else None)
 
     defaults = GateSettings()
-    min_group_n = _flag_or_env(args, io, "min_group_n", _positive_int)
+    min_group_n = _flag_or_env(args, io, "min_group_n", positive_int)
     if min_group_n is None:
         min_group_n = (gate or defaults).min_group_n
     require_significance = _flag_or_env(args, io, "require_significance", strict_boolean)
