@@ -235,8 +235,9 @@ def comparison_document(
     baseline = comparison.baseline
     gate = verdict.gate
     would = verdict.would_fail
-    outputs = _OUTPUTS
-    means = {name: (overall[key].mean if key in overall else None) for key, name in outputs.items()}
+    means = {
+        name: (overall[key].mean if key in overall else None) for key, name in _OUTPUTS.items()
+    }
     return ComparisonDocument(
         kind=COMPARISON_KIND,
         schema_version=COMPARISON_SCHEMA_VERSION,
@@ -252,7 +253,7 @@ def comparison_document(
         ndcg=means["ndcg"],
         delta={
             name: (d.delta if (d := comparison.delta_for(key)) is not None else None)
-            for key, name in outputs.items()
+            for key, name in _OUTPUTS.items()
         },
         baseline=BaselineRecord(
             status=comparison.status,
