@@ -46,18 +46,18 @@ if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.scale_corpus import generate, write_corpus
-from recall_gate.core.metrics import HIT
-from recall_gate.core.records import Card, Case
-from recall_gate.io.config import (
+from recall_gate.adapters.config import (
     CacheSettings,
     Config,
     RetrievalSettings,
     StoreSettings,
     load_config,
 )
-from recall_gate.io.dataset import load_cards, load_cases
-from recall_gate.io.scoring import score_capture
-from recall_gate.runner import STAGES, Capture, Embedder, capture, chunk_cards
+from recall_gate.adapters.dataset import load_cards, load_cases
+from recall_gate.adapters.scoring import score_capture
+from recall_gate.core.metrics import HIT
+from recall_gate.core.records import Card, Case
+from recall_gate.runner import STAGES, Embedder, PipelineRun, chunk_cards, run_pipeline
 from recall_gate.runner.bm25 import BM25_DIR
 
 REPO = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def _run(
 ) -> dict[str, Any]:
     """One capture plus scoring; stage timings in ms, with ``score`` and ``total``."""
     started = time.perf_counter()
-    captured: Capture = capture(
+    captured: PipelineRun = run_pipeline(
         config, cards, cases, progress=False, log=lambda _: None, embedder=embedder
     )
     before_score = time.perf_counter()

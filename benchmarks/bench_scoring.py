@@ -103,9 +103,9 @@ def _worker_recall_gate(path: Path, k: int, out_json: str | None = None) -> dict
     import io
 
     from recall_gate import cli
+    from recall_gate.adapters.scoring import ScoredCapture, score_capture
     from recall_gate.commands import evaluation
     from recall_gate.core.metrics import HIT, NDCG, RECALL
-    from recall_gate.io.scoring import ScoredCapture, score_capture
 
     captured: list[ScoredCapture] = []
 

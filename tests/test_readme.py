@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from recall_gate.io.config import Config, load_config
+from recall_gate.adapters.config import Config, load_config
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 

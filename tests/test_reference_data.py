@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from recall_gate.adapters.config import load_config
+from recall_gate.adapters.dataset import load_cards, load_cases
 from recall_gate.cli import main
 from recall_gate.core.records import CASE_TYPES, LANGUAGES, Card, Case
-from recall_gate.io.config import load_config
-from recall_gate.io.dataset import load_cards, load_cases
 
 
 @pytest.fixture(scope="module")

@@ -186,7 +186,7 @@ def test_a_gold_typo_fails_before_the_retriever_runs(app: Path) -> None:
 def test_capture_needs_only_the_core_install(tmp_path: Path) -> None:
     """Importing the capture command and API pulls in no framework and no model."""
     probe = (
-        "import sys, recall_gate, recall_gate.commands.capture, recall_gate.retrievers.factory\n"
+        "import sys, recall_gate, recall_gate.commands.capturing, recall_gate.retrievers.factory\n"
         "heavy = {'langchain_core', 'llama_index', 'haystack', 'torch', 'chromadb',\n"
         "         'sentence_transformers'}\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & heavy))\n"

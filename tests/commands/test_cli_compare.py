@@ -15,7 +15,7 @@ import pytest
 
 from cli_runner import CliRun, run_cli
 from git_repo import git, needs_git
-from recall_gate.report.github_limits import COMMENT_BUDGET, comment_length
+from recall_gate.core.github_limits import COMMENT_BUDGET, comment_length
 
 LANGS = ("en", "es-419", "pt-BR")
 SHA = "0123456789abcdef0123456789abcdef01234567"

@@ -12,8 +12,8 @@ import pytest
 
 from factories import baseline_of, case
 from git_repo import git, needs_git
+from recall_gate.adapters.baseline_store import dump_baseline
 from recall_gate.cli import main
-from recall_gate.io.baseline_store import dump_baseline
 
 BASELINE = "baselines/default.json"
 
@@ -139,7 +139,7 @@ def test_the_baseline_update_report_ends_with_the_trend_and_the_proposed_point(
     commit_baseline(repo, 4, "first")
     commit_baseline(repo, 2, "hybrid")
     from factories import results
-    from recall_gate.io.results_store import write_results
+    from recall_gate.adapters.results_store import write_results
 
     write_results(repo / "r.json", results([case(f"c{i}", 1) for i in range(10)]))
     code, _, err = cli(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from recall_gate.adapters.config import load_config
 from recall_gate.errors import InputError
-from recall_gate.io.config import load_config
 
 CONFIG = """\
 # a comment

@@ -332,7 +332,7 @@ def test_hit_delta_equals_net_flips_over_n(pairs: list[tuple[int | None, int | N
 
 
 def test_a_baseline_file_compares_equal_to_the_run_it_was_made_from() -> None:
-    from recall_gate.io.baseline_store import dump_baseline, parse_baseline
+    from recall_gate.adapters.baseline_store import dump_baseline, parse_baseline
 
     # Ranks 2 and 3 give nDCG 0.6309297…, 0.5: more digits than a file keeps.
     cases = [case(f"c{i}", rank, language=LANGS[i % 3]) for i, rank in enumerate([1, 2, 3, 2] * 5)]

@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pytest
 
-from recall_gate.io.config import StoreSettings, load_config
-from recall_gate.io.dataset import load_cards, load_cases
+from recall_gate.adapters.config import StoreSettings, load_config
+from recall_gate.adapters.dataset import load_cards, load_cases
 from recall_gate.runner import Embedder
 
 from .helpers import Reference

@@ -6,11 +6,11 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from recall_gate.adapters.config import CacheSettings, Config, StoreSettings
 from recall_gate.core.aggregate import aggregate
 from recall_gate.core.evaluate import score_case
 from recall_gate.core.records import Aggregates, Card, Case
-from recall_gate.io.config import CacheSettings, Config, StoreSettings
-from recall_gate.runner import Capture, Embedder, capture
+from recall_gate.runner import Embedder, PipelineRun, run_pipeline
 
 
 @dataclass(frozen=True)
@@ -44,8 +44,8 @@ def run_capture(
     *,
     cards: list[Card] | None = None,
     cases: list[Case] | None = None,
-) -> Capture:
-    return capture(
+) -> PipelineRun:
+    return run_pipeline(
         config,
         reference.cards if cards is None else cards,
         reference.cases if cases is None else cases,
@@ -55,7 +55,7 @@ def run_capture(
     )
 
 
-def score(captured: Capture, cases: list[Case], k: int) -> Aggregates:
+def score(captured: PipelineRun, cases: list[Case], k: int) -> Aggregates:
     """The scoring path of `recall-gate score`: score_case per case, then aggregate."""
     return aggregate(
         score_case(case, artifact.ranked_card_ids(), k=k)
@@ -63,7 +63,7 @@ def score(captured: Capture, cases: list[Case], k: int) -> Aggregates:
     )
 
 
-def ranked_chunks(captured: Capture) -> list[list[str]]:
+def ranked_chunks(captured: PipelineRun) -> list[list[str]]:
     """Per case, the retrieved chunk ids in rank order."""
     return [
         [item if isinstance(item, str) else item.id for item in a.retrieved]

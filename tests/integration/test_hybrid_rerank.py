@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from recall_gate.adapters.config import RerankerSettings, RetrievalSettings
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import RetrievedItem
-from recall_gate.io.config import RerankerSettings, RetrievalSettings
 from recall_gate.runner import Embedder, bundled_model_path
 
 from .helpers import Reference, config_for, ranked_chunks, run_capture, score

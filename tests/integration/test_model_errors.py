@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from recall_gate.adapters.config import EmbedderSettings, RerankerSettings
 from recall_gate.errors import InputError
-from recall_gate.io.config import EmbedderSettings, RerankerSettings
 from recall_gate.runner import Embedder
 from recall_gate.runner.rerank import Reranker
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from recall_gate.io.config import StoreSettings
+from recall_gate.adapters.config import StoreSettings
 from recall_gate.runner import Embedder, chunk_card
 
 from .helpers import Reference, config_for, ranked_chunks, run_capture, unique_collection

@@ -26,6 +26,7 @@ from recall_gate.core.compare import (
     judge_comparison,
 )
 from recall_gate.core.gate import Floors
+from recall_gate.core.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.core.records import CaseResult, Results
 from recall_gate.errors import InputError
 from recall_gate.report.comparison import (
@@ -34,7 +35,6 @@ from recall_gate.report.comparison import (
     render_comment,
     render_comparison_text,
 )
-from recall_gate.report.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.report.markup import escape_markdown
 
 SHA_OLD = "1111111111111111111111111111111111111111"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from factories import baseline_of, case
 from golden import assert_golden
-from recall_gate.core.history import trend_point
+from recall_gate.core.trend import trend_point
 from recall_gate.report.charts import mermaid_label
 from recall_gate.report.history import render_history
 

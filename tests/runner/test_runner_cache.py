@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from recall_gate.io.config import EmbedderSettings
+from recall_gate.adapters.config import EmbedderSettings
 from recall_gate.runner.cache import CACHE_FILE, EmbeddingCache, cache_namespace, text_key
 from recall_gate.runner.embedder import Embedder, embed_texts
 from recall_gate.runner.model_source import sha256_file

@@ -7,8 +7,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from recall_gate.adapters.config import ChunkingSettings
 from recall_gate.core.records import Card
-from recall_gate.io.config import ChunkingSettings
 from recall_gate.runner.chunking import chunk_card, chunk_cards, chunk_id
 
 TITLE = "Parking"

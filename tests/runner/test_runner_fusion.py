@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall_gate.io.config import HybridSettings
+from recall_gate.adapters.config import HybridSettings
 from recall_gate.runner.expansion import ScoredChunk, expand_to_parents
 from recall_gate.runner.fusion import reciprocal_rank_fusion
 from recall_gate.runner.retrieval import fuse_hybrid

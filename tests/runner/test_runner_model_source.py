@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from recall_gate.adapters.config import DEFAULT_MODEL
 from recall_gate.errors import InputError
-from recall_gate.io.config import DEFAULT_MODEL
 from recall_gate.runner.model_source import (
     bundled_model_path,
     model_digest,

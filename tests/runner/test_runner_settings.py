@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from recall_gate.errors import InputError
-from recall_gate.io.config import (
+from recall_gate.adapters.config import (
     ChunkingSettings,
     Config,
     RerankerSettings,
     StoreSettings,
     load_config,
 )
+from recall_gate.errors import InputError
 
 
 def write(tmp_path: Path, text: str) -> Path:

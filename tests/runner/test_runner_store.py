@@ -15,9 +15,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from recall_gate.adapters.config import StoreSettings
 from recall_gate.core.records import Chunk
 from recall_gate.errors import InputError
-from recall_gate.io.config import StoreSettings
 from recall_gate.runner.store import (
     ChunkStore,
     UpdatePlan,

@@ -10,6 +10,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from recall_gate.adapters.baseline_store import (
+    dump_baseline,
+    git_head_sha,
+    read_baseline,
+    read_current_results,
+    write_baseline,
+)
+from recall_gate.adapters.config_edit import write_gate_settings
+from recall_gate.adapters.files import atomic_write_text, describe_validation_error, dump_json
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_file,
@@ -28,19 +37,10 @@ from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.gate import suggest_floors
-from recall_gate.core.history import trend_point
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
+from recall_gate.core.trend import trend_point
 from recall_gate.errors import InputError
-from recall_gate.io.baseline_store import (
-    dump_baseline,
-    git_head_sha,
-    read_baseline,
-    read_current_results,
-    write_baseline,
-)
-from recall_gate.io.config_edit import write_gate_settings
-from recall_gate.io.files import atomic_write_text, describe_validation_error, dump_json
 from recall_gate.report.comparison import (
     render_baseline_update,
 )
@@ -176,7 +176,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _cmd_history(args: argparse.Namespace, io: Io) -> int:
-    from recall_gate.io.baseline_history import read_baseline_history
+    from recall_gate.adapters.baseline_history import read_baseline_history
 
     settings = resolve_settings(args, io)
     shown = display_path(settings.baseline, io)
@@ -198,7 +198,7 @@ def _cmd_history(args: argparse.Namespace, io: Io) -> int:
 def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
     """The committed trend of the baseline at ``path`` plus ``new`` as the proposed
     point, for the update's report; ``None`` outside git or before a first commit."""
-    from recall_gate.io.baseline_history import read_baseline_history
+    from recall_gate.adapters.baseline_history import read_baseline_history
 
     try:
         versions = read_baseline_history(path, cwd=io.cwd, display=shown)

@@ -12,6 +12,12 @@ from pathlib import Path
 from typing import Literal
 
 from recall_gate import __version__
+from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
+from recall_gate.adapters.config import Config
+from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
+from recall_gate.adapters.files import atomic_write_text
+from recall_gate.adapters.results_store import ResultsWriter, read_results
+from recall_gate.adapters.scoring import ScoredCapture, score_capture
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
@@ -41,12 +47,6 @@ from recall_gate.core.integrity import (
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.io.artifacts import CaptureWatch, write_artifacts
-from recall_gate.io.config import Config
-from recall_gate.io.dataset import iter_artifacts, load_cards, load_cases
-from recall_gate.io.files import atomic_write_text
-from recall_gate.io.results_store import ResultsWriter, read_results
-from recall_gate.io.scoring import ScoredCapture, score_capture
 from recall_gate.report.results import render_summary
 
 
@@ -307,7 +307,7 @@ def _builtin_retriever(config: Config, embedder_id: str) -> Retriever:
 
 
 def _cmd_run(args: argparse.Namespace, io: Io) -> int:
-    from recall_gate.runner import capture  # heavy: torch, chromadb
+    from recall_gate.runner import run_pipeline  # heavy: torch, chromadb
 
     settings = resolve_settings(args, io, config_required=True)
     config = settings.config
@@ -325,7 +325,7 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         _warn_languages_without_cards([c for _, c in cards], cases, io)
     progress = io.stderr.isatty() and not io.environ.get("CI")
     log = lambda line: io.stderr.write(f"recall-gate: {line}\n")  # noqa: E731
-    captured = capture(config, [c for _, c in cards], cases, progress=progress, log=log)
+    captured = run_pipeline(config, [c for _, c in cards], cases, progress=progress, log=log)
     retriever = _builtin_retriever(config, captured.embedder_id)
     if args.artifacts_out is not None:
         write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from recall_gate.adapters.baseline_store import read_baseline, read_baseline_at_ref
+from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.context import Io, display_path
 from recall_gate.commands.settings import Settings, write_settings_header
 from recall_gate.core.compare import (
@@ -15,12 +17,10 @@ from recall_gate.core.compare import (
     judge_comparison,
 )
 from recall_gate.core.gate import GateResult
+from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.records import Results
-from recall_gate.io.baseline_store import read_baseline, read_baseline_at_ref
-from recall_gate.io.files import atomic_write_text, dump_json
 from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.report.comparison_json import comparison_document
-from recall_gate.report.github_limits import COMMENT_BUDGET
 
 
 def judge_against_baseline(

@@ -82,11 +82,11 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
     # Imported here: only this command talks to GitHub.
     import requests
 
+    from recall_gate.adapters.actions_runner import ActionsRunner, EventContext, load_event
+    from recall_gate.adapters.files import read_text
+    from recall_gate.adapters.github import find_pr_for_head_sha, upsert_comment
+    from recall_gate.adapters.github_client import GitHubClient, GitHubPermissionError
     from recall_gate.core.profile import comment_marker
-    from recall_gate.io.actions_runner import ActionsRunner, EventContext, load_event
-    from recall_gate.io.files import read_text
-    from recall_gate.io.github import find_pr_for_head_sha, upsert_comment
-    from recall_gate.io.github_client import GitHubClient, GitHubPermissionError
 
     runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
     token = io.environ.get("GITHUB_TOKEN", "")
@@ -197,9 +197,9 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
-    from recall_gate.io.actions_runner import ActionsRunner
-    from recall_gate.io.files import read_text
-    from recall_gate.io.results_store import read_comparison
+    from recall_gate.adapters.actions_runner import ActionsRunner
+    from recall_gate.adapters.files import read_text
+    from recall_gate.adapters.results_store import read_comparison
     from recall_gate.report.actions import comparison_annotations, comparison_outputs
 
     comparison = read_comparison(args.comparison)
@@ -252,10 +252,15 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
 
     import requests
 
-    from recall_gate.io.actions_runner import ActionsRunner
-    from recall_gate.io.files import read_text
-    from recall_gate.io.github import create_branch, create_pull_request, get_branch_sha, put_file
-    from recall_gate.io.github_client import GitHubClient
+    from recall_gate.adapters.actions_runner import ActionsRunner
+    from recall_gate.adapters.files import read_text
+    from recall_gate.adapters.github import (
+        create_branch,
+        create_pull_request,
+        get_branch_sha,
+        put_file,
+    )
+    from recall_gate.adapters.github_client import GitHubClient
     from recall_gate.report.markup import escape_markdown
 
     runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from recall_gate.adapters.config import Config, GateSettings, load_config
 from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
 from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path
 from recall_gate.core.gate import Floors
@@ -30,7 +31,6 @@ from recall_gate.core.profile import (
     baseline_relpath,
 )
 from recall_gate.errors import InputError
-from recall_gate.io.config import Config, GateSettings, load_config
 
 __all__ = ["ENVIRONMENT", "Settings", "resolve_settings"]
 

@@ -6,7 +6,7 @@ fingerprints, per-case records, aggregates) with four more fields: ``kind``
 ``baseline update``), ``created_at``, ``git_sha`` and ``reason``. Because it
 *is* a ``Results``, everything that reads results reads a baseline.
 
-Serialisation lives in :mod:`recall_gate.io.baseline_store`; this module only
+Serialisation lives in :mod:`recall_gate.adapters.baseline_store`; this module only
 defines the record and how it is made.
 """
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
 from recall_gate.core.metric_registry import floor_flag, metric_label
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.report.comparison_json import (
@@ -19,7 +20,6 @@ from recall_gate.report.comparison_json import (
     RegressionRecord,
     StaleRecord,
 )
-from recall_gate.report.github_limits import MAX_ANNOTATIONS_PER_LEVEL
 from recall_gate.report.markup import shorten_query
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]

@@ -32,6 +32,7 @@ from recall_gate.core.compare import (
     StaleReason,
 )
 from recall_gate.core.gate import Exemption, FloorCheck, Regression
+from recall_gate.core.github_limits import comment_length
 from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG
 from recall_gate.core.moves import CaseMove
@@ -40,7 +41,6 @@ from recall_gate.core.records import Aggregates, MetricSummary
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
-from recall_gate.report.github_limits import comment_length
 from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
 from recall_gate.report.results import LANGUAGE_CAVEAT, RECALL_CAVEAT, capture_notes, missed_table
 

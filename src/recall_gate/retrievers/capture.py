@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recall_gate.adapters.artifacts import dump_artifacts, write_artifacts
 from recall_gate.core.records import Artifact, Case, RetrievedItem, Retriever
 from recall_gate.errors import InputError
-from recall_gate.io.artifacts import dump_artifacts, write_artifacts
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
 from recall_gate.retrievers.documents import IdMapper
@@ -59,7 +59,7 @@ def adapt(retriever: Any) -> Adapter:
 
 def _cases_of(cases: str | Path | Iterable[Case | Mapping[str, Any]]) -> list[Case]:
     if isinstance(cases, str | Path):
-        from recall_gate.io.dataset import load_cases
+        from recall_gate.adapters.dataset import load_cases
 
         return [case for _, case in load_cases([Path(cases)])]
     out = [c if isinstance(c, Case) else Case.model_validate(c) for c in cases]
@@ -75,7 +75,7 @@ def _card_ids(kb: str | Path | Iterable[str] | None) -> frozenset[str] | None:
     if kb is None:
         return None
     if isinstance(kb, str | Path):
-        from recall_gate.io.dataset import load_cards
+        from recall_gate.adapters.dataset import load_cards
 
         return frozenset(card.id for _, card in load_cards(Path(kb)))
     return frozenset(kb)

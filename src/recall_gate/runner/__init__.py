@@ -1,6 +1,6 @@
 """The built-in runner: chunk a KB, embed it into Chroma, retrieve every case.
 
-``recall-gate run`` calls :func:`capture` and scores its artifacts through the
+``recall-gate run`` calls :func:`run_pipeline` and scores its artifacts through the
 same path as ``recall-gate score``. Importing this package is cheap: torch,
 sentence-transformers and chromadb load only when a capture needs them.
 
@@ -9,7 +9,7 @@ Modules, one concept each: ``chunking`` (cards → chunks), ``model_source``
 (lazy sentence-transformers model), ``store`` (Chroma and its reuse policy),
 ``tokenizer`` and ``bm25`` (lexical search), ``fusion`` (weighted RRF),
 ``rerank`` (cross-encoder), ``expansion`` (chunks → cards), ``retrieval``
-(the modes composed), ``timing`` and ``capture`` (the run).
+(the modes composed), ``timing`` and ``pipeline`` (the run).
 """
 
 from __future__ import annotations
@@ -28,18 +28,18 @@ if _missing:
         fix="install the runner's extra: pip install 'recall-gate[retrieval]'",
     )
 
-from recall_gate.runner.capture import STAGES, Capture, IngestReport, capture  # noqa: E402
 from recall_gate.runner.chunking import chunk_card, chunk_cards  # noqa: E402
 from recall_gate.runner.embedder import Embedder  # noqa: E402
 from recall_gate.runner.model_source import bundled_model_path  # noqa: E402
+from recall_gate.runner.pipeline import STAGES, IngestReport, PipelineRun, run_pipeline  # noqa: E402
 
 __all__ = [
     "STAGES",
-    "Capture",
     "Embedder",
     "IngestReport",
+    "PipelineRun",
     "bundled_model_path",
-    "capture",
     "chunk_card",
     "chunk_cards",
+    "run_pipeline",
 ]

@@ -28,8 +28,8 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from recall_gate.adapters.config import ChunkingSettings
 from recall_gate.core.records import Card, Chunk
-from recall_gate.io.config import ChunkingSettings
 
 __all__ = ["chunk_card", "chunk_cards", "chunk_id"]
 

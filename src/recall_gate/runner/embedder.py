@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from recall_gate.adapters.config import EmbedderSettings
 from recall_gate.errors import InputError
-from recall_gate.io.config import EmbedderSettings
 from recall_gate.runner.cache import EmbeddingCache, cache_namespace, text_key
 from recall_gate.runner.model_source import (
     ModelSource,

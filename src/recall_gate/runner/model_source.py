@@ -23,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from recall_gate.adapters.config import DEFAULT_MODEL
 from recall_gate.errors import InputError
-from recall_gate.io.config import DEFAULT_MODEL
 
 __all__ = [
     "BUNDLED_PACKAGE",

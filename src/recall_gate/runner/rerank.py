@@ -13,8 +13,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from recall_gate.adapters.config import RerankerSettings
 from recall_gate.errors import InputError
-from recall_gate.io.config import RerankerSettings
 from recall_gate.runner.embedder import load_model_error, quiet_model_loading
 from recall_gate.runner.expansion import ScoredChunk
 from recall_gate.runner.model_source import resolve_model

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recall_gate.io.config import HybridSettings
+from recall_gate.adapters.config import HybridSettings
 from recall_gate.runner.expansion import ScoredChunk
 from recall_gate.runner.fusion import reciprocal_rank_fusion
 

@@ -44,9 +44,9 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from recall_gate.adapters.config import StoreSettings
 from recall_gate.core.records import Chunk
 from recall_gate.errors import InputError
-from recall_gate.io.config import StoreSettings
 from recall_gate.runner.expansion import ScoredChunk
 
 __all__ = [

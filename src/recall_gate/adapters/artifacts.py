@@ -1,7 +1,7 @@
 """Write an artifacts file, and watch what a capture says about itself (adapter: file I/O).
 
 The file is the JSONL that ``score`` reads, one case per line (see
-:mod:`recall_gate.io.dataset`). The retriever that made the capture is recorded
+:mod:`recall_gate.adapters.dataset`). The retriever that made the capture is recorded
 once, on the first line (``"retriever": {...}``), rather than on every line; a
 line that carries one must agree with the others.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from recall_gate.adapters.files import atomic_write_text
+from recall_gate.adapters.results_store import dump_jsonl
 from recall_gate.core.integrity import Problem, unresolved_gold
 from recall_gate.core.records import Artifact, Retriever
 from recall_gate.errors import InputError
-from recall_gate.io.files import atomic_write_text
-from recall_gate.io.results_store import dump_jsonl
 
 __all__ = ["CaptureWatch", "dump_artifacts", "write_artifacts"]
 

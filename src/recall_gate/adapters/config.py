@@ -37,11 +37,11 @@ from pydantic import (
     model_validator,
 )
 
+from recall_gate.adapters.files import describe_validation_error, parse_yaml, read_text
 from recall_gate.core.language import LanguageTag
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
-from recall_gate.io.files import describe_validation_error, parse_yaml, read_text
 
 __all__ = [
     "DEFAULT_MODEL",

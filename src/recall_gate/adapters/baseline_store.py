@@ -1,8 +1,8 @@
 """Read and write baseline files (adapter: file I/O and ``git``).
 
 * Files are written atomically (temp file + rename, via
-  :func:`recall_gate.io.results_store.atomic_write_text`) with deterministic bytes
-  (:func:`recall_gate.io.results_store.dump_json`: sorted keys, floats rounded to 6
+  :func:`recall_gate.adapters.results_store.atomic_write_text`) with deterministic bytes
+  (:func:`recall_gate.adapters.results_store.dump_json`: sorted keys, floats rounded to 6
   digits, trailing newline), so a baseline diff is reviewable.
 * A baseline can be read as it is at a git revision (``git cat-file`` of
   ``REF:path``), so a pull request that edits ``baselines/`` is still compared
@@ -23,6 +23,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from recall_gate.adapters.files import (
+    atomic_write_text,
+    describe_validation_error,
+    dump_json,
+    read_text,
+)
+from recall_gate.adapters.git import is_safe_ref, run_git
+from recall_gate.adapters.results_store import read_results
 from recall_gate.core.baseline import (
     BASELINE_KIND,
     BASELINE_SCHEMA_VERSION,
@@ -32,9 +40,6 @@ from recall_gate.core.baseline import (
 from recall_gate.core.profile import baseline_relpath
 from recall_gate.core.records import Results
 from recall_gate.errors import InputError
-from recall_gate.io.files import atomic_write_text, describe_validation_error, dump_json, read_text
-from recall_gate.io.git import is_safe_ref, run_git
-from recall_gate.io.results_store import read_results
 
 __all__ = [
     "StoredBaseline",

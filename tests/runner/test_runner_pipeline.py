@@ -1,4 +1,4 @@
-"""``capture()`` end to end with real (in-memory) Chroma and a stand-in embedder.
+"""``run_pipeline()`` end to end with real (in-memory) Chroma and a stand-in embedder.
 
 The stand-in hashes words into a vector, so the pipeline (chunking, cache,
 store, dense and hybrid retrieval, parent expansion, artifacts) runs in well
@@ -16,12 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from recall_gate.core.evaluate import score_case
-from recall_gate.core.labels import label_artifacts
-from recall_gate.core.metrics import HIT
-from recall_gate.core.records import Card, Case, RetrievedItem
-from recall_gate.errors import InputError
-from recall_gate.io.config import (
+from recall_gate.adapters.config import (
     CacheSettings,
     ChunkingSettings,
     Config,
@@ -30,9 +25,14 @@ from recall_gate.io.config import (
     RetrievalSettings,
     StoreSettings,
 )
-from recall_gate.io.dataset import load_artifacts
-from recall_gate.io.results_store import dump_jsonl
-from recall_gate.runner import STAGES, Capture, Embedder, capture
+from recall_gate.adapters.dataset import load_artifacts
+from recall_gate.adapters.results_store import dump_jsonl
+from recall_gate.core.evaluate import score_case
+from recall_gate.core.labels import label_artifacts
+from recall_gate.core.metrics import HIT
+from recall_gate.core.records import Card, Case, RetrievedItem
+from recall_gate.errors import InputError
+from recall_gate.runner import STAGES, Embedder, PipelineRun, run_pipeline
 from recall_gate.runner.tokenizer import tokenize
 
 DIM = 64
@@ -124,10 +124,12 @@ def config(tmp_path: Path, **update: object) -> Config:
     return base.model_copy(update=update)
 
 
-def run(cfg: Config, embedder: Embedder | None = None, lines: list[str] | None = None) -> Capture:
-    """``capture()`` of the reference cards and cases, quietly, log lines into ``lines``."""
+def run(
+    cfg: Config, embedder: Embedder | None = None, lines: list[str] | None = None
+) -> PipelineRun:
+    """``run_pipeline()`` of the reference cards and cases, quietly, log lines into ``lines``."""
     sink = lines if lines is not None else []
-    return capture(
+    return run_pipeline(
         cfg, CARDS, CASES, progress=False, log=sink.append, embedder=embedder or HashingEmbedder()
     )
 
@@ -225,7 +227,7 @@ def test_no_cache_means_every_text_is_encoded(tmp_path: Path) -> None:
 
 def test_duplicate_card_ids_are_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="duplicate card id"):
-        capture(
+        run_pipeline(
             config(tmp_path),
             [*CARDS, CARDS[0]],
             CASES,
@@ -252,7 +254,7 @@ def test_a_shared_embedder_must_match_the_config(tmp_path: Path) -> None:
 
 
 def test_no_cases_and_no_cards_give_an_empty_capture(tmp_path: Path) -> None:
-    captured = capture(
+    captured = run_pipeline(
         config(tmp_path), [], [], progress=False, log=lambda _: None, embedder=HashingEmbedder()
     )
     assert captured.artifacts == []
@@ -261,7 +263,7 @@ def test_no_cases_and_no_cards_give_an_empty_capture(tmp_path: Path) -> None:
 
 def test_progress_draws_bars_on_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = config(tmp_path, retrieval=RetrievalSettings(mode="hybrid"))
-    capture(cfg, CARDS, CASES, progress=True, log=lambda _: None, embedder=HashingEmbedder())
+    run_pipeline(cfg, CARDS, CASES, progress=True, log=lambda _: None, embedder=HashingEmbedder())
     out, err = capsys.readouterr()
     assert out == ""
     assert "ingest" in err

@@ -2,7 +2,7 @@
 
 This module knows HTTP and GitHub's conventions (JSON bodies, ``Link``
 pagination, rate-limit headers) and nothing about recall-gate's comments or
-baselines: named operations live in `recall_gate.io.github`. It receives
+baselines: named operations live in `recall_gate.adapters.github`. It receives
 everything it uses — a `requests.Session`, the API base URL (the CLI reads
 ``GITHUB_API_URL`` so GitHub Enterprise Server works), the token, and a
 ``sleep``/``clock`` pair so tests never really wait. It never reads the
@@ -20,7 +20,7 @@ Retry policy (GitHub's documented guidance, "Rate limits for the REST API"):
 - Any other 403 is a permission problem: raised at once, never retried.
 
 Writes are retried too. A POST that GitHub applied before failing can leave a
-duplicate comment; `recall_gate.io.github.upsert_comment` collapses duplicates,
+duplicate comment; `recall_gate.adapters.github.upsert_comment` collapses duplicates,
 so a retry costs at most one extra comment until the next run.
 
 Waits are never shortened (retrying early only earns another rate limit), so

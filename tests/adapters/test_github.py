@@ -25,9 +25,7 @@ from fake_github import (
     FakeComment,
     FakeGitHub,
 )
-from recall_gate.core.profile import comment_marker
-from recall_gate.errors import InputError
-from recall_gate.io.github import (
+from recall_gate.adapters.github import (
     ACTIONS_BOT_LOGIN,
     AuthorSource,
     CommentAuthor,
@@ -42,12 +40,14 @@ from recall_gate.io.github import (
     stamp_head_sha,
     upsert_comment,
 )
-from recall_gate.io.github_client import (
+from recall_gate.adapters.github_client import (
     GitHubClient,
     GitHubError,
     GitHubNotFound,
     GitHubPermissionError,
 )
+from recall_gate.core.profile import comment_marker
+from recall_gate.errors import InputError
 
 REPO = "octo/app"
 SHA = "a" * 40

@@ -26,16 +26,16 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from recall_gate.core.language import folder_language
-from recall_gate.core.records import Artifact, Card, Case
-from recall_gate.errors import InputError
-from recall_gate.io.files import (
+from recall_gate.adapters.files import (
     describe_validation_error,
     ensure_readable,
     iter_jsonl_lines,
     parse_yaml,
     read_text,
 )
+from recall_gate.core.language import folder_language
+from recall_gate.core.records import Artifact, Card, Case
+from recall_gate.errors import InputError
 
 __all__ = [
     "ARTIFACTS_WHAT",

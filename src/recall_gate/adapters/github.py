@@ -22,14 +22,14 @@ from urllib.parse import quote
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from recall_gate.errors import InputError
-from recall_gate.io.github_client import (
+from recall_gate.adapters.github_client import (
     GitHubClient,
     GitHubError,
     GitHubNotFound,
     GitHubPermissionError,
 )
-from recall_gate.report.github_limits import COMMENT_MAX_CHARS, comment_length
+from recall_gate.core.github_limits import COMMENT_MAX_CHARS, comment_length
+from recall_gate.errors import InputError
 
 __all__ = [
     "ACTIONS_BOT_LOGIN",

@@ -2,7 +2,7 @@
 
 Every command scores through :func:`score_capture`: ``score`` with or without
 ``--cases`` and ``--json``, and ``run``. Artifacts come one at a time (from
-:func:`~recall_gate.io.dataset.iter_artifacts`, validated against the one
+:func:`~recall_gate.adapters.dataset.iter_artifacts`, validated against the one
 :class:`~recall_gate.core.records.Artifact` schema, or from the runner's
 capture); each case is labelled (:class:`~recall_gate.core.labels.Labeller`),
 scored (:class:`~recall_gate.core.evaluate.CaseScorer`) and, when a results
@@ -40,7 +40,7 @@ MISSED_KEPT = 1000
 
 class CaseSink(Protocol):
     """Where case records go as they are scored: a results file
-    (:class:`~recall_gate.io.results_store.ResultsWriter`)."""
+    (:class:`~recall_gate.adapters.results_store.ResultsWriter`)."""
 
     def add(self, record: Mapping[str, Any]) -> None: ...
 

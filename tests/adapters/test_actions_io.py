@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from recall_gate.errors import InputError
-from recall_gate.io.actions_runner import (
+from recall_gate.adapters.actions_runner import (
     SUMMARY_MAX_BYTES,
     ActionsRunner,
     escape_data,
     escape_property,
     load_event,
 )
+from recall_gate.errors import InputError
 
 HIT = "retrieval_hit_at_k"
 RECALL = "retrieval_recall_at_k"

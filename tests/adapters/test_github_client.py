@@ -17,8 +17,7 @@ from fake_github import (
     Failure,
     FakeGitHub,
 )
-from recall_gate.errors import RecallGateError
-from recall_gate.io.github_client import (
+from recall_gate.adapters.github_client import (
     GitHubAuthenticationError,
     GitHubClient,
     GitHubError,
@@ -26,6 +25,7 @@ from recall_gate.io.github_client import (
     GitHubPermissionError,
     GitHubRateLimited,
 )
+from recall_gate.errors import RecallGateError
 
 NOW = 1_700_000_000.0
 COMMENTS = "/repos/octo/app/issues/1/comments"

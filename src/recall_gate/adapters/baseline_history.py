@@ -12,10 +12,10 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from recall_gate.adapters.baseline_store import parse_baseline
+from recall_gate.adapters.git import first_error_line, is_safe_ref, run_git
 from recall_gate.core.baseline import Baseline
 from recall_gate.errors import InputError
-from recall_gate.io.baseline_store import parse_baseline
-from recall_gate.io.git import first_error_line, is_safe_ref, run_git
 
 __all__ = ["CommittedBaseline", "read_baseline_history"]
 

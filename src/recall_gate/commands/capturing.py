@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from recall_gate import __version__
+from recall_gate.adapters.dataset import load_cards, load_cases
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
@@ -27,7 +28,6 @@ from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, 
 from recall_gate.core.integrity import find_problems
 from recall_gate.core.records import Provenance
 from recall_gate.errors import InputError
-from recall_gate.io.dataset import load_cards, load_cases
 from recall_gate.retrievers import capture
 from recall_gate.retrievers.factory import load_retriever
 

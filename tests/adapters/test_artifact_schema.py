@@ -13,10 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from recall_gate.adapters.dataset import parse_artifact_line
+from recall_gate.adapters.files import describe_validation_error
 from recall_gate.core.records import Artifact
 from recall_gate.errors import InputError
-from recall_gate.io.dataset import parse_artifact_line
-from recall_gate.io.files import describe_validation_error
 
 SOURCE = "run.jsonl"
 FIX = (

@@ -1,4 +1,4 @@
-"""``capture()``: ingest a KB into Chroma, retrieve every case, record artifacts.
+"""``run_pipeline()``: ingest a KB into Chroma, retrieve every case, record artifacts.
 
 This is the built-in runner behind ``recall-gate run``. It writes exactly the
 artifacts format that ``recall-gate score`` reads (one scoring path for both):
@@ -29,9 +29,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from recall_gate.adapters.config import Config
 from recall_gate.core.records import Artifact, Card, Case, Chunk, RetrievedItem
 from recall_gate.errors import InputError
-from recall_gate.io.config import Config
 from recall_gate.runner.bm25 import Bm25Index
 from recall_gate.runner.cache import EmbeddingCache
 from recall_gate.runner.chunking import chunk_cards
@@ -49,7 +49,7 @@ from recall_gate.runner.store import (
 )
 from recall_gate.runner.timing import Stopwatch
 
-__all__ = ["STAGES", "Capture", "IngestReport", "capture"]
+__all__ = ["STAGES", "IngestReport", "PipelineRun", "run_pipeline"]
 
 STAGES: tuple[str, ...] = (
     "model_load",
@@ -96,7 +96,7 @@ class IngestReport:
 
 
 @dataclass(frozen=True)
-class Capture:
+class PipelineRun:
     """The result of :func:`capture`: artifacts plus how the run went."""
 
     artifacts: list[Artifact]
@@ -151,7 +151,7 @@ def _dense_search(
     return out
 
 
-def capture(
+def run_pipeline(
     config: Config,
     cards: Sequence[Card],
     cases: Sequence[Case],
@@ -159,7 +159,7 @@ def capture(
     progress: bool,
     log: Callable[[str], object],
     embedder: Embedder | None = None,
-) -> Capture:
+) -> PipelineRun:
     """Ingest ``cards`` into the configured Chroma store and retrieve every case.
 
     ``embedder`` lets a caller share one loaded model across captures (its
@@ -355,7 +355,7 @@ def _capture(
     *,
     started: float,
     was_loaded: bool,
-) -> Capture:
+) -> PipelineRun:
     config, clock = run.config, run.clock
     with clock.stage("model_load"):
         digest = run.cache.file_digest if run.cache is not None else sha256_file
@@ -393,7 +393,7 @@ def _capture(
         f"retrieved {len(cases)} cases ({mode}, {config.retrieval.candidates} candidates); "
         f"total {timings_ms['total'] / 1000.0:.1f} s"
     )
-    return Capture(
+    return PipelineRun(
         artifacts=artifacts,
         embedder_id=embedder_id,
         timings_ms=timings_ms,

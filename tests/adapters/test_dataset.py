@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from recall_gate.adapters.dataset import load_artifacts, load_cards, load_cases
+from recall_gate.adapters.files import describe_validation_error, parse_yaml, read_text
 from recall_gate.core.records import Card, RetrievedItem
 from recall_gate.errors import InputError
-from recall_gate.io.dataset import load_artifacts, load_cards, load_cases
-from recall_gate.io.files import describe_validation_error, parse_yaml, read_text
 
 CASE = {
     "id": "c1",

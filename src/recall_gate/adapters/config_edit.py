@@ -18,9 +18,9 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
+from recall_gate.adapters.config import Config
+from recall_gate.adapters.files import atomic_write_text, describe_validation_error, read_text
 from recall_gate.errors import InputError
-from recall_gate.io.config import Config
-from recall_gate.io.files import atomic_write_text, describe_validation_error, read_text
 
 __all__ = ["GATE_KEYS", "write_gate_settings"]
 

@@ -18,9 +18,7 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, ValidationError
 
-from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
-from recall_gate.errors import InputError
-from recall_gate.io.files import (
+from recall_gate.adapters.files import (
     atomic_file,
     atomic_write_text,
     describe_validation_error,
@@ -29,6 +27,8 @@ from recall_gate.io.files import (
     parse_json,
     read_text,
 )
+from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
+from recall_gate.errors import InputError
 from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
 
 __all__ = [

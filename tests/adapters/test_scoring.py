@@ -14,14 +14,14 @@ from typing import Any
 
 import pytest
 
+from recall_gate.adapters.dataset import iter_artifacts, load_artifacts
+from recall_gate.adapters.results_store import ResultsWriter, write_results
+from recall_gate.adapters.scoring import score_capture
 from recall_gate.core.aggregate import aggregate
 from recall_gate.core.evaluate import score_case
 from recall_gate.core.fingerprint import fingerprint_labels
 from recall_gate.core.labels import label_artifacts
 from recall_gate.core.records import Artifact, CaseLabel, CaseResult, Provenance, Results
-from recall_gate.io.dataset import iter_artifacts, load_artifacts
-from recall_gate.io.results_store import ResultsWriter, write_results
-from recall_gate.io.scoring import score_capture
 
 PROVENANCE = Provenance(tool_version="0.0.0", dataset_fingerprint="sha256:0000000000000000")
 

@@ -11,12 +11,7 @@ from pathlib import Path
 import pytest
 
 from git_repo import git, needs_git
-from recall_gate.core.aggregate import aggregate
-from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
-from recall_gate.core.evaluate import score_case
-from recall_gate.core.records import CaseLabel, Provenance, Results
-from recall_gate.errors import InputError
-from recall_gate.io.baseline_store import (
+from recall_gate.adapters.baseline_store import (
     dump_baseline,
     parse_baseline,
     read_baseline,
@@ -24,7 +19,12 @@ from recall_gate.io.baseline_store import (
     read_current_results,
     write_baseline,
 )
-from recall_gate.io.results_store import write_results
+from recall_gate.adapters.results_store import write_results
+from recall_gate.core.aggregate import aggregate
+from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
+from recall_gate.core.evaluate import score_case
+from recall_gate.core.records import CaseLabel, Provenance, Results
+from recall_gate.errors import InputError
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
 RESTORE = (
@@ -285,7 +285,7 @@ def test_outside_a_work_tree_the_ref_cannot_be_read(tmp_path: Path) -> None:
 def test_atomic_write_gives_a_new_file_shareable_permissions_and_keeps_existing_ones(
     tmp_path: Path,
 ) -> None:
-    from recall_gate.io.files import atomic_write_text
+    from recall_gate.adapters.files import atomic_write_text
 
     fresh = tmp_path / "fresh.json"
     atomic_write_text(fresh, "{}\n")
