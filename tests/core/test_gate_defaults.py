@@ -29,8 +29,14 @@ def _literal_defaults(tree: ast.AST) -> list[tuple[str, int]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.arguments):
             positional = node.posonlyargs + node.args
-            pairs = list(zip(positional[len(positional) - len(node.defaults) :], node.defaults))
-            pairs += [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults) if d is not None]
+            pairs = list(
+                zip(positional[len(positional) - len(node.defaults) :], node.defaults, strict=True)
+            )
+            pairs += [
+                (a, d)
+                for a, d in zip(node.kwonlyargs, node.kw_defaults, strict=True)
+                if d is not None
+            ]
             found += [(a.arg, d.lineno) for a, d in pairs if isinstance(d, ast.Constant)]
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             value = node.value
