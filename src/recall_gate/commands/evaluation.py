@@ -16,6 +16,7 @@ from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
+from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.results_store import ResultsWriter, read_results
 from recall_gate.adapters.scoring import ScoredCapture, score_capture
 from recall_gate.adapters.trec import (
@@ -273,6 +274,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
             fix="pass --artifacts PATH (a capture JSONL), or --run PATH --qrels PATH "
             "(a TREC run and its qrels)",
         )
+    refuse_unfinished_capture(args.artifacts)
     case_paths = settings.cases
     located = load_cases(case_paths) if case_paths else None
     return _score_labelled(
@@ -325,6 +327,8 @@ def _score_run(args: argparse.Namespace, settings: Settings, io: Io) -> int:
     run_format = args.run_format or (
         detect_run_format(run_path) if args.run is not None else "jsonl"
     )
+    if run_format == "jsonl":
+        refuse_unfinished_capture(run_path)
     artifacts = (
         iter_artifacts(run_path)
         if run_format == "jsonl"
