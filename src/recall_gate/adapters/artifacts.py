@@ -14,24 +14,45 @@ from pathlib import Path
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
 from recall_gate.core.integrity import Problem, unresolved_gold
-from recall_gate.core.records import Artifact, Retriever
+from recall_gate.core.records import Artifact, Coverage, Retriever
 from recall_gate.errors import InputError
 
-__all__ = ["CaptureWatch", "dump_artifacts", "write_artifacts"]
+__all__ = ["CaptureWatch", "dump_artifacts", "refuse_partial", "write_artifacts"]
 
 
-def dump_artifacts(artifacts: Sequence[Artifact], *, retriever: Retriever | None = None) -> str:
-    """The JSONL text of a capture, the retriever on its first line."""
-    if retriever is not None and artifacts:
-        artifacts = [artifacts[0].model_copy(update={"retriever": retriever}), *artifacts[1:]]
+def dump_artifacts(
+    artifacts: Sequence[Artifact],
+    *,
+    retriever: Retriever | None = None,
+    coverage: Coverage | None = None,
+) -> str:
+    """The JSONL text of a capture, the retriever (and, for a shard, its coverage)
+    on its first line."""
+    if (retriever is not None or coverage is not None) and artifacts:
+        first = artifacts[0].model_copy(update={"retriever": retriever, "coverage": coverage})
+        artifacts = [first, *artifacts[1:]]
     return dump_jsonl(artifacts)
 
 
 def write_artifacts(
-    path: Path, artifacts: Sequence[Artifact], *, retriever: Retriever | None = None
+    path: Path,
+    artifacts: Sequence[Artifact],
+    *,
+    retriever: Retriever | None = None,
+    coverage: Coverage | None = None,
 ) -> None:
     """Write a capture atomically: a failure leaves no partial file behind."""
-    atomic_write_text(path, dump_artifacts(artifacts, retriever=retriever))
+    atomic_write_text(path, dump_artifacts(artifacts, retriever=retriever, coverage=coverage))
+
+
+def refuse_partial(source: str, number: int, coverage: Coverage) -> InputError:
+    """The error for scoring a file that holds only part of its case set."""
+    return InputError(
+        f"{source}:{number}: holds only {coverage.describe()} of a case set of "
+        f"{coverage.cases} cases: scoring it would report part of the cases as all of them",
+        fix="capture every shard and merge them first (`recall-gate merge shard-*.jsonl "
+        "--out capture.jsonl`), then score the merged file",
+    )
 
 
 class CaptureWatch:
@@ -49,6 +70,8 @@ class CaptureWatch:
     def watch(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
         card_ids = self.card_ids
         for number, artifact in artifacts:
+            if artifact.coverage is not None:
+                raise refuse_partial(self.source, number, artifact.coverage)
             if artifact.retriever is not None:
                 self._see_retriever(number, artifact.retriever)
             if card_ids is not None:

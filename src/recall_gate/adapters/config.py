@@ -19,6 +19,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     reranker: {enabled: false}
     gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null,
            min_group_n: 10, require_significance: true}
+    capture: {concurrency: 8, retries: 3, timeout: 60, max_failures: 0}
 """
 
 from __future__ import annotations
@@ -43,10 +44,12 @@ from recall_gate.core.language import LanguageTag
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
+from recall_gate.retrievers.executor import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
 __all__ = [
     "DEFAULT_MODEL",
     "CacheSettings",
+    "CaptureSettings",
     "ChunkingSettings",
     "Config",
     "EmbedderSettings",
@@ -168,6 +171,15 @@ class GateSettings(_Section):
     require_significance: StrictBool = REQUIRE_SIGNIFICANCE
 
 
+class CaptureSettings(_Section):
+    """How ``recall-gate capture`` asks a retriever (flags of the same names override)."""
+
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
+    retries: int = Field(default=DEFAULT_RETRIES, ge=0)
+    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
+    max_failures: int = Field(default=0, ge=0)
+
+
 class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=DEFAULT_K, gt=0)
@@ -184,6 +196,7 @@ class Config(_Section):
     reranker: RerankerSettings = RerankerSettings()
     cache: CacheSettings = CacheSettings()
     gate: GateSettings = GateSettings()
+    capture: CaptureSettings = CaptureSettings()
 
     @field_validator("cases", mode="before")
     @classmethod

@@ -26,6 +26,7 @@ __all__ = [
     "CaseType",
     "Chunk",
     "CitationOutcome",
+    "Coverage",
     "Language",
     "MetricSummary",
     "Provenance",
@@ -156,6 +157,32 @@ class Retriever(_Record):
         return flat
 
 
+class Coverage(_Record):
+    """The part of a case set an artifacts file holds, when it is not all of it:
+    ``shards`` (1-based) of ``of`` shards (``capture --shard``, or a merge that
+    lacks some). ``cases`` and ``cases_fingerprint`` are the whole set's, so
+    shards of different case sets are never merged. A file that holds every
+    case carries no coverage; ``score`` refuses one that does."""
+
+    shards: tuple[int, ...] = Field(min_length=1)
+    of: int = Field(ge=1)
+    cases: int = Field(ge=0)
+    cases_fingerprint: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _shards_exist(self) -> Coverage:
+        if list(self.shards) != sorted(set(self.shards)) or not all(
+            1 <= s <= self.of for s in self.shards
+        ):
+            raise ValueError(f"shards must be distinct, sorted and in 1..{self.of}")
+        return self
+
+    def describe(self) -> str:
+        """``shard 2 of 3`` / ``shards 1, 2 of 3``."""
+        listed = ", ".join(map(str, self.shards))
+        return f"shard{'s' if len(self.shards) > 1 else ''} {listed} of {self.of}"
+
+
 class RetrievedItem(_Record):
     """One retrieved item; card identity is ``parent_id`` if set, else ``id``."""
 
@@ -184,8 +211,14 @@ class Artifact(_Record):
     case_type: CaseType | None = None
     query: str | None = None
     timings_ms: dict[str, float] | None = None
+    # The query's wall time as ``capture`` measured it (informational, report-only).
+    latency_ms: float | None = Field(default=None, ge=0)
+    # Why the retriever gave no answer (``capture --max-failures``): scored as a miss.
+    error: str | None = None
     # What captured this line (``recall-gate capture`` and ``run`` write it).
     retriever: Retriever | None = None
+    # On the first line of a shard (or an incomplete merge): the part of the cases it holds.
+    coverage: Coverage | None = None
 
     @field_validator("retrieved")
     @classmethod
