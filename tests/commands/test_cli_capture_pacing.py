@@ -262,3 +262,20 @@ def test_the_live_bar_redraws_one_line_and_ends_it() -> None:
     text = stream.getvalue()
     assert text.count("\r\x1b[2K") == 4
     assert text.endswith("4/4 cases · 1.0/s · ETA 0s · 1 failed\n")
+
+
+def test_p50_p95_and_max_latency_are_reported_overall_and_per_group(app: Path) -> None:
+    argv = ["capture", "--retriever", "pace_rag:search", "--out", "a.jsonl", "--json", "r.json"]
+    result = run_cli(argv, cwd=app)
+    assert result.code == 0, result.err
+    assert "Query latency of the capture (report-only; no gate reads it):" in result.out
+    latency = json.loads((app / "r.json").read_text())["latency"]
+    assert latency["overall"]["n"] == N
+    assert set(latency["overall"]) == {"p50_ms", "p95_ms", "max_ms", "n"}
+    assert (
+        latency["overall"]["p50_ms"] <= latency["overall"]["p95_ms"] <= latency["overall"]["max_ms"]
+    )
+    assert set(latency["by_language"]) == {"en"}
+    rescored = run_cli(["score", "--artifacts", "a.jsonl", "--json", "s.json"], cwd=app)
+    assert rescored.code == 0, rescored.err
+    assert json.loads((app / "s.json").read_text())["latency"] == latency

@@ -14,7 +14,8 @@ from pathlib import Path
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
 from recall_gate.core.integrity import Problem, unresolved_gold
-from recall_gate.core.records import Artifact, Coverage, Retriever
+from recall_gate.core.latency import summarize_latency
+from recall_gate.core.records import Artifact, Coverage, Latency, Retriever
 from recall_gate.errors import InputError
 
 __all__ = ["CaptureWatch", "dump_artifacts", "refuse_partial", "write_artifacts"]
@@ -66,6 +67,14 @@ class CaptureWatch:
         self.retriever: Retriever | None = None
         self.problems: list[Problem] = []
         self._retriever_line = 0
+        # (language, case type, ms) of each line that carries its latency
+        self.timed: list[tuple[str | None, str | None, float]] = []
+        # the cases the retriever could not answer (`capture --max-failures`)
+        self.failed: list[str] = []
+
+    def latency(self) -> Latency | None:
+        """p50 / p95 / max of the lines' latencies, overall and per group."""
+        return summarize_latency(self.timed)
 
     def watch(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
         card_ids = self.card_ids
@@ -74,6 +83,10 @@ class CaptureWatch:
                 raise refuse_partial(self.source, number, artifact.coverage)
             if artifact.retriever is not None:
                 self._see_retriever(number, artifact.retriever)
+            if artifact.latency_ms is not None:
+                self.timed.append((artifact.language, artifact.case_type, artifact.latency_ms))
+            if artifact.error is not None:
+                self.failed.append(artifact.case_id)
             if card_ids is not None:
                 self.problems += unresolved_gold(
                     f"{self.source}:{number}",

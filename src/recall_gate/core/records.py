@@ -6,9 +6,17 @@ error, not a silently ignored key. Field names are the contract of DESIGN.md.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from recall_gate.core.language import REFERENCE_LANGUAGES, LanguageTag
 
@@ -28,6 +36,8 @@ __all__ = [
     "CitationOutcome",
     "Coverage",
     "Language",
+    "Latency",
+    "LatencyStats",
     "MetricSummary",
     "Provenance",
     "Results",
@@ -272,6 +282,23 @@ class CaseResult(_Record):
     citation_outcome: CitationOutcome | None = None
 
 
+class LatencyStats(_Record):
+    """Nearest-rank p50 / p95 and the max of ``n`` queries' wall times, in ms."""
+
+    p50_ms: float = Field(ge=0)
+    p95_ms: float = Field(ge=0)
+    max_ms: float = Field(ge=0)
+    n: int = Field(ge=1)
+
+
+class Latency(_Record):
+    """A capture's query latency, overall and per group (report-only)."""
+
+    overall: LatencyStats
+    by_case_type: dict[str, LatencyStats] = Field(default_factory=dict)
+    by_language: dict[str, LatencyStats] = Field(default_factory=dict)
+
+
 class Provenance(_Record):
     """Where a result came from: fingerprints let a stale baseline be detected.
 
@@ -306,3 +333,19 @@ class Results(_Record):
     # Scored cases whose capture holds fewer than k distinct cards: their
     # metrics are computed on a shorter list than k.
     cases_short_of_k: int = Field(default=0, ge=0)
+    # The capture's query latency, when its lines carry `latency_ms` (report-only).
+    latency: Latency | None = None
+    # Cases the retriever could not answer (`capture --max-failures`): scored as misses.
+    failed_cases: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_capture_facts(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Latency and failures are written only when there are some, so results (and
+        baselines) of captures without them keep their bytes."""
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("latency", 0) is None:
+                del data["latency"]
+            if data.get("failed_cases", 0) in ((), []):
+                del data["failed_cases"]
+        return data

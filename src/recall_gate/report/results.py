@@ -18,7 +18,14 @@ from recall_gate.core.metric_registry import (
 )
 from recall_gate.core.metrics import METRIC_KEYS
 from recall_gate.core.moves import missed_cases
-from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
+from recall_gate.core.records import (
+    Aggregates,
+    CaseResult,
+    Latency,
+    LatencyStats,
+    MetricSummary,
+    Results,
+)
 from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
 
 __all__ = [
@@ -144,6 +151,32 @@ def render_report(
     )
 
 
+def failures_note(failed_cases: Sequence[str], fmt: Format) -> str:
+    """The cases the retriever could not answer, scored as misses (``--max-failures``)."""
+    shown = ", ".join(escape_markdown(c) if fmt == "markdown" else c for c in failed_cases[:20])
+    more = f" and {len(failed_cases) - 20} more" if len(failed_cases) > 20 else ""
+    return (
+        f"{len(failed_cases)} case(s) the retriever could not answer are recorded as "
+        f"failures and scored as misses (capture --max-failures): {shown}{more}."
+    )
+
+
+def latency_table(latency: Latency, fmt: Format) -> str:
+    """p50 / p95 / max query latency, overall and per group (report-only)."""
+    rows = [["overall", "all", str(latency.overall.n), *_ms(latency.overall)]]
+    for kind, groups in (("case_type", latency.by_case_type), ("language", latency.by_language)):
+        rows += [
+            [kind, escape_markdown(name) if fmt == "markdown" else name, str(s.n), *_ms(s)]
+            for name, s in groups.items()
+        ]
+    title = "Query latency of the capture (report-only; no gate reads it):"
+    return title + "\n\n" + table(["group", "name", "n", "p50", "p95", "max"], rows, fmt)
+
+
+def _ms(stats: LatencyStats) -> list[str]:
+    return [f"{v:.1f} ms" for v in (stats.p50_ms, stats.p95_ms, stats.max_ms)]
+
+
 def render_summary(
     *,
     k: int,
@@ -157,6 +190,8 @@ def render_summary(
     missed_total: int | None = None,
     short_of_k: int = 0,
     gold_checked: bool = True,
+    latency: Latency | None = None,
+    failed_cases: Sequence[str] = (),
 ) -> str:
     """:func:`render_report` from the counts alone (the scorer keeps no cases).
 
@@ -180,6 +215,10 @@ def render_summary(
         parts.append(note if fmt == "markdown" else note.replace("`", ""))
     header = ["group", "name", "n", *(metric_label(m, k) for m in metrics)]
     parts.append(table(header, _group_rows(agg, metrics, fmt), fmt))
+    if failed_cases:
+        parts.append(failures_note(failed_cases, fmt))
+    if latency is not None:
+        parts.append(latency_table(latency, fmt))
     if any(outcomes.values()):
         counts = {o: outcomes.get(o, 0) for o in ("ok", "retrieval_miss", "citation_miss")}
         parts.append(
