@@ -161,7 +161,7 @@ def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
         os.close(fd)
         return real_fdopen(os.open("/dev/full", os.O_WRONLY), *args, **kwargs)
 
-    monkeypatch.setattr(files.os, "fdopen", onto_dev_full)
+    monkeypatch.setattr(os, "fdopen", onto_dev_full)
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
@@ -185,7 +185,7 @@ def test_a_read_only_file_system_is_an_input_error_naming_the_path(
     def read_only(*_: object) -> None:
         raise OSError(errno.EROFS, os.strerror(errno.EROFS))
 
-    monkeypatch.setattr(files.os, "replace", read_only)
+    monkeypatch.setattr(os, "replace", read_only)
     target = tmp_path / "baselines" / "default.json"
 
     with pytest.raises(InputError) as caught:
@@ -202,7 +202,7 @@ def test_an_unexpected_os_error_while_writing_is_not_disguised(
     def broken(*_: object) -> None:
         raise OSError(errno.EIO, os.strerror(errno.EIO))
 
-    monkeypatch.setattr(files.os, "replace", broken)
+    monkeypatch.setattr(os, "replace", broken)
 
     with pytest.raises(OSError, match="Input/output error"):
         atomic_write_text(tmp_path / "x.json", "{}\n")
