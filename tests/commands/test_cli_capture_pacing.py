@@ -21,7 +21,7 @@ from recall_gate.retrievers.capture import Progress
 N = 60
 
 APP = '''
-import os, threading
+import os, signal, threading
 from pathlib import Path
 
 CALLS = Path(__file__).parent / "calls.txt"
@@ -45,6 +45,14 @@ def hangs(query, k):
 def broken(query, k):
     if query.endswith((" 3", " 7")):
         raise ValueError("bad query")
+    return answer(query, k)
+
+def interrupted(query, k):
+    """Answers 10 cases, then the user presses Ctrl-C (SIGINT to the process)."""
+    with CALLS.open("a") as calls:
+        calls.write(query + "\\n")
+    if sum(1 for _ in CALLS.open()) == 10:
+        os.kill(os.getpid(), signal.SIGINT)
     return answer(query, k)
 
 def killed(query, k):
@@ -283,3 +291,39 @@ def test_p50_p95_and_max_latency_are_reported_overall_and_per_group(app: Path) -
     rescored = run_cli(["score", "--artifacts", "a.jsonl", "--json", "s.json"], cwd=app)
     assert rescored.code == 0, rescored.err
     assert json.loads((app / "s.json").read_text())["latency"] == latency
+
+
+def test_ctrl_c_keeps_the_journal_and_says_how_to_resume(app: Path) -> None:
+    argv = ["capture", "--retriever", "pace_rag:interrupted", "--out", "a.jsonl", "--quiet"]
+    done = subprocess.run(
+        [sys.executable, "-c", "from recall_gate.cli import entry_point as e; e()", *argv],
+        cwd=app, capture_output=True, text=True, check=False, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(Path(recall_gate.__file__).parents[1])},
+    )  # fmt: skip
+    assert done.returncode == 130
+    assert (
+        "recall-gate: capture interrupted: the answers so far are kept in a.jsonl.journal; "
+        "the same command with --resume asks only the cases not yet answered" in done.stderr
+    )
+    assert "Traceback" not in done.stderr
+    assert not (app / "a.jsonl").exists()
+    assert len((app / "a.jsonl.journal").read_text().splitlines()) > 1
+
+
+def test_the_comparison_shows_the_latency_change_against_a_baseline_that_has_it(
+    app: Path,
+) -> None:
+    argv = ["capture", "--retriever", "pace_rag:search", "--out", "a.jsonl", "--quiet"]
+    first = run_cli([*argv, "--json", "r1.json"], cwd=app)
+    assert first.code == 0, first.err
+    update = ["baseline", "update", "--results", "r1.json", "--reason", "first"]
+    assert run_cli([*update, "--out", "baselines/default.json"], cwd=app).code == 0
+    second = run_cli(argv, cwd=app)  # compares with baselines/default.json beside the config
+    assert second.code == 0, second.err
+    assert (
+        "Query latency of the capture (report-only; no gate reads it), against the baseline's:"
+        in second.out
+    )
+    table = second.out.split("against the baseline's:", 1)[1]
+    overall = next(line for line in table.splitlines() if line.startswith("overall"))
+    assert overall.count(" → ") == 3  # p50, p95 and max: before → after (±change)

@@ -36,7 +36,14 @@ from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
 from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
-from recall_gate.report.results import LANGUAGE_CAVEAT, RECALL_CAVEAT, capture_notes, missed_table
+from recall_gate.report.results import (
+    LANGUAGE_CAVEAT,
+    RECALL_CAVEAT,
+    capture_notes,
+    failures_note,
+    latency_table,
+    missed_table,
+)
 
 __all__ = [
     "JOB_SUMMARY_POINTER",
@@ -807,6 +814,23 @@ def _definitions(style: _Style) -> str:
     return style.collapsed("Metric definitions", ["\n".join(items)])
 
 
+def _capture_section(comparison: Comparison, style: _Style) -> str | None:
+    """Cases the retriever could not answer, and the query latency against the
+    baseline's when it has one (report-only)."""
+    current = comparison.current
+    parts = []
+    if current.failed_cases:
+        parts.append(failures_note(current.failed_cases, style.fmt))
+    if current.latency is not None:
+        before = comparison.baseline.latency if comparison.baseline is not None else None
+        parts.append(latency_table(current.latency, style.fmt, baseline=before))
+    if not parts:
+        return None
+    return (
+        style.collapsed("Capture: failures and latency", parts) if style.md else "\n\n".join(parts)
+    )
+
+
 def _render(
     comparison: Comparison,
     verdict: ComparisonVerdict,
@@ -857,6 +881,7 @@ def _render(
         _flips_section(comparison, style),
         _cases_section(comparison, style),
         _missed_section(comparison, style),
+        _capture_section(comparison, style),
     ):
         if section:
             parts.append(section)

@@ -161,15 +161,33 @@ def failures_note(failed_cases: Sequence[str], fmt: Format) -> str:
     )
 
 
-def latency_table(latency: Latency, fmt: Format) -> str:
-    """p50 / p95 / max query latency, overall and per group (report-only)."""
-    rows = [["overall", "all", str(latency.overall.n), *_ms(latency.overall)]]
-    for kind, groups in (("case_type", latency.by_case_type), ("language", latency.by_language)):
+def latency_table(latency: Latency, fmt: Format, *, baseline: Latency | None = None) -> str:
+    """p50 / p95 / max query latency, overall and per group (report-only); with a
+    ``baseline`` that has latency, each value reads ``before → after (±change)``."""
+
+    def cells(stats: LatencyStats, before: LatencyStats | None) -> list[str]:
+        now = (stats.p50_ms, stats.p95_ms, stats.max_ms)
+        if before is None:
+            return [f"{v:.1f} ms" for v in now]
+        was = (before.p50_ms, before.p95_ms, before.max_ms)
+        return [f"{b:.1f} → {v:.1f} ms ({v - b:+.1f})" for b, v in zip(was, now, strict=True)]
+
+    def name_cell(name: str) -> str:
+        return escape_markdown(name) if fmt == "markdown" else name
+
+    old = baseline
+    overall_before = old.overall if old is not None else None
+    rows = [["overall", "all", str(latency.overall.n), *cells(latency.overall, overall_before)]]
+    for kind, groups, before in (
+        ("case_type", latency.by_case_type, old.by_case_type if old else {}),
+        ("language", latency.by_language, old.by_language if old else {}),
+    ):
         rows += [
-            [kind, escape_markdown(name) if fmt == "markdown" else name, str(s.n), *_ms(s)]
+            [kind, name_cell(name), str(s.n), *cells(s, before.get(name))]
             for name, s in groups.items()
         ]
-    title = "Query latency of the capture (report-only; no gate reads it):"
+    title = "Query latency of the capture (report-only; no gate reads it)"
+    title += ", against the baseline's:" if baseline is not None else ":"
     return title + "\n\n" + table(["group", "name", "n", "p50", "p95", "max"], rows, fmt)
 
 
