@@ -10,8 +10,8 @@ import re
 from test_render_comment import baseline, results, suite
 
 from factories import LANGS, case
-from recall_gate.core.compare import compare_to_baseline, judge_comparison
-from recall_gate.core.gate import Floors
+from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, comment_length
 from recall_gate.core.records import CaseResult, Retriever
 from recall_gate.report.comparison import render_comment
