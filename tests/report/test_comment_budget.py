@@ -13,6 +13,7 @@ from factories import LANGS, case
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, comment_length
+from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult, Retriever
 from recall_gate.report.comparison import render_comment
 from recall_gate.report.markup import escape_markdown
@@ -51,7 +52,7 @@ def _huge_scenario() -> tuple[str, str]:
         baseline_ref=long("ref"),
     )
     assert comparison.status == "stale"
-    verdict = judge_comparison(comparison, floors=Floors(min_hit=0.95), max_regression=0.02)
+    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.95}), max_regression=0.02)
     assert verdict.gate.verdict == "fail"
     full = render_comment(comparison, verdict, profile="default")
     short = render_comment(comparison, verdict, profile="default", max_chars=COMMENT_BUDGET)
