@@ -1,7 +1,7 @@
 """Every metric the reports show, described once: key, label, output name,
 floor flag, definition and the trec_eval measure it matches.
 
-The key is the metric's identity (the ADR-0023 names, verbatim); every table,
+The key is the metric's identity (the decision record's names, verbatim); every table,
 flag and output reads its other names from here.
 """
 
