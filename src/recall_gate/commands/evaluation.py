@@ -16,6 +16,7 @@ from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
+from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.results_store import ResultsWriter, read_results
 from recall_gate.adapters.scoring import ScoredCapture, score_capture
 from recall_gate.commands.arguments import (
@@ -237,6 +238,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     settings = resolve_settings(args, io)
+    refuse_unfinished_capture(args.artifacts)
     case_paths = settings.cases
     located = load_cases(case_paths) if case_paths else None
     cases = unique_cases(located) if located is not None else None
