@@ -140,3 +140,21 @@ def test_nothing_cites_a_document_the_repository_lacks() -> None:
         citing += [f"{name}: {doc}" for doc in _ABSENT_DOCUMENTS if doc in text]
     assert citing == [], f"point to {DECISION} (or say it in words) instead"
     assert (ROOT / DECISION).is_file()
+
+
+def test_no_text_file_holds_a_merge_conflict_marker() -> None:
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z", "*.md", "*.yml", "*.yaml", "*.toml", "*.txt"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout.decode()
+    marked = [
+        name
+        for name in filter(None, tracked.split("\0"))
+        if (ROOT / name).is_file()
+        # The opening and closing markers; a lone ======= may be a setext heading.
+        and re.search(r"^(<{7}|>{7}) ", (ROOT / name).read_text(encoding="utf-8"), re.M)
+    ]
+    assert marked == [], "resolve the merge: keep both sides' intent, drop the markers"
