@@ -16,11 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from recall_gate.adapters.artifacts import write_artifacts
-from recall_gate.adapters.dataset import iter_artifacts
-from recall_gate.commands.arguments import Parser
+from recall_gate.adapters.dataset import iter_artifacts, load_cases
+from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.records import Artifact, Coverage, Retriever
 from recall_gate.errors import InputError
+from recall_gate.retrievers.capture import fingerprint_case_set
 
 _SHARD_FIX = "merge the files `recall-gate capture --shard I/N` wrote for one capture"
 
@@ -33,8 +35,17 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "different case sets or retrievers, a shard given twice and a case in two shards are "
         "refused; a merge that lacks a shard is marked so that `score` refuses it.",
     )
+    add_config(p)
     p.add_argument("shards", nargs="+", type=Path, metavar="SHARD", help="shard files")
     p.add_argument("--out", type=Path, required=True, metavar="PATH", help="the merged file")
+    p.add_argument(
+        "--cases",
+        type=Path,
+        action="append",
+        metavar="PATH",
+        help="the cases the shards were captured from (default: the config's): the merged "
+        "lines follow their order, as one capture's do; without cases, shard by shard",
+    )
     return {"merge": _cmd_merge}
 
 
@@ -96,6 +107,25 @@ def _check_same_capture(first: _Shard, other: _Shard, io: Io) -> None:
         )
 
 
+def _case_order(args: argparse.Namespace, io: Io, coverage: Coverage) -> dict[str, int] | None:
+    """Each case's position in the cases the shards were captured from (flag or config),
+    or None when no cases are known. Cases of another set are refused."""
+    settings = resolve_settings(args, io)
+    if not settings.cases:
+        return None
+    cases = [case for _, case in load_cases(settings.cases)]
+    if fingerprint_case_set(cases) != coverage.cases_fingerprint:
+        listed = ", ".join(display_path(p, io) for p in settings.cases)
+        raise InputError(
+            f"the shards were captured from another case set than {listed} "
+            f"({coverage.cases} cases, {coverage.cases_fingerprint}; {listed}: {len(cases)} "
+            f"cases, {fingerprint_case_set(cases)})",
+            fix="pass the cases the shards were captured from (--cases), or capture the "
+            "shards again from these",
+        )
+    return {case.id: index for index, case in enumerate(cases)}
+
+
 def _cmd_merge(args: argparse.Namespace, io: Io) -> int:
     shards = [_read_shard(path, io) for path in args.shards]
     first = shards[0]
@@ -129,9 +159,11 @@ def _cmd_merge(args: argparse.Namespace, io: Io) -> int:
             f"{total.cases} cases (a shard file was edited?)",
             fix="capture the shards again",
         )
-    merged = [
-        a for shard in sorted(shards, key=lambda s: s.coverage.shards) for a in shard.artifacts
-    ]
+    in_order = sorted(shards, key=lambda s: s.coverage.shards)
+    merged = [artifact for shard in in_order for artifact in shard.artifacts]
+    order = _case_order(args, io, total)
+    if order is not None:  # one capture's order
+        merged.sort(key=lambda a: order.get(a.case_id, len(order)))
     coverage = None if complete else total.model_copy(update={"shards": indexes})
     write_artifacts(args.out, merged, retriever=first.retriever, coverage=coverage)
     out = display_path(args.out, io)

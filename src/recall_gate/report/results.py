@@ -26,7 +26,7 @@ from recall_gate.core.records import (
     MetricSummary,
     Results,
 )
-from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
+from recall_gate.report.markup import Format, escape_markdown, shorten, shorten_query, table
 
 __all__ = [
     "LANGUAGE_CAVEAT",
@@ -151,9 +151,13 @@ def render_report(
     )
 
 
+_FAILED_ID_CHARS = 80
+
+
 def failures_note(failed_cases: Sequence[str], fmt: Format) -> str:
     """The cases the retriever could not answer, scored as misses (``--max-failures``)."""
-    shown = ", ".join(escape_markdown(c) if fmt == "markdown" else c for c in failed_cases[:20])
+    ids = (shorten(c, _FAILED_ID_CHARS) for c in failed_cases[:20])  # ids are user text
+    shown = ", ".join(escape_markdown(c) if fmt == "markdown" else c for c in ids)
     more = f" and {len(failed_cases) - 20} more" if len(failed_cases) > 20 else ""
     return (
         f"{len(failed_cases)} case(s) the retriever could not answer are recorded as "
