@@ -19,6 +19,8 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     reranker: {enabled: false}
     gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null,
            min_group_n: 10, require_significance: true}
+    capture: {retriever: app.rag:build_retriever, label: null, id_from: null}
+    baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from recall_gate.errors import InputError
 __all__ = [
     "DEFAULT_MODEL",
     "CacheSettings",
+    "CaptureSettings",
     "ChunkingSettings",
     "Config",
     "EmbedderSettings",
@@ -169,6 +172,16 @@ class GateSettings(_Section):
     require_significance: StrictBool = REQUIRE_SIGNIFICANCE
 
 
+class CaptureSettings(_Section):
+    """``recall-gate capture``'s retriever, so the baseline capture on the default
+    branch and every pull request's use the same one (flags override)."""
+
+    # MODULE:FACTORY, imported from the working directory (or this config's folder).
+    retriever: str | None = Field(default=None, pattern=r"^[\w.]+:[\w.]+$")
+    label: str | None = Field(default=None, min_length=1)
+    id_from: str | None = Field(default=None, min_length=1)
+
+
 class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=DEFAULT_K, gt=0)
@@ -185,6 +198,10 @@ class Config(_Section):
     reranker: RerankerSettings = RerankerSettings()
     cache: CacheSettings = CacheSettings()
     gate: GateSettings = GateSettings()
+    capture: CaptureSettings = CaptureSettings()
+    # The git revision that judges (e.g. origin/main): its baseline, gate settings
+    # and cases apply. In a pull request on GitHub Actions, the PR's base SHA.
+    baseline_ref: str | None = None
 
     @field_validator("cases", mode="before")
     @classmethod

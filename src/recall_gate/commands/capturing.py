@@ -49,9 +49,9 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(p)
     p.add_argument(
         "--retriever",
-        required=True,
         metavar="MODULE:FACTORY",
-        help="e.g. app.rag:build_retriever (imported from the current directory)",
+        help="e.g. app.rag:build_retriever (imported from the current directory; "
+        "default: the config's capture.retriever)",
     )
     p.add_argument("--out", type=Path, required=True, metavar="PATH", help="the artifacts file")
     p.add_argument(
@@ -80,6 +80,16 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     settings = resolve_settings(args, io, judged=True)
+    chosen = settings.config.capture if settings.config is not None else None
+    args.retriever = args.retriever or (chosen.retriever if chosen else None)
+    args.label = args.label or (chosen.label if chosen else None)
+    args.id_from = args.id_from or (chosen.id_from if chosen else None)
+    if not args.retriever:
+        raise InputError(
+            "capture needs the retriever to run",
+            fix="pass --retriever MODULE:FACTORY (e.g. app.rag:build_retriever), or set "
+            "`capture: {retriever: MODULE:FACTORY}` in recall-gate.yaml",
+        )
     if not settings.cases:
         raise InputError(
             "capture needs the cases whose queries it runs",
