@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from recall_gate.commands.arguments import Parser, positive_int
 from recall_gate.commands.context import Handler, Io
+from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.profile import DEFAULT_PROFILE
 from recall_gate.errors import InputError
 
@@ -125,7 +126,7 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
         )
     base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
     with requests.Session() as session:
-        client = GitHubClient(session, base_url=base_url, token=token)
+        client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         try:
             pr = args.pr or event.pr_number
             if pr is None:
@@ -187,8 +188,9 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
     report = sub.add_parser(
         "actions-report",
         help="GitHub Actions: step outputs, job summary and annotations of a comparison",
-        description="Turn `compare --json` into the action's step outputs (verdict, hit, "
-        "recall, ndcg, n, regressions), append a report to the job summary, and annotate "
+        description="Turn `compare --json` into the action's step outputs (verdict, "
+        + "".join(f"{m.name}, " for m in GATED_METRICS)
+        + "n, regressions), append a report to the job summary, and annotate "
         "failed floors, regressions and a stale or missing baseline. Outside GitHub Actions "
         "the annotations are printed as plain lines.",
     )
@@ -358,7 +360,7 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
         lines += ["", f"Reason: {escape_markdown(reason) if reason else '(none given)'}"]
     base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
     with requests.Session() as session:
-        client = GitHubClient(session, base_url=base_url, token=token)
+        client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         sha = get_branch_sha(client, repo=repo, branch=args.base)
         create_branch(client, repo=repo, branch=branch, from_sha=sha)
         put_file(
