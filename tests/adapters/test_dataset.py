@@ -225,7 +225,7 @@ def test_every_bad_kb_file_is_reported_in_one_run(tmp_path: Path) -> None:
     for path in (first, second, third):
         assert f"\n  {path}: " in message
     assert message.count("\n    fix: ") == 3
-    assert message.endswith("\n  fix: fix each file listed above")
+    assert message.endswith("\n  fix: fix each one listed above")
 
 
 def test_load_cards_unknown_format(tmp_path: Path) -> None:

@@ -54,6 +54,7 @@ __all__ = [
     "RetrievalSettings",
     "StoreSettings",
     "apply_overrides",
+    "find_config",
     "load_config",
 ]
 
@@ -244,6 +245,24 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str,
             node = child
         node[parts[-1]] = value
     return merged
+
+
+def find_config(start: Path, name: str) -> Path | None:
+    """The nearest file called ``name`` from ``start`` up to the repository root.
+
+    As ruff, pytest and git look for theirs: ``start`` first, then each parent
+    folder, stopping after the first folder that holds ``.git`` (a directory,
+    or a file in a worktree or submodule). Outside a repository the search
+    goes up to the filesystem root. So a command run from ``docs/guides/``
+    finds the project's ``recall-gate.yaml``, and its gate, at the root.
+    """
+    for folder in (start, *start.parents):
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+        if (folder / ".git").exists():
+            return None
+    return None
 
 
 def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:

@@ -168,15 +168,22 @@ def _all_or_report(
     results: Sequence[tuple[str, Card | InputError]], *, total: int
 ) -> list[tuple[str, Card]]:
     """The cards, or one error listing every bad file (a fix must find them all)."""
-    errors = [r for _, r in results if isinstance(r, InputError)]
+    report_all(
+        [r for _, r in results if isinstance(r, InputError)], total=total, what="KB card files"
+    )
+    return [(w, r) for w, r in results if isinstance(r, Card)]
+
+
+def report_all(errors: Sequence[InputError], *, total: int, what: str) -> None:
+    """Raise one error listing every one of ``errors`` (a fix must find them all)."""
     if not errors:
-        return [(w, r) for w, r in results if isinstance(r, Card)]
+        return
     if len(errors) == 1:
         raise errors[0]
     listed = "\n".join(f"  {e.message}\n    fix: {e.fix}" for e in errors)
     raise InputError(
-        f"{len(errors)} of {total} KB card files are unusable:\n{listed}",
-        fix="fix each file listed above",
+        f"{len(errors)} of {total} {what} are unusable:\n{listed}",
+        fix="fix each one listed above",
     )
 
 
@@ -247,14 +254,30 @@ def _case_where(source: str, index: int, obj: Any) -> str:
     return f"{source} case #{index}" + (f" (id {ident})" if isinstance(ident, str) else "")
 
 
-def _load_case_file(path: Path) -> list[tuple[str, Case]]:
+def _located_case(where: str, obj: Any) -> tuple[str, Case | InputError]:
+    try:
+        return where, _validate(Case, obj, where=where, fix=_CASE_FIX)
+    except InputError as exc:
+        return where, exc
+
+
+def _load_case_file(path: Path) -> list[tuple[str, Case | InputError]]:
+    """Every case of one file, or the error of each case that is unusable."""
     source = str(path)
     text = read_text(path, what="cases file")
     if path.suffix in _JSONL_SUFFIXES:
-        return [
-            (f"{source}:{n}", _validate(Case, obj, where=f"{source}:{n}", fix=_CASE_FIX))
-            for n, obj in _jsonl(text, source=source)
-        ]
+        out: list[tuple[str, Case | InputError]] = []
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            where = f"{source}:{number}"
+            try:
+                obj = _json_line(line, number=number, source=source)
+            except InputError as exc:
+                out.append((where, exc))
+                continue
+            out.append(_located_case(where, obj))
+        return out
     data = parse_yaml(text, source=source)
     items = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(items, list):
@@ -264,11 +287,7 @@ def _load_case_file(path: Path) -> list[tuple[str, Case]]:
         )
     if not items:
         raise InputError(f"{source}: the case list is empty", fix="add at least one case")
-    out = []
-    for i, obj in enumerate(items, start=1):
-        where = _case_where(source, i, obj)
-        out.append((where, _validate(Case, obj, where=where, fix=_CASE_FIX)))
-    return out
+    return [_located_case(_case_where(source, i, obj), obj) for i, obj in enumerate(items, start=1)]
 
 
 def load_cases(paths: Sequence[Path]) -> list[tuple[str, Case]]:
@@ -287,7 +306,12 @@ def load_cases(paths: Sequence[Path]) -> list[tuple[str, Case]]:
             files.extend(found)
         else:
             files.append(path)
-    return [located for f in files for located in _load_case_file(f)]
+    results = [located for f in files for located in _load_case_file(f)]
+    # Every unusable case of every file in one run: three typos, one fix round.
+    report_all(
+        [r for _, r in results if isinstance(r, InputError)], total=len(results), what="cases"
+    )
+    return [(where, case) for where, case in results if isinstance(case, Case)]
 
 
 # --- artifacts ---------------------------------------------------------------

@@ -25,7 +25,7 @@ from recall_gate.commands.evaluation import (
 )
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
-from recall_gate.core.integrity import find_problems
+from recall_gate.core.integrity import find_problems, label_problems
 from recall_gate.core.records import Provenance
 from recall_gate.errors import InputError
 from recall_gate.retrievers import capture
@@ -92,6 +92,8 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
+    else:
+        fail_on_integrity_problems(label_problems(located), io)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
     retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
     captured = capture(

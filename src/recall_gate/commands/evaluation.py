@@ -42,6 +42,7 @@ from recall_gate.core.integrity import (
     Problem,
     duplicate_cases,
     find_problems,
+    label_problems,
     languages_without_cards,
 )
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
@@ -101,6 +102,7 @@ def score_and_report(
     args: argparse.Namespace,
     io: Io,
     card_ids: frozenset[str] | None = None,
+    kb_known: bool = True,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -111,7 +113,15 @@ def score_and_report(
     checked as they stream by; an integrity failure or ``--strict`` depth
     refusal comes before any results file is written.
     """
-    watch = CaptureWatch(artifacts_source, card_ids=card_ids if cases is None else None)
+    watch = CaptureWatch(
+        artifacts_source,
+        card_ids=card_ids if cases is None else None,
+        self_labelled=cases is None,
+        unmapped_paths=not kb_known,
+        gold_ids=frozenset(
+            g for c in cases or () for g in (*c.must_cite_one_of, *(c.relevant_ids or ()))
+        ),
+    )
     k = settings.k
     compares = _compares(args, settings)
     with contextlib.ExitStack() as stack:
@@ -128,6 +138,7 @@ def score_and_report(
             results=writer,
             fingerprint=cases is None,
         )
+        watch.refuse_unmapped_paths()
         fail_on_integrity_problems(watch.problems, io)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
@@ -251,6 +262,8 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         card_ids = frozenset(c.id for _, c in cards)
         if located is not None:
             fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+    elif located is not None:
+        fail_on_integrity_problems(label_problems(located), io)
     queries = None if cases is None else fingerprint_queries((c.id, c.query) for c in cases)
 
     def provenance(scored: ScoredCapture, watch: CaptureWatch) -> Provenance:
@@ -276,6 +289,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         args=args,
         io=io,
         card_ids=card_ids,
+        kb_known=settings.kb is not None,
     )
 
 
