@@ -1,6 +1,7 @@
-"""A ``golden`` or ``adversarial`` case without gold is an integrity error
-(exit 1) in every command that reads cases: it would otherwise be silently
-unscored. And every field error of a cases file is reported in one run."""
+"""A ``golden`` case without gold is an integrity error (exit 1) in every
+command that reads cases: it would otherwise be silently unscored. (An
+adversarial case may have none, ADR-0023 (C): `check` names it.) And every
+field error of a cases file is reported in one run."""
 
 from __future__ import annotations
 
@@ -47,8 +48,23 @@ def test_check_fails_a_golden_case_without_gold(project: Path) -> None:
     run = run_cli(["check"], cwd=project)
     assert run.code == 1, run.out + run.err
     assert "(id empty-gold): a golden case with no gold: must_cite_one_of is empty" in run.err
-    assert "(id adv): an adversarial case with no gold" in run.err
+    assert "(id adv): an adversarial" not in run.err
     assert "(id cap)" not in run.err
+
+
+def test_check_names_adversarial_cases_without_gold_as_unscored(project: Path) -> None:
+    (project / "cases.yaml").write_text(
+        CASES.replace(
+            "must_cite_one_of: []}\n  - {id: adv", "must_cite_one_of: [token]}\n  - {id: adv"
+        ),
+        encoding="utf-8",
+    )
+    run = run_cli(["check"], cwd=project)
+    assert run.code == 0, run.err
+    assert run.out == (
+        "recall-gate check: ok — 2 cards, 4 cases (2 gold-labelled; 1 adversarial without "
+        "gold, not scored: adv), every gold and relevant id resolves\n"
+    )
 
 
 @pytest.mark.parametrize("with_kb", [True, False])
