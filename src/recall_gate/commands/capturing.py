@@ -84,10 +84,7 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     cases = unique_cases(located)
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        config = settings.config
-        cards = load_cards(
-            settings.kb, default_language=config.default_language if config else None
-        )
+        cards = load_cards(settings.kb, files=settings.kb_files())
         # A typo'd gold id fails before the retriever runs.
         fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)

@@ -44,6 +44,7 @@ from recall_gate.core.integrity import (
     find_problems,
     label_problems,
     languages_without_cards,
+    unscored_adversarial,
 )
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
 from recall_gate.core.staleness import flatten_settings
@@ -226,8 +227,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
             "check needs a KB and cases",
             fix="pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml",
         )
-    config = settings.config
-    cards = load_cards(kb, default_language=config.default_language if config else None)
+    cards = load_cards(kb, files=settings.kb_files())
     cases = load_cases(case_paths)
     problems = find_problems(cards=cards, cases=cases)
     if problems:
@@ -239,9 +239,16 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
             fix="fix the ids listed above",
         )
     gold = sum(1 for _, c in cases if c.gold_labelled)
+    refusals = unscored_adversarial(cases)
+    unscored = (
+        f"; {len(refusals)} adversarial without gold, not scored: {', '.join(refusals[:5])}"
+        + (", …" if len(refusals) > 5 else "")
+        if refusals
+        else ""
+    )
     io.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
-        f"({gold} gold-labelled), every gold and relevant id resolves\n"
+        f"({gold} gold-labelled{unscored}), every gold and relevant id resolves\n"
     )
     return 0
 
@@ -254,10 +261,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     labels = None if cases is None else [c.label() for c in cases]
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        config = settings.config
-        cards = load_cards(
-            settings.kb, default_language=config.default_language if config else None
-        )
+        cards = load_cards(settings.kb, files=settings.kb_files())
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
         if located is not None:
@@ -331,7 +335,7 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
             "the config sets no `kb` or no `cases`",
             fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config",
         )
-    cards = load_cards(config.kb, default_language=config.default_language)
+    cards = load_cards(config.kb, files=settings.kb_files())
     located = load_cases(config.cases)
     fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     cases = [case for _, case in located]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from recall_gate.adapters.config import Config, GateSettings, find_config, load_config
+from recall_gate.adapters.dataset import KbFiles
 from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
 from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path
 from recall_gate.core.gate import Floors
@@ -74,6 +75,18 @@ class Settings:
     baseline_ref: str | None
     # Found by looking up from the current directory (not named by flag or environment).
     config_discovered: bool = False
+
+    def kb_files(self) -> KbFiles:
+        """How the KB directory's files become cards (the config's KB keys)."""
+        config = self.config
+        if config is None:
+            return KbFiles()
+        return KbFiles(
+            default_language=config.default_language,
+            languages=config.languages,
+            include=config.kb_include,
+            exclude=config.kb_exclude,
+        )
 
     def _config_shown(self, io: Io) -> str:
         """The config file as the header names it; one found in a parent folder
