@@ -13,16 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from factories import LANGS, K, baseline_of, case, results
-from recall_gate.core.compare import (
-    MIN_N_FOR_TEST,
+from recall_gate.core.compare import Group, compare_to_baseline
+from recall_gate.core.evaluate import score_case
+from recall_gate.core.gate import (
+    MIN_GROUP_N,
     REFERENCE_TOLERANCE,
-    Group,
-    compare_to_baseline,
+    Floors,
     find_regressions,
     judge_comparison,
 )
-from recall_gate.core.evaluate import score_case
-from recall_gate.core.gate import Floors
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import CaseLabel, CaseResult
 from recall_gate.core.stats import mcnemar_exact_p, paired_bootstrap_ci
@@ -268,7 +267,7 @@ def test_bootstrap_of_a_constant_column_is_that_constant() -> None:
 
 
 def test_small_groups_are_marked_and_not_tested() -> None:
-    n = MIN_N_FOR_TEST - 1
+    n = MIN_GROUP_N - 1
     base = baseline_of(many(n, 1))
     cur = results(many(n, None))
     comparison = compare_to_baseline(current=cur, baseline=base, baseline_path="b.json")

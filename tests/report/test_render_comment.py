@@ -18,14 +18,8 @@ import factories
 from factories import LANGS, case
 from golden import assert_golden
 from recall_gate.core.baseline import Baseline
-from recall_gate.core.compare import (
-    BaselineEdit,
-    Comparison,
-    ComparisonVerdict,
-    compare_to_baseline,
-    judge_comparison,
-)
-from recall_gate.core.gate import Floors
+from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
+from recall_gate.core.gate import ComparisonVerdict, Floors, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.core.records import CaseResult, Results
 from recall_gate.errors import InputError

@@ -213,8 +213,8 @@ def test_more_than_ten_annotations_of_a_level_are_summarised() -> None:
 
 def test_a_regression_annotation_names_its_cases_and_an_exempt_row_is_a_notice() -> None:
     from factories import baseline_of, case, results
-    from recall_gate.core.compare import compare_to_baseline, judge_comparison
-    from recall_gate.core.gate import Floors
+    from recall_gate.core.compare import compare_to_baseline
+    from recall_gate.core.gate import Floors, judge_comparison
     from recall_gate.report.comparison_json import comparison_document
 
     base = [case(f"en-{i:02d}", 2) for i in range(20)]

@@ -41,6 +41,7 @@ from pydantic import (
 )
 
 from recall_gate.adapters.files import describe_validation_error, parse_yaml, read_text
+from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE
 from recall_gate.core.language import LanguageTag
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
@@ -167,8 +168,8 @@ class GateSettings(_Section):
     max_regression: float | None = Field(default=None, ge=0, le=1)
     # A drop beyond max_regression fails only in a group with at least this many
     # compared cases, and (subgroups) when the noise test calls it likely real.
-    min_group_n: int = Field(default=10, ge=1)
-    require_significance: StrictBool = True
+    min_group_n: int = Field(default=MIN_GROUP_N, ge=1)
+    require_significance: StrictBool = REQUIRE_SIGNIFICANCE
 
 
 class Config(_Section):

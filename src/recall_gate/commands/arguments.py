@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from recall_gate.commands.context import DEFAULT_CONFIG
+from recall_gate.core.gate import MIN_GROUP_N
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.errors import InputError
 
@@ -171,7 +172,8 @@ def add_tolerance(p: argparse._ActionsContainer) -> None:
         "--min-group-n",
         type=optional_positive_int,
         metavar="N",
-        help="a group with fewer compared cases is neither tested nor gated (default 10)",
+        help=f"a group with fewer compared cases is neither tested nor gated "
+        f"(default {MIN_GROUP_N})",
     )
     p.add_argument(
         "--require-significance",

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from recall_gate import __version__
 from recall_gate.adapters.dataset import load_cards, load_cases
+from recall_gate.adapters.journal import CaptureJournal
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
@@ -92,21 +93,36 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     else:
         fail_on_integrity_problems(label_problems(located), io)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
-    retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
-    captured = capture(
-        retriever, cases, k=settings.k, id_from=args.id_from, label=args.label, kb=card_ids
-    )
-    captured.write(args.out)
+    labels = [c.label() for c in cases]
+    dataset_fingerprint = fingerprint_labels(labels)
+    queries_fingerprint = fingerprint_queries((c.id, c.query) for c in cases)
+    identity = {
+        "retriever": args.retriever,
+        "k": settings.k,
+        "cases": dataset_fingerprint,
+        "queries": queries_fingerprint,
+        "kb": kb_fingerprint,
+        "id_from": args.id_from,
+        "label": args.label,
+    }
+    # Kept until the file is written: a failed capture leaves it, so `score` refuses
+    # the earlier file rather than reporting its numbers as this capture's.
+    with CaptureJournal.start(args.out, identity) as journal:
+        retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
+        captured = capture(
+            retriever, cases, k=settings.k, id_from=args.id_from, label=args.label, kb=card_ids
+        )
+        captured.write(args.out)
+        journal.finish()
     io.stderr.write(
         f"recall-gate: captured {len(captured.artifacts)} cases at k = {settings.k} with "
         f"{captured.retriever.name} ({captured.retriever.adapter}) → "
         f"{display_path(args.out, io)}\n"
     )
-    labels = [c.label() for c in cases]
     provenance = Provenance(
         tool_version=__version__,
-        dataset_fingerprint=fingerprint_labels(labels),
-        queries_fingerprint=fingerprint_queries((c.id, c.query) for c in cases),
+        dataset_fingerprint=dataset_fingerprint,
+        queries_fingerprint=queries_fingerprint,
         kb_fingerprint=kb_fingerprint,
         retriever=captured.retriever,
     )

@@ -9,15 +9,26 @@ import contextlib
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
+from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.results_store import ResultsWriter, read_results
 from recall_gate.adapters.scoring import ScoredCapture, score_capture
+from recall_gate.adapters.trec import (
+    UNDETERMINED_LANGUAGE,
+    JudgedRun,
+    detect_qrels_format,
+    detect_run_format,
+    judgment_labels,
+    read_qrels,
+    read_trec_run,
+    run_artifacts,
+)
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
@@ -27,7 +38,7 @@ from recall_gate.commands.arguments import (
     add_strict,
     positive_int,
 )
-from recall_gate.commands.context import Handler, Io
+from recall_gate.commands.context import Handler, Io, display_path
 from recall_gate.commands.gating import exit_for, report_comparison
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.fingerprint import (
@@ -51,6 +62,8 @@ from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.report.results import render_summary
 
+L = TypeVar("L", bound=CaseLabel)
+
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     check = sub.add_parser("check", help="dataset integrity: every gold id resolves, ids unique")
@@ -58,11 +71,27 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     check.add_argument("--kb", type=Path, metavar="PATH", help="KB directory or file")
     check.add_argument("--cases", type=Path, action="append", metavar="PATH", help="cases file")
 
-    score = sub.add_parser("score", help="score captured artifacts (no store needed)")
+    score = sub.add_parser("score", help="score captured artifacts or a TREC run (no store needed)")
     add_config(score)
-    score.add_argument("--artifacts", type=Path, required=True, metavar="PATH")
+    score.add_argument("--artifacts", type=Path, metavar="PATH", help="the capture (JSONL)")
     score.add_argument(
         "--cases", type=Path, action="append", metavar="PATH", help="cases file (default: config)"
+    )
+    ir = score.add_argument_group(
+        "TREC / BEIR input (instead of --artifacts / --cases; queries the qrels do not "
+        "judge are left out, as trec_eval does)"
+    )
+    ir.add_argument("--run", type=Path, metavar="PATH", help="a TREC run (or artifacts JSONL)")
+    ir.add_argument(
+        "--run-format", choices=("trec", "jsonl"), help="the run's format (default: detected)"
+    )
+    ir.add_argument(
+        "--qrels", type=Path, metavar="PATH", help="TREC or BEIR qrels (or cases JSONL)"
+    )
+    ir.add_argument(
+        "--qrels-format",
+        choices=("trec", "beir", "jsonl"),
+        help="the qrels' format (default: detected)",
     )
     score.add_argument(
         "--kb", type=Path, metavar="PATH", help="check gold ids against this KB (default: config)"
@@ -85,7 +114,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     return {"check": _cmd_check, "score": _cmd_score, "run": _cmd_run}
 
 
-def unique_cases(located: Sequence[tuple[str, Case]]) -> list[Case]:
+def unique_cases(located: Sequence[tuple[str, L]]) -> list[L]:
     dupes = duplicate_cases(located)
     if dupes:
         raise InputError(str(dupes[0]), fix="give each case a unique id")
@@ -255,10 +284,118 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     settings = resolve_settings(args, io)
+    if args.qrels is not None or args.run is not None:
+        return _score_run(args, settings, io)
+    if args.artifacts is None:
+        raise InputError(
+            "score needs a capture",
+            fix="pass --artifacts PATH (a capture JSONL), or --run PATH --qrels PATH "
+            "(a TREC run and its qrels)",
+        )
+    refuse_unfinished_capture(args.artifacts)
     case_paths = settings.cases
     located = load_cases(case_paths) if case_paths else None
-    cases = unique_cases(located) if located is not None else None
-    labels = None if cases is None else [c.label() for c in cases]
+    return _score_labelled(
+        args,
+        settings,
+        io,
+        artifacts=iter_artifacts(args.artifacts),
+        artifacts_source=str(args.artifacts),
+        located=located,
+        cases_source=", ".join(map(str, case_paths)) if case_paths else "the cases file",
+    )
+
+
+def _score_run(args: argparse.Namespace, settings: Settings, io: Io) -> int:
+    """``score --run --qrels``: a TREC run (or a capture) judged by qrels (or cases),
+    the queries the qrels do not judge left out, as trec_eval does."""
+    if args.run is not None and args.artifacts is not None:
+        raise InputError(
+            "score takes --run or --artifacts, not both", fix="pass the capture once, as --run"
+        )
+    if args.qrels is not None and args.cases:
+        raise InputError(
+            "score takes --qrels or --cases, not both", fix="pass the judgments once, as --qrels"
+        )
+    run_path: Path | None = args.run if args.run is not None else args.artifacts
+    if run_path is None or args.qrels is None:
+        raise InputError(
+            "score --run needs --qrels, and --qrels needs --run",
+            fix="pass --run PATH (a TREC run, or artifacts JSONL) and --qrels PATH "
+            "(TREC or BEIR qrels, or cases)",
+        )
+    qrels_format = args.qrels_format or detect_qrels_format(args.qrels)
+    located: list[tuple[str, CaseLabel]]
+    if qrels_format == "jsonl":
+        located = list(load_cases([args.qrels]))
+    else:
+        judgments = read_qrels(args.qrels, qrels_format)
+        config = settings.config
+        language = (config.default_language if config else None) or UNDETERMINED_LANGUAGE
+        located = [
+            (f"{args.qrels} (query {label.id})", label)
+            for label in judgment_labels(judgments, language=language)
+        ]
+        if judgments.graded:
+            io.stderr.write(
+                f"recall-gate: note: {args.qrels} grades some documents above 1; every grade "
+                "above 0 counts as relevant, and nDCG uses binary gains (trec_eval's ndcg_cut "
+                "uses the grades as gains)\n"
+            )
+    run_format = args.run_format or (
+        detect_run_format(run_path) if args.run is not None else "jsonl"
+    )
+    if run_format == "jsonl":
+        refuse_unfinished_capture(run_path)
+    artifacts = (
+        iter_artifacts(run_path)
+        if run_format == "jsonl"
+        else run_artifacts(read_trec_run(run_path))
+    )
+    judged = JudgedRun([label for _, label in located])
+    code = _score_labelled(
+        args,
+        settings,
+        io,
+        artifacts=judged.filter(artifacts),
+        artifacts_source=str(run_path),
+        located=located,
+        cases_source=str(args.qrels),
+    )
+    run_name, qrels_name = display_path(run_path, io), display_path(args.qrels, io)
+    _note_queries(
+        io,
+        judged.unjudged,
+        one=f"of {run_name} has no judgment in {qrels_name}: left out",
+        many=f"of {run_name} have no judgment in {qrels_name}: left out",
+    )
+    _note_queries(
+        io,
+        judged.unretrieved,
+        one=f"judged in {qrels_name} has no line in {run_name}: scored as an empty ranking",
+        many=f"judged in {qrels_name} have no line in {run_name}: scored as empty rankings",
+    )
+    return code
+
+
+def _note_queries(io: Io, ids: Sequence[str], *, one: str, many: str) -> None:
+    if ids:
+        shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+        what = f"1 query {one}" if len(ids) == 1 else f"{len(ids)} queries {many}"
+        io.stderr.write(f"recall-gate: {what} ({shown})\n")
+
+
+def _score_labelled(
+    args: argparse.Namespace,
+    settings: Settings,
+    io: Io,
+    *,
+    artifacts: Iterable[tuple[int, Artifact]],
+    artifacts_source: str,
+    located: Sequence[tuple[str, CaseLabel]] | None,
+    cases_source: str,
+) -> int:
+    labels = unique_cases(located) if located is not None else None
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
         cards = load_cards(settings.kb, files=settings.kb_files())
@@ -268,13 +405,21 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
             fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     elif located is not None:
         fail_on_integrity_problems(label_problems(located), io)
-    queries = None if cases is None else fingerprint_queries((c.id, c.query) for c in cases)
+    cases = None if labels is None else [c for c in labels if isinstance(c, Case)]
+    queries = (
+        None
+        if labels is None or cases is None or len(cases) != len(labels)
+        else fingerprint_queries((c.id, c.query) for c in cases)
+    )
+    case_labels = (
+        None if labels is None else [c.label() if isinstance(c, Case) else c for c in labels]
+    )
 
     def provenance(scored: ScoredCapture, watch: CaptureWatch) -> Provenance:
         fingerprint = scored.label_fingerprint
         if fingerprint is None:
-            assert labels is not None
-            fingerprint = fingerprint_labels(labels)
+            assert case_labels is not None
+            fingerprint = fingerprint_labels(case_labels)
         return Provenance(
             tool_version=__version__,
             dataset_fingerprint=fingerprint,
@@ -284,10 +429,10 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         )
 
     return score_and_report(
-        artifacts=iter_artifacts(args.artifacts),
-        cases=labels,
-        artifacts_source=str(args.artifacts),
-        cases_source=", ".join(map(str, case_paths)) if case_paths else "the cases file",
+        artifacts=artifacts,
+        cases=case_labels,
+        artifacts_source=artifacts_source,
+        cases_source=cases_source,
         provenance=provenance,
         settings=settings,
         args=args,

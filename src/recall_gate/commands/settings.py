@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from recall_gate.adapters.config import Config, GateSettings, find_config, load_config
+from recall_gate.adapters.config import Config, find_config, load_config
 from recall_gate.adapters.dataset import KbFiles
 from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
 from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path
-from recall_gate.core.gate import Floors
+from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import (
     DEFAULT_PROFILE,
@@ -219,13 +219,12 @@ def resolve_settings(
         value = _flag_or_env(args, io, dest, fraction)
         picked[dest] = value if value is not None else (getattr(gate, dest) if gate else None)
 
-    defaults = GateSettings()
     min_group_n = _flag_or_env(args, io, "min_group_n", positive_int)
     if min_group_n is None:
-        min_group_n = (gate or defaults).min_group_n
+        min_group_n = gate.min_group_n if gate else MIN_GROUP_N
     require_significance = _flag_or_env(args, io, "require_significance", strict_boolean)
     if require_significance is None:
-        require_significance = (gate or defaults).require_significance
+        require_significance = gate.require_significance if gate else REQUIRE_SIGNIFICANCE
 
     baseline = _path_flag_or_env(args, io, "baseline")
     baseline_given = baseline is not None

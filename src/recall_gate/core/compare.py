@@ -16,19 +16,15 @@ Rules, each with a named test:
   see :mod:`recall_gate.core.moves`.
 * **Noise**: exact two-sided McNemar test on the hit flips; a paired bootstrap
   interval (fixed seed) for recall@k and nDCG@k; groups with fewer than
-  ``min_group_n`` (default :data:`MIN_N_FOR_TEST`) compared cases are marked
+  ``min_group_n`` (default :data:`MIN_GROUP_N`) compared cases are marked
   and not tested.
 * **Staleness**: a different dataset, KB or retrieval-config fingerprint (or
   embedder, or retrieval mode) makes the baseline *stale*: deltas are still
   computed (they then measure the change too) and said so loudly. A different
   k makes it *not comparable*: no delta, no flip, no regression.
-* **Regression**: a delta below ``-tolerance`` (absolute), per metric and group,
-  on the compared cases, naming the cases whose value went down. It fails the
-  gate unless exempt: fewer than ``min_group_n`` compared cases, or (subgroups,
-  with ``require_significance``) a drop the noise tests do not call likely
-  real. Overall is gated whenever it has the n. Report-only mode evaluates the same checks at a
-  reference tolerance and at the floors suggested from the baseline, to say
-  what *would* fail.
+
+The gate that judges a comparison (regressions, their exemptions, the
+verdict) lives in :mod:`recall_gate.core.gate`.
 """
 
 from __future__ import annotations
@@ -39,56 +35,37 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from recall_gate.core.baseline import Baseline
-from recall_gate.core.gate import (
-    Exemption,
-    Floors,
-    GateResult,
-    Regression,
-    SuggestedFloor,
-    decide,
-    suggest_floors,
-)
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
 from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
     CASE_TYPES,
     FLOAT_DIGITS,
     LANGUAGES,
-    Aggregates,
     CaseResult,
     Provenance,
     Results,
 )
 from recall_gate.core.staleness import SettingChange, SettingValue, diff_settings
-from recall_gate.core.stats import BOOTSTRAP_SEED, mcnemar_exact_p, paired_bootstrap_ci
+from recall_gate.core.stats import (
+    BOOTSTRAP_SEED,
+    MIN_GROUP_N,
+    SIGNIFICANCE,
+    mcnemar_exact_p,
+    paired_bootstrap_ci,
+)
 
 __all__ = [
-    "MIN_N_FOR_TEST",
-    "REFERENCE_TOLERANCE",
-    "SIGNIFICANCE",
+    "OVERALL",
     "BaselineEdit",
     "BaselineStatus",
     "CaseChanges",
     "Comparison",
-    "ComparisonVerdict",
     "Group",
     "MetricDelta",
     "Noise",
     "StaleReason",
     "compare_to_baseline",
-    "find_regressions",
-    "judge_comparison",
 ]
-
-# Default min-group-n: below this many compared cases a group is marked, not
-# tested and not gated.
-MIN_N_FOR_TEST = 10
-SIGNIFICANCE = 0.05
-# Report-only mode says what would fail at this absolute drop (five points).
-REFERENCE_TOLERANCE = 0.05
-# Deltas are compared after rounding, so 0.90 → 0.85 is not "beyond 0.05" by a
-# float's last bit.
-_DIGITS = 9
 
 GroupKind = Literal["overall", "case_type", "language"]
 BaselineStatus = Literal["ok", "stale", "not_comparable", "missing"]
@@ -223,7 +200,7 @@ class Comparison:
     cases: CaseChanges = field(default_factory=CaseChanges)
     edit: BaselineEdit | None = None
     # Groups with fewer compared cases are neither tested nor gated.
-    min_group_n: int = MIN_N_FOR_TEST
+    min_group_n: int = MIN_GROUP_N
 
     @property
     def baseline_source(self) -> str:
@@ -413,7 +390,7 @@ def compare_to_baseline(
     baseline_ref: str | None = None,
     edit: BaselineEdit | None = None,
     seed: str = BOOTSTRAP_SEED,
-    min_group_n: int = MIN_N_FOR_TEST,
+    min_group_n: int = MIN_GROUP_N,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
@@ -485,157 +462,4 @@ def compare_to_baseline(
         flips=tuple(m for m in moves if m.direction in ("lost", "gained")),
         rank_moves=tuple(m for m in moves if m.direction in ("down", "up")),
         cases=replace(changes, compared=len(pairs)),
-    )
-
-
-def _exemption(
-    d: MetricDelta, *, min_group_n: int, require_significance: bool, overall_n: int
-) -> Exemption | None:
-    """Why a drop beyond the tolerance does not fail the gate (``None``: it fails).
-
-    A group that holds every compared case (one language, one case type) is the
-    overall group by another name: gated like it, without the noise test."""
-    if d.n_compared < min_group_n:
-        return "small_n"
-    whole = d.group == OVERALL or d.n_compared == overall_n
-    if require_significance and not whole and d.noise.significant is not True:
-        return "not_significant"
-    return None
-
-
-def _cases_behind(comparison: Comparison, d: MetricDelta) -> tuple[CaseMove, ...]:
-    """The group's compared cases whose value of the metric went down, largest drop first."""
-    down = [m for m in comparison.moves if m.change(d.metric) < 0 and _in_group(m, d.group)]
-    return tuple(sorted(down, key=lambda m: (m.change(d.metric), m.case_id)))
-
-
-def _in_group(move: CaseMove, group: Group) -> bool:
-    if group.kind == "overall":
-        return True
-    value = move.case_type if group.kind == "case_type" else move.language
-    return value == group.name
-
-
-def find_regressions(
-    comparison: Comparison, *, tolerance: float, require_significance: bool = True
-) -> tuple[Regression, ...]:
-    """Every metric × group whose delta is below ``-tolerance`` (none if not
-    comparable), each naming its cases and, when it does not fail the gate,
-    why: fewer than ``comparison.min_group_n`` compared cases, or (subgroups,
-    with ``require_significance``) a drop the noise tests do not call likely real."""
-    if not comparison.comparable:
-        return ()
-    out = []
-    for d in comparison.deltas:
-        delta = d.delta
-        if d.baseline is None or d.current is None or delta is None:
-            continue
-        if round(delta, _DIGITS) < -tolerance:
-            out.append(
-                Regression(
-                    metric=d.metric,
-                    group=d.group.label,
-                    baseline=d.baseline,
-                    current=d.current,
-                    n=d.n_compared,
-                    tolerance=tolerance,
-                    exempt=_exemption(
-                        d,
-                        min_group_n=comparison.min_group_n,
-                        require_significance=require_significance,
-                        overall_n=comparison.cases.compared,
-                    ),
-                    significant=d.noise.significant,
-                    min_group_n=comparison.min_group_n,
-                    cases=_cases_behind(comparison, d),
-                )
-            )
-    return tuple(out)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ComparisonVerdict:
-    """The enforced gate, and (report-only) what would fail at reference knobs.
-
-    ``would_fail`` applies :data:`REFERENCE_TOLERANCE` and the floors suggested
-    from the baseline (from this run when there is none) to the same run.
-    """
-
-    gate: GateResult
-    floors: Floors
-    max_regression: float | None
-    suggested_floors: tuple[SuggestedFloor, ...]
-    reference_tolerance: float
-    would_fail: GateResult | None
-    require_significance: bool = True
-
-    @property
-    def would_fail_count(self) -> int:
-        if self.would_fail is None:
-            return 0
-        return len(self.would_fail.regressions) + len(self.would_fail.failed_floors)
-
-
-def _suggested_as_floors(suggested: Sequence[SuggestedFloor]) -> Floors:
-    by_metric = {s.metric: s.floor for s in suggested}
-    return Floors(
-        min_hit=by_metric.get(HIT), min_recall=by_metric.get(RECALL), min_ndcg=by_metric.get(NDCG)
-    )
-
-
-def judge_comparison(
-    comparison: Comparison,
-    *,
-    floors: Floors,
-    max_regression: float | None,
-    require_significance: bool = True,
-    reference_tolerance: float = REFERENCE_TOLERANCE,
-) -> ComparisonVerdict:
-    """The gate verdict of a comparison (via :func:`recall_gate.core.gate.decide`).
-
-    Floors apply to the current run's overall means on all its cases; the
-    tolerance to the compared cases, with the noise rule of
-    :func:`find_regressions`. Without a comparable baseline the tolerance has
-    nothing to check: reported, not failed.
-    """
-    current = comparison.current.aggregates
-    regressions = (
-        find_regressions(
-            comparison, tolerance=max_regression, require_significance=require_significance
-        )
-        if max_regression is not None
-        else ()
-    )
-    gate = decide(
-        current,
-        floors=floors,
-        regressions=regressions,
-        max_regression=max_regression,
-    )
-    evidence: Aggregates = (
-        comparison.baseline.aggregates
-        if comparison.baseline is not None and comparison.comparable
-        else current
-    )
-    suggested = suggest_floors(evidence)
-    would_fail = None
-    if gate.verdict == "report-only":
-        would_fail = decide(
-            current,
-            floors=_suggested_as_floors(suggested),
-            regressions=find_regressions(
-                comparison,
-                tolerance=reference_tolerance,
-                require_significance=require_significance,
-            ),
-            max_regression=reference_tolerance,
-        )
-    return ComparisonVerdict(
-        gate=gate,
-        floors=floors,
-        max_regression=max_regression,
-        suggested_floors=suggested,
-        reference_tolerance=reference_tolerance,
-        would_fail=would_fail,
-        require_significance=require_significance,
     )

@@ -1,4 +1,5 @@
-"""The gate: absolute floors and regression tolerance, report-only by default.
+"""The gate, in one place: its settings and their defaults, absolute floors,
+regression tolerance and its exemptions, and the verdict. Report-only by default.
 
 Every knob is ``float | None``; ``None`` is inactive. With no knob set the
 verdict is ``report-only``: the checks still run so the report can say what
@@ -11,6 +12,11 @@ and a subgroup drop the noise tests do not call likely real is noise
 group (and a group holding every compared case) is gated whenever it has the
 n. Exempt drops are kept and reported, with
 their reason, never silently dropped.
+
+Each setting has one default, defined here (``min-group-n``: the noise tests'
+:data:`~recall_gate.core.stats.MIN_GROUP_N`) and imported by the config
+loader, the flags and the settings resolver. :func:`judge_comparison` applies
+the gate to a :class:`~recall_gate.core.compare.Comparison`.
 """
 
 from __future__ import annotations
@@ -20,11 +26,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from recall_gate.core.compare import OVERALL, Comparison, Group, MetricDelta
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.records import Aggregates
+from recall_gate.core.stats import MIN_GROUP_N
 
 __all__ = [
+    "MIN_GROUP_N",
+    "REFERENCE_TOLERANCE",
+    "REQUIRE_SIGNIFICANCE",
+    "ComparisonVerdict",
     "Exemption",
     "FloorCheck",
     "Floors",
@@ -34,9 +46,21 @@ __all__ = [
     "Verdict",
     "check_floors",
     "decide",
+    "exemption",
+    "find_regressions",
+    "judge_comparison",
     "suggest_floors",
     "wilson_lower_bound",
 ]
+
+# The defaults of the gate's settings (floors and max-regression: unset).
+# require-significance: a subgroup's drop fails only when the noise tests call it likely real.
+REQUIRE_SIGNIFICANCE = True
+# Report-only mode says what would fail at this absolute drop (five points).
+REFERENCE_TOLERANCE = 0.05
+# Deltas are compared after rounding, so 0.90 → 0.85 is not "beyond 0.05" by a
+# float's last bit.
+_DIGITS = 9
 
 Verdict = Literal["pass", "fail", "report-only"]
 # Why a drop beyond the tolerance does not fail the gate.
@@ -94,7 +118,7 @@ class Regression:
     tolerance: float
     exempt: Exemption | None = None
     significant: bool | None = None
-    min_group_n: int = 1
+    min_group_n: int = MIN_GROUP_N
     cases: tuple[CaseMove, ...] = ()
 
     @property
@@ -212,3 +236,156 @@ def suggest_floors(
             )
         )
     return tuple(out)
+
+
+def exemption(
+    d: MetricDelta, *, min_group_n: int, require_significance: bool, overall_n: int
+) -> Exemption | None:
+    """Why a drop beyond the tolerance does not fail the gate (``None``: it fails).
+
+    A group that holds every compared case (one language, one case type) is the
+    overall group by another name: gated like it, without the noise test."""
+    if d.n_compared < min_group_n:
+        return "small_n"
+    whole = d.group == OVERALL or d.n_compared == overall_n
+    if require_significance and not whole and d.noise.significant is not True:
+        return "not_significant"
+    return None
+
+
+def _cases_behind(comparison: Comparison, d: MetricDelta) -> tuple[CaseMove, ...]:
+    """The group's compared cases whose value of the metric went down, largest drop first."""
+    down = [m for m in comparison.moves if m.change(d.metric) < 0 and _in_group(m, d.group)]
+    return tuple(sorted(down, key=lambda m: (m.change(d.metric), m.case_id)))
+
+
+def _in_group(move: CaseMove, group: Group) -> bool:
+    if group.kind == "overall":
+        return True
+    value = move.case_type if group.kind == "case_type" else move.language
+    return value == group.name
+
+
+def find_regressions(
+    comparison: Comparison, *, tolerance: float, require_significance: bool = REQUIRE_SIGNIFICANCE
+) -> tuple[Regression, ...]:
+    """Every metric × group whose delta is below ``-tolerance`` (none if not
+    comparable), each naming its cases and, when it does not fail the gate,
+    why: fewer than ``comparison.min_group_n`` compared cases, or (subgroups,
+    with ``require_significance``) a drop the noise tests do not call likely real."""
+    if not comparison.comparable:
+        return ()
+    out = []
+    for d in comparison.deltas:
+        delta = d.delta
+        if d.baseline is None or d.current is None or delta is None:
+            continue
+        if round(delta, _DIGITS) < -tolerance:
+            out.append(
+                Regression(
+                    metric=d.metric,
+                    group=d.group.label,
+                    baseline=d.baseline,
+                    current=d.current,
+                    n=d.n_compared,
+                    tolerance=tolerance,
+                    exempt=exemption(
+                        d,
+                        min_group_n=comparison.min_group_n,
+                        require_significance=require_significance,
+                        overall_n=comparison.cases.compared,
+                    ),
+                    significant=d.noise.significant,
+                    min_group_n=comparison.min_group_n,
+                    cases=_cases_behind(comparison, d),
+                )
+            )
+    return tuple(out)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparisonVerdict:
+    """The enforced gate, and (report-only) what would fail at reference knobs.
+
+    ``would_fail`` applies :data:`REFERENCE_TOLERANCE` and the floors suggested
+    from the baseline (from this run when there is none) to the same run.
+    """
+
+    gate: GateResult
+    floors: Floors
+    max_regression: float | None
+    suggested_floors: tuple[SuggestedFloor, ...]
+    reference_tolerance: float
+    would_fail: GateResult | None
+    require_significance: bool = REQUIRE_SIGNIFICANCE
+
+    @property
+    def would_fail_count(self) -> int:
+        if self.would_fail is None:
+            return 0
+        return len(self.would_fail.regressions) + len(self.would_fail.failed_floors)
+
+
+def _suggested_as_floors(suggested: Sequence[SuggestedFloor]) -> Floors:
+    by_metric = {s.metric: s.floor for s in suggested}
+    return Floors(
+        min_hit=by_metric.get(HIT), min_recall=by_metric.get(RECALL), min_ndcg=by_metric.get(NDCG)
+    )
+
+
+def judge_comparison(
+    comparison: Comparison,
+    *,
+    floors: Floors,
+    max_regression: float | None,
+    require_significance: bool = REQUIRE_SIGNIFICANCE,
+    reference_tolerance: float = REFERENCE_TOLERANCE,
+) -> ComparisonVerdict:
+    """The gate verdict of a comparison (via :func:`decide`).
+
+    Floors apply to the current run's overall means on all its cases; the
+    tolerance to the compared cases, with the noise rule of
+    :func:`find_regressions`. Without a comparable baseline the tolerance has
+    nothing to check: reported, not failed.
+    """
+    current = comparison.current.aggregates
+    regressions = (
+        find_regressions(
+            comparison, tolerance=max_regression, require_significance=require_significance
+        )
+        if max_regression is not None
+        else ()
+    )
+    gate = decide(
+        current,
+        floors=floors,
+        regressions=regressions,
+        max_regression=max_regression,
+    )
+    evidence: Aggregates = (
+        comparison.baseline.aggregates
+        if comparison.baseline is not None and comparison.comparable
+        else current
+    )
+    suggested = suggest_floors(evidence)
+    would_fail = None
+    if gate.verdict == "report-only":
+        would_fail = decide(
+            current,
+            floors=_suggested_as_floors(suggested),
+            regressions=find_regressions(
+                comparison,
+                tolerance=reference_tolerance,
+                require_significance=require_significance,
+            ),
+            max_regression=reference_tolerance,
+        )
+    return ComparisonVerdict(
+        gate=gate,
+        floors=floors,
+        max_regression=max_regression,
+        suggested_floors=suggested,
+        reference_tolerance=reference_tolerance,
+        would_fail=would_fail,
+        require_significance=require_significance,
+    )

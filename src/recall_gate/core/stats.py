@@ -23,6 +23,8 @@ __all__ = [
     "BOOTSTRAP_RESAMPLES",
     "BOOTSTRAP_SEED",
     "CONFIDENCE",
+    "MIN_GROUP_N",
+    "SIGNIFICANCE",
     "mcnemar_exact_p",
     "min_detectable_lost",
     "paired_bootstrap_ci",
@@ -31,6 +33,12 @@ __all__ = [
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = "recall-gate/bootstrap/1"
 CONFIDENCE = 0.95
+# A change the tests give less than this p-value (McNemar), or whose interval
+# excludes zero (bootstrap, at CONFIDENCE), is called likely real.
+SIGNIFICANCE = 0.05
+# The default of the `min-group-n` setting: a group with fewer compared cases
+# is neither tested here nor gated (too few pairs to tell a drop from noise).
+MIN_GROUP_N = 10
 
 
 def mcnemar_exact_p(*, lost: int, gained: int) -> float:
@@ -49,7 +57,7 @@ def mcnemar_exact_p(*, lost: int, gained: int) -> float:
     return min(1.0, 2 * tail / (1 << m))
 
 
-def min_detectable_lost(*, gained: int = 0, alpha: float = 0.05) -> int:
+def min_detectable_lost(*, gained: int = 0, alpha: float = SIGNIFICANCE) -> int:
     """The fewest lost hits (1 → 0) that the exact McNemar test calls real
     (p < ``alpha``) alongside ``gained`` flips the other way: how large a
     hit@k drop a case set can detect. With nothing gained it is 6 at

@@ -24,14 +24,8 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from recall_gate.core.baseline import Baseline
-from recall_gate.core.compare import (
-    Comparison,
-    ComparisonVerdict,
-    Group,
-    MetricDelta,
-    StaleReason,
-)
-from recall_gate.core.gate import Exemption, FloorCheck, Regression
+from recall_gate.core.compare import Comparison, Group, MetricDelta, StaleReason
+from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression
 from recall_gate.core.github_limits import comment_length
 from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
 from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG

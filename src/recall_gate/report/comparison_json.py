@@ -13,8 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from recall_gate.core.compare import BaselineStatus, Comparison, ComparisonVerdict
-from recall_gate.core.gate import Exemption, FloorCheck, Regression, Verdict
+from recall_gate.core.compare import BaselineStatus, Comparison
+from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
 from recall_gate.core.metric_registry import GATED_METRICS, floor_key
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases

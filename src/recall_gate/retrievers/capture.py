@@ -19,6 +19,7 @@ from recall_gate.errors import InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
 from recall_gate.retrievers.documents import IdMapper
+from recall_gate.retrievers.failures import EXIT_FIX, describe
 
 __all__ = ["NOT_A_RETRIEVER_FIX", "Capture", "adapt", "capture"]
 
@@ -116,10 +117,14 @@ def capture(
             raise
         except Exception as exc:
             raise InputError(
-                f"case {case.id!r}: the retriever raised {type(exc).__name__}: {exc} "
-                f"(query {case.query!r})",
+                f"case {case.id!r}: the retriever {describe(exc)} (query {case.query!r})",
                 fix="make the retriever answer this query (credentials, network, index "
                 "built?) and capture again; nothing was written",
+            ) from None
+        except BaseException as exc:  # sys.exit() or KeyboardInterrupt in retriever code
+            raise InputError(
+                f"case {case.id!r}: the retriever {describe(exc)} (query {case.query!r})",
+                fix=EXIT_FIX,
             ) from None
         items = []
         for rank, hit in enumerate(hits, start=1):

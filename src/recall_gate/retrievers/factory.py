@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from recall_gate.errors import InputError
+from recall_gate.retrievers.failures import EXIT_FIX, describe
 from recall_gate.retrievers.plain import takes_query_and_k
 
 __all__ = ["load_retriever"]
@@ -53,6 +54,11 @@ def load_retriever(spec: str, *, cwd: Path, config_folder: Path | None = None) -
             fix="run from the project folder or pass --config at its root (both are put on "
             "the import path), or set PYTHONPATH; and install the packages the module needs",
         ) from None
+    except BaseException as exc:  # sys.exit() or KeyboardInterrupt in the module's top level
+        raise InputError(
+            f"--retriever {spec}: importing {module_name!r} {describe(exc)}",
+            fix=EXIT_FIX,
+        ) from None
     finally:
         for folder in added:
             sys.path.remove(folder)
@@ -72,4 +78,8 @@ def load_retriever(spec: str, *, cwd: Path, config_folder: Path | None = None) -
         raise InputError(
             f"--retriever {spec}: calling {attr}() raised {type(exc).__name__}: {exc}",
             fix="make the factory build the retriever (credentials, index path?), then re-run",
+        ) from None
+    except BaseException as exc:  # sys.exit() or KeyboardInterrupt in the factory
+        raise InputError(
+            f"--retriever {spec}: calling {attr}() {describe(exc)}", fix=EXIT_FIX
         ) from None
