@@ -93,8 +93,10 @@ Git refs and contents — ``git/refs``, ``repos/contents``
       file (``409`` when it does not match; ``422`` when missing).
 
 Test controls: `inject` answers the next matching requests with a canned
-`Failure`; `edit_comment` edits a comment as someone else would;
-`exhaust_rate_limit`; the request log (`requests`, `writes`).
+`Failure` (its headers replace the default ``Content-Type``: what a proxy or a
+misconfigured GHES front end in the way would send); `edit_comment` edits a
+comment as someone else would; `exhaust_rate_limit`; the request log
+(`requests`, `writes`).
 
 In-process: the `fake_github` fixture of ``tests/conftest.py``. As a
 subprocess::
@@ -1354,7 +1356,8 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             raw, content_type = json.dumps(payload).encode(), "application/json; charset=utf-8"
         self.send_response(status)
-        if content_type:
+        # An injected answer may bring its own Content-Type (a proxy's page, say).
+        if content_type and "content-type" not in {name.lower() for name in headers}:
             self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(raw)))
         for name, value in headers.items():

@@ -2,8 +2,21 @@
 
 ``main(argv, environ)`` parses flags, reads files through the adapters, calls
 the pure core and prints. It alone reads the environment; nothing below it
-prints or exits. Every :class:`RecallGateError` becomes one message on stderr
-and its exit code (2 unusable input, 1 failed gate); never a traceback.
+prints or exits.
+
+The error contract, the same for every command:
+
+* **0** passed, or report-only; **1** a gate failed (integrity, a floor, an
+  enforced regression) — a :class:`~recall_gate.errors.GateFailure`.
+* **2** anything the user can fix (:class:`~recall_gate.errors.InputError`):
+  one message naming the file or field, and a fix. A disk that is full or
+  read-only, or a path without permission, is one too, naming the path.
+* **3** an internal error — a bug in recall-gate: a short "please report"
+  message; the traceback only with ``--debug`` or ``RECALL_GATE_DEBUG=1``.
+* **130** interrupted (Ctrl-C).
+
+Never a traceback otherwise, and the GitHub token (``GITHUB_TOKEN``) is masked
+in everything written to stdout and stderr.
 
 The commands live in the private ``recall_gate.commands`` package, one module
 per concept; each adds its subparsers here and hands back its handlers, which
@@ -13,20 +26,34 @@ receive the :class:`~recall_gate.commands.context.Io` built below.
 from __future__ import annotations
 
 import argparse
+import errno
+import io as io_module
 import os
 import sys
+import traceback
 from collections.abc import Mapping, Sequence
 from io import TextIOWrapper
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 from recall_gate import __version__
 from recall_gate.commands import baselines, capturing, evaluation, github_actions
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Handler, Io
-from recall_gate.errors import RecallGateError
+from recall_gate.errors import INTERNAL_ERROR_EXIT, RecallGateError
 
-__all__ = ["entry_point", "main"]
+__all__ = ["DEBUG_ENV", "entry_point", "main"]
+
+DEBUG_ENV: Final = "RECALL_GATE_DEBUG"
+_DEBUG_FLAG: Final = "--debug"
+_DEBUG_HELP: Final = f"on an internal error, print the traceback (also {DEBUG_ENV}=1)"
+_SECRET_ENV: Final = ("GITHUB_TOKEN",)
+_MASK: Final = "<token hidden>"
+# OSErrors the user fixes (space, a read-only mount, permissions, quota): exit 2.
+_ENVIRONMENT_ERRNOS: Final = frozenset(
+    {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.EMFILE}
+)
+_INTERNAL_MESSAGE_CHARS: Final = 200
 
 
 def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
@@ -41,7 +68,82 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         **baselines.add_commands(sub),
         **github_actions.add_commands(sub),
     }
+    _add_debug(parser, top=True)
     return parser, handlers
+
+
+def _add_debug(parser: argparse.ArgumentParser, *, top: bool = False) -> None:
+    """``--debug`` before or after the command, on every (sub)command."""
+    parser.add_argument(
+        _DEBUG_FLAG,
+        action="store_true",
+        default=False if top else argparse.SUPPRESS,
+        help=_DEBUG_HELP,
+    )
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _add_debug(child)
+
+
+def _debug_requested(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """Decided before parsing, so that a crash while parsing obeys it too."""
+    value = environ.get(DEBUG_ENV, "").strip().lower()
+    return _DEBUG_FLAG in argv or value not in {"", "0", "false", "no", "off"}
+
+
+class _MaskingStream(io_module.TextIOBase):
+    """A text stream that writes through, with every secret masked."""
+
+    def __init__(self, stream: TextIO, secrets: Sequence[str]) -> None:
+        self._stream = stream
+        self._secrets = secrets
+
+    def write(self, text: str) -> int:
+        for secret in self._secrets:
+            text = text.replace(secret, _MASK)
+        return self._stream.write(text)
+
+    def flush(self) -> None:
+        self._stream.flush()
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # TextIOBase's is a read-only attr
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+
+def _masked(stream: TextIO, environ: Mapping[str, str]) -> TextIO:
+    """``stream``, masking the secrets of ``environ`` (longest first) when there are any."""
+    values = {environ.get(name, "") for name in _SECRET_ENV}
+    secrets = sorted({v for raw in values for v in (raw, raw.strip()) if v}, key=len, reverse=True)
+    return _MaskingStream(stream, secrets) if secrets else stream  # type: ignore[return-value]
+
+
+def _environment_error(exc: OSError) -> str | None:
+    """The one-line message of an OSError the user can fix, else ``None``."""
+    if exc.errno not in _ENVIRONMENT_ERRNOS:
+        return None
+    where = exc.filename if exc.filename is not None else "a file"
+    return f"{where}: {exc.strerror or os.strerror(exc.errno or 0)}"
+
+
+def _internal_error(exc: BaseException, *, debug: bool) -> str:
+    summary = " ".join(f"{type(exc).__name__}: {exc}".split())
+    if len(summary) > _INTERNAL_MESSAGE_CHARS:
+        summary = summary[: _INTERNAL_MESSAGE_CHARS - 1] + "…"
+    lines = [
+        f"recall-gate: internal error: {summary}",
+        "  this is a bug in recall-gate, not in your input: please report it, with the "
+        f"command you ran and the output of the same command with {_DEBUG_FLAG}",
+    ]
+    if debug:
+        lines.append("".join(traceback.format_exception(exc)).rstrip("\n"))
+    else:
+        lines.append(f"  the traceback: rerun with {_DEBUG_FLAG} (or {DEBUG_ENV}=1)")
+    return "\n".join(lines) + "\n"
 
 
 def _anchor_paths(args: argparse.Namespace, cwd: Path) -> None:
@@ -61,27 +163,63 @@ def main(
     stderr: TextIO | None = None,
     cwd: Path | None = None,
 ) -> int:
-    """Run one command; return its exit code (0 ok / report-only, 1 gate failed, 2 bad input)."""
+    """Run one command; return its exit code (see the module docstring)."""
+    env = os.environ if environ is None else environ
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    debug = _debug_requested(arguments, env)
     io = Io(
-        stdout=stdout or sys.stdout,
-        stderr=stderr or sys.stderr,
-        environ=os.environ if environ is None else environ,
+        stdout=_masked(stdout or sys.stdout, env),
+        stderr=_masked(stderr or sys.stderr, env),
+        environ=env,
         cwd=cwd or Path.cwd(),
     )
     try:
         parser, handlers = _build_parser()
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(arguments)
+        except SystemExit as exc:  # --help / --version: argparse printed them
+            return exc.code if isinstance(exc.code, int) else 0
         if cwd is not None:
             _anchor_paths(args, cwd)
         return handlers[args.command](args, io)
-    except RecallGateError as exc:
-        io.stderr.write(f"recall-gate: error: {exc}\n")
+    except (Exception, KeyboardInterrupt, SystemExit) as exc:
+        io.stderr.write(_error_message(exc, debug=debug))
+        return _exit_code(exc)
+
+
+def _exit_code(exc: BaseException) -> int:
+    if isinstance(exc, RecallGateError):
         return exc.exit_code
-    except SystemExit as exc:  # --help / --version
-        return int(exc.code or 0)
-    except KeyboardInterrupt:
-        io.stderr.write("recall-gate: interrupted\n")
+    if isinstance(exc, KeyboardInterrupt):
         return 130
+    if isinstance(exc, SystemExit):
+        return 2
+    if isinstance(exc, OSError) and _environment_error(exc) is not None:
+        return 2
+    return INTERNAL_ERROR_EXIT
+
+
+def _error_message(exc: BaseException, *, debug: bool) -> str:
+    """What stderr says for ``exc``: one message and a fix, or the internal-error note."""
+    if isinstance(exc, RecallGateError):
+        trace = "".join(traceback.format_exception(exc)) if debug else ""
+        return f"recall-gate: error: {exc}\n{trace}"
+    if isinstance(exc, KeyboardInterrupt):
+        return "recall-gate: interrupted\n"
+    if isinstance(exc, SystemExit):
+        # Nothing below the CLI exits: this is code recall-gate ran (a retriever,
+        # a plugin) calling sys.exit(). Never a pass, whatever its code.
+        return (
+            f"recall-gate: error: code run by recall-gate called sys.exit({exc.code!r})\n"
+            "  fix: a retriever must return its results or raise an exception, not exit\n"
+        )
+    if isinstance(exc, OSError) and (message := _environment_error(exc)) is not None:
+        return (
+            f"recall-gate: error: {message}\n"
+            "  fix: free disk space, or check that the path is writable (not a read-only "
+            "mount) and its permissions\n"
+        )
+    return _internal_error(exc, debug=debug)
 
 
 def entry_point() -> None:

@@ -1,12 +1,17 @@
 """Errors that own their message: what failed, where, and the fix.
 
 The CLI turns a `RecallGateError` into one line on stderr and its exit code;
-nothing below the CLI prints or exits.
+nothing below the CLI prints or exits. Any other exception that reaches the
+CLI is a bug in recall-gate: exit :data:`INTERNAL_ERROR_EXIT`.
 """
 
 from __future__ import annotations
 
-__all__ = ["GateFailure", "InputError", "RecallGateError"]
+from typing import Final
+
+__all__ = ["INTERNAL_ERROR_EXIT", "GateFailure", "InputError", "RecallGateError"]
+
+INTERNAL_ERROR_EXIT: Final = 3
 
 
 class RecallGateError(Exception):

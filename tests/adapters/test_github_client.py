@@ -435,3 +435,84 @@ def test_a_write_without_the_permission_is_refused_naming_the_permissions_that_w
     # Sets separated by "; ": either permission suffices (GitHub changelog 2023-08-10).
     assert answer.headers["x-accepted-github-permissions"] == "issues=write; pull_requests=write"
     assert fake_github.comments("octo/app", 1) == []
+
+
+# -- token hygiene: checked before use, masked before any cut -------------------
+
+
+@pytest.mark.parametrize(
+    ("token", "said"),
+    [
+        (TOKEN + "\n", "has a trailing newline"),
+        (TOKEN + "\r\n", "has a trailing newline"),
+        (TOKEN + " ", "has trailing whitespace"),
+        (" " + TOKEN, "has leading whitespace"),
+        (TOKEN[:10] + " " + TOKEN[10:], "has whitespace at character 11"),
+        (TOKEN[:10] + "é" + TOKEN[10:], "has an invalid character at position 11"),
+        (TOKEN[:10] + "\u2603" + TOKEN[10:], "has an invalid character at position 11"),
+        (TOKEN[:10] + "\x00" + TOKEN[10:], "has an invalid character at position 11"),
+    ],
+)
+def test_a_damaged_token_is_refused_before_any_request_without_echoing_it(
+    fake_github: FakeGitHub, session: requests.Session, token: str, said: str
+) -> None:
+    with pytest.raises(GitHubAuthenticationError) as caught:
+        GitHubClient(session, base_url=fake_github.url, token=token, origin="GITHUB_TOKEN")
+
+    error = caught.value
+    assert f"GITHUB_TOKEN {said}" in error.message
+    assert error.exit_code == 2
+    assert TOKEN[:8] not in f"{error!s} {error!r} {error.fix} {error.args}"
+    assert fake_github.requests == []
+
+
+def test_a_long_github_message_is_masked_before_it_is_cut_leaving_no_fragment(
+    fake_github: FakeGitHub, session: requests.Session
+) -> None:
+    token = "ghp_" + "0123456789abcdefghijklmnopqrstuvwxyzAB"[:36]  # 40 characters
+    fake_github.add_user_token(token, login="octocat")
+    fake_github.add_pull("octo/app", head_sha="a" * 40)
+    client = GitHubClient(session, base_url=fake_github.url, token=token, sleep=print)
+    # The token straddles the 300-character cut: cut first, and 39 of 40 leak.
+    fake_github.inject(Failure(422, {"message": "x" * 261 + token + "y" * 100}))
+
+    with pytest.raises(GitHubError) as caught:
+        client.get("/repos/octo/app")
+
+    text = f"{caught.value!s} {caught.value.github_message}"
+    assert all(token[i : i + 8] not in text for i in range(len(token) - 7))
+    assert "x" * 261 + "<token hidden>" in caught.value.github_message
+
+
+def test_a_non_json_answer_with_the_token_in_its_content_type_is_masked(
+    fake_github: FakeGitHub, client: GitHubClient
+) -> None:
+    echoed = f"text/html; charset=utf-8; authorization=Bearer {TOKEN}"
+    fake_github.inject(Failure(200, "<html>proxy</html>", (("Content-Type", echoed),)))
+
+    with pytest.raises(GitHubError) as caught:
+        client.get("/repos/octo/app")
+
+    assert "not JSON" in caught.value.message
+    assert "Bearer <token hidden>" in caught.value.message
+    assert TOKEN not in str(caught.value)
+
+
+def test_an_answer_echoing_the_token_is_masked_in_what_the_client_returns(
+    fake_github: FakeGitHub, client: GitHubClient
+) -> None:
+    fake_github.inject(Failure(200, {"full_name": "octo/app", "echo": f"Bearer {TOKEN}"}))
+
+    answer = client.get("/repos/octo/app")
+
+    assert answer["echo"] == "Bearer <token hidden>"
+
+
+def test_a_deeply_nested_answer_is_a_github_error_not_a_crash(
+    fake_github: FakeGitHub, client: GitHubClient
+) -> None:
+    nested = "[" * 100_000 + "]" * 100_000
+    fake_github.inject(Failure(200, nested, (("Content-Type", "application/json"),)))
+
+    with pytest.raises(GitHubError, match="not JSON"):
+        client.get("/repos/octo/app")

@@ -40,7 +40,7 @@ from typing import Final, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from recall_gate.adapters.files import describe_validation_error, read_text
+from recall_gate.adapters.files import describe_validation_error, read_text, too_deep
 from recall_gate.core.github_limits import SUMMARY_MAX_BYTES
 from recall_gate.errors import InputError
 from recall_gate.report.actions import AnnotationLevel
@@ -215,6 +215,8 @@ def load_event(path: Path) -> EventContext:
     source = str(path)
     try:
         data = json.loads(read_text(path, what="event payload"))
+    except RecursionError:
+        raise too_deep(source) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{source}: the event payload is not JSON: {exc.msg} (line {exc.lineno})",

@@ -28,6 +28,7 @@ from recall_gate.adapters.files import (
     describe_validation_error,
     dump_json,
     read_text,
+    too_deep,
 )
 from recall_gate.adapters.git import is_safe_ref, run_git
 from recall_gate.adapters.results_store import read_results
@@ -82,6 +83,8 @@ def parse_baseline(text: str, *, source: str, path_hint: str | None = None) -> B
     restore = _RESTORE.format(path=path_hint or source)
     try:
         data: Any = json.loads(text)
+    except RecursionError:
+        raise too_deep(source) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{source}: corrupted baseline: invalid JSON ({exc.msg}, line {exc.lineno})",
@@ -148,7 +151,7 @@ def read_current_results(path: Path) -> Results:
     """A results file, or a baseline file read as the results it embeds."""
     try:
         data = json.loads(read_text(path, what="results file"))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         data = None  # read_results reports it with the results-file wording
     if isinstance(data, dict) and data.get("kind") == BASELINE_KIND:
         stored = read_baseline(path)

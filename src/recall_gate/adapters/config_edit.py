@@ -19,7 +19,12 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError
 
 from recall_gate.adapters.config import Config
-from recall_gate.adapters.files import atomic_write_text, describe_validation_error, read_text
+from recall_gate.adapters.files import (
+    atomic_write_text,
+    describe_validation_error,
+    parse_yaml,
+    read_text,
+)
 from recall_gate.errors import InputError
 
 __all__ = ["GATE_KEYS", "write_gate_settings"]
@@ -53,6 +58,9 @@ def write_gate_settings(path: Path, settings: Mapping[str, float]) -> str:
     document: Any
     if path.exists():
         text = read_text(path, what="config file")
+        # The safe reader first: an unknown tag (`!python/object`), a depth or an
+        # alias expansion it refuses is exit 2 here as it is for every command.
+        parse_yaml(text, source=source)
         try:
             document = yaml.load(text)
         except YAMLError as exc:
@@ -84,7 +92,7 @@ def write_gate_settings(path: Path, settings: Mapping[str, float]) -> str:
     yaml.dump(document, out)
     written = out.getvalue()
     try:
-        Config.model_validate(YAML(typ="safe", pure=True).load(written))
+        Config.model_validate(parse_yaml(written, source=source))
     except ValidationError as exc:
         raise InputError(
             f"{source}: would not be a valid config after the update: "

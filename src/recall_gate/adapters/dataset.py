@@ -40,6 +40,7 @@ from recall_gate.adapters.files import (
     iter_jsonl_lines,
     parse_yaml,
     read_text,
+    too_deep,
 )
 from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Artifact, Card, Case
@@ -88,6 +89,8 @@ def _json_line(line: str, *, number: int, source: str) -> Any:
     """One JSONL line parsed; invalid JSON is an error naming the line and column."""
     try:
         return json.loads(line)
+    except RecursionError:
+        raise too_deep(f"{source}:{number}") from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{source}:{number}: invalid JSON: {exc.msg} (column {exc.colno})",

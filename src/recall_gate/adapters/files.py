@@ -5,27 +5,39 @@ UTF-8, binary); YAML and JSON parse errors carry their line. Writes are atomic
 (a temp file in the same directory, then a rename), so a crash never leaves a
 truncated file behind, and JSON bytes are deterministic (sorted keys, fixed
 float rounding, trailing newline) so that a diff is reviewable.
+
+Hostile input is refused, not expanded: YAML and JSON nested deeper than
+:data:`MAX_NESTING` levels, and YAML whose aliases (``*name``) would expand it
+beyond :func:`yaml_expansion_budget` characters (counted after expansion, in
+time linear in the document: a 100 KB string aliased 1,000 times is refused, not
+turned into 100 MB), or that refer to themselves. A full disk, a read-only file
+system or a missing permission while writing is an :class:`InputError` naming
+the path.
 """
 
 from __future__ import annotations
 
 import codecs
+import errno
 import json
 import os
+import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from recall_gate.core.records import FLOAT_DIGITS
 from recall_gate.errors import InputError
 
 __all__ = [
+    "MAX_NESTING",
     "atomic_file",
     "atomic_write_text",
     "describe_validation_error",
@@ -36,7 +48,19 @@ __all__ = [
     "parse_json",
     "parse_yaml",
     "read_text",
+    "too_deep",
+    "write_error",
+    "yaml_expansion_budget",
 ]
+
+MAX_NESTING: Final = 100
+"""Deepest nesting of lists and mappings read from YAML or JSON; real data is a few levels."""
+_EXPANSION_FACTOR: Final = 10
+_EXPANSION_FLOOR: Final = 16 * 1024 * 1024
+# What a user fixes (space, a read-only mount, permissions, a quota): exit 2 naming the path.
+_WRITE_ERRNOS: Final = frozenset(
+    {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.EFBIG}
+)
 
 
 def read_text(path: Path, *, what: str) -> str:
@@ -70,10 +94,100 @@ def read_text(path: Path, *, what: str) -> str:
     return text
 
 
+def yaml_expansion_budget(text: str) -> int:
+    """Characters a YAML document may expand to through its aliases: ten times
+    its own size, and at least 16 Mi — far beyond any real use of anchors."""
+    return max(_EXPANSION_FACTOR * len(text), _EXPANSION_FLOOR)
+
+
+def too_deep(source: str) -> InputError:
+    """The error of data nested deeper than :data:`MAX_NESTING` (or than Python can parse)."""
+    return InputError(
+        f"{source}: nested deeper than {MAX_NESTING} levels",
+        fix="flatten the data: recall-gate's files are only a few levels deep",
+    )
+
+
+def _children(node: Node) -> list[Node]:
+    if isinstance(node, SequenceNode):
+        return list(node.value)
+    if isinstance(node, MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_yaml_graph(root: Node, *, source: str, budget: int) -> None:
+    """Refuse a node graph that nests too deep, expands past ``budget``
+    characters through aliases, or contains itself. Each node is measured once
+    (aliases share their anchor's node), so this is linear in the document."""
+    sizes: dict[int, int] = {}
+    depths: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            children = _children(node)
+            own = len(node.value) if isinstance(node, ScalarNode) else 0
+            sizes[key] = 1 + own + sum(sizes[id(c)] for c in children)
+            depths[key] = 1 + max((depths[id(c)] for c in children), default=0)
+            open_nodes.discard(key)
+            if depths[key] > MAX_NESTING:
+                raise too_deep(source)
+            if sizes[key] > budget:
+                raise InputError(
+                    f"{source}: its aliases (*name) expand it to more than {budget:,} characters",
+                    fix="write the values out, or alias (*name) fewer or smaller anchors (&name)",
+                )
+            continue
+        if key in sizes:
+            continue
+        if key in open_nodes:  # an ancestor on the current path: the alias is recursive
+            raise InputError(
+                f"{source}: a YAML alias (*name) refers to a value that contains it",
+                fix="remove the recursive alias",
+            )
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in sizes)
+
+
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def _unclosed_brackets(text: str) -> int:
+    """The most ``[`` / ``{`` open at once, counting every bracket in the text.
+
+    The YAML scanner's time grows with the square of the flow nesting (5,000
+    levels: half a minute before the first event), so deep flow nesting is
+    refused before it is scanned. Brackets inside strings count too; only a
+    text with hundreds of unmatched opening brackets is affected.
+    """
+    depth = deepest = 0
+    for match in _BRACKET.finditer(text):
+        if match.group() in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif depth:
+            depth -= 1
+    return deepest
+
+
 def parse_yaml(text: str, *, source: str) -> Any:
-    """Parse YAML safely (no arbitrary tags); errors name the line."""
+    """Parse YAML safely (no arbitrary tags, limits on depth and alias expansion);
+    errors name the line."""
+    if _unclosed_brackets(text) > 2 * MAX_NESTING:
+        raise too_deep(source)
+    yaml = YAML(typ="safe", pure=True)
     try:
-        return YAML(typ="safe", pure=True).load(text)
+        node = yaml.compose(text)
+        if node is None:
+            return None
+        _check_yaml_graph(node, source=source, budget=yaml_expansion_budget(text))
+        return yaml.constructor.construct_document(node)
+    except RecursionError:
+        raise too_deep(source) from None
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""
@@ -88,6 +202,8 @@ def parse_json(text: str, *, source: str, fix: str) -> Any:
     """JSON text as Python values; invalid JSON is one message with its line."""
     try:
         return json.loads(text)
+    except RecursionError:
+        raise too_deep(source) from None
     except json.JSONDecodeError as exc:
         raise InputError(
             f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})", fix=fix
@@ -135,23 +251,41 @@ def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
     number = 0
     content = False
     with handle:
-        tail = ""
         try:
-            while block := handle.read(_BLOCK_CHARS):
-                lines = (tail + block).split("\n")
-                tail = lines.pop()
-                for line in lines:
-                    number += 1
-                    if line and not line.isspace():  # i.e. line.strip()
-                        content = True
-                        yield number, line
+            for line in _split_lines(iter(lambda: handle.read(_BLOCK_CHARS), "")):
+                number += 1
+                if line and not line.isspace():  # i.e. line.strip()
+                    content = True
+                    yield number, line
         except UnicodeDecodeError:
             read_text(path, what=what)  # raises: binary or not UTF-8
             raise
-    if tail and not tail.isspace():
-        yield number + 1, tail
-    elif not content:
+    if not content:
         read_text(path, what=what)  # raises: empty
+
+
+def _split_lines(blocks: Iterable[str]) -> Iterator[str]:
+    """The "\n"-separated lines of a text given in blocks, in time linear in its size.
+
+    A line longer than a block is gathered as a list of pieces and joined once
+    when its end arrives: re-joining the partial line to every new block would
+    copy it again per block (quadratic: 25 s for a 400 MB line). The last line
+    is yielded even without a final "\n", unless it is empty.
+    """
+    partial: list[str] = []
+    for block in blocks:
+        lines = block.split("\n")
+        if len(lines) == 1:
+            partial.append(block)
+            continue
+        if partial:
+            partial.append(lines[0])
+            lines[0] = "".join(partial)
+        partial = [lines.pop()]
+        yield from lines
+    tail = "".join(partial)
+    if tail:
+        yield tail
 
 
 def ensure_readable(path: Path, *, what: str) -> None:
@@ -204,9 +338,7 @@ def atomic_file(path: Path) -> Iterator[IO[bytes]]:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as exc:
-        raise InputError(
-            f"{path}: cannot write: {exc.strerror}", fix="check the directory and its permissions"
-        ) from None
+        raise write_error(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -215,9 +347,27 @@ def atomic_file(path: Path) -> Iterator[IO[bytes]]:
         # mkstemp creates 0600; a report or baseline is meant to be shared.
         os.chmod(tmp, _file_mode(path))
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.errno in _WRITE_ERRNOS:
+            raise write_error(path, exc) from None
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_error(path: Path, exc: OSError) -> InputError:
+    """One message for a write that failed: the path, the reason, and the fix."""
+    fixes = {
+        errno.ENOSPC: "free some disk space (or write elsewhere), then run again",
+        errno.EDQUOT: "free some of your disk quota (or write elsewhere), then run again",
+        errno.EFBIG: "write to a file system that allows larger files",
+        errno.EROFS: "write to a writable location: this file system is mounted read-only",
+    }
+    fix = fixes.get(exc.errno or 0, "check the directory exists and you may write to it")
+    reason = exc.strerror or os.strerror(exc.errno or 0)
+    return InputError(f"{path}: cannot write: {reason}", fix=fix)
 
 
 def encode_text(text: str) -> bytes:

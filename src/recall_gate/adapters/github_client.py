@@ -27,14 +27,19 @@ Waits are never shortened (retrying early only earns another rate limit), so
 the bound is on their sum: when the next wait would take the client past
 ``max_total_wait`` seconds in total, the call fails instead of sleeping.
 
-The token lives in an object whose repr is masked and is attached by a
-`requests` auth hook, so it is absent from reprs, logs and error messages,
-and requests drops it on a redirect to another host.
+The token is checked before any use (`check_token`: no whitespace, printable
+ASCII only; a copy-pasted secret often ends in a newline, and `requests` would
+echo the whole header in its error). It lives in an object whose repr is
+masked and is attached by a `requests` auth hook, so requests drops it on a
+redirect to another host. Every string that leaves the client — messages,
+GitHub's own words, a content type, a decoded answer, a log line — is masked
+BEFORE it is shortened, so no fragment of the token survives a cut.
 """
 
 from __future__ import annotations
 
 import email.utils
+import json as json_module
 import logging
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -54,6 +59,7 @@ __all__ = [
     "GitHubNotFound",
     "GitHubPermissionError",
     "GitHubRateLimited",
+    "check_token",
 ]
 
 log = logging.getLogger(__name__)
@@ -132,6 +138,42 @@ class GitHubRateLimited(GitHubError):
         self.retry_after = retry_after
 
 
+_MASK: Final = "<token hidden>"
+
+
+def check_token(token: str, *, name: str = "the GitHub token") -> None:
+    """Refuse a token that cannot be sent as-is, never echoing any of it.
+
+    GitHub's tokens are printable ASCII without spaces (``ghp_…``, ``ghs_…``,
+    ``github_pat_…``, a JWT). Anything else is a damaged secret — most often a
+    copy-paste that kept the line break — and would otherwise reach `requests`,
+    whose error quotes the whole ``Authorization`` header.
+    """
+    if not token:
+        raise GitHubAuthenticationError(
+            f"no GitHub token was given ({name} is empty)",
+            fix="pass the `github-token` input (default: the workflow's GITHUB_TOKEN)",
+        )
+    resave = "save the secret again without it (paste the token alone, on one line)"
+    if token.rstrip("\r\n") != token:
+        raise GitHubAuthenticationError(
+            f"{name} has a trailing newline", fix=f"remove the line break: {resave}"
+        )
+    for position, char in enumerate(token, start=1):
+        if char.isspace():
+            where = "leading" if position == 1 else "trailing" if position == len(token) else ""
+            what = f"{where} whitespace" if where else f"whitespace at character {position}"
+            raise GitHubAuthenticationError(
+                f"{name} has {what}", fix=f"remove the whitespace: {resave}"
+            )
+        if not "\x21" <= char <= "\x7e":
+            raise GitHubAuthenticationError(
+                f"{name} has an invalid character at position {position} of {len(token)} "
+                "(tokens are printable ASCII)",
+                fix=f"copy the token again: {resave}",
+            )
+
+
 class _Token:
     """A secret whose repr and str are masked; only `reveal` gives the value."""
 
@@ -142,6 +184,10 @@ class _Token:
 
     def reveal(self) -> str:
         return self._value
+
+    def mask(self, text: str) -> str:
+        """``text`` with every occurrence of the secret replaced (before any cut)."""
+        return text.replace(self._value, _MASK) if self._value else text
 
     def __repr__(self) -> str:
         return "<token hidden>"
@@ -189,6 +235,7 @@ class GitHubClient:
         backoff_cap: float = 16.0,
         max_total_wait: float = 120.0,
         timeout: float = 30.0,
+        origin: str = "the GitHub token",
     ) -> None:
         parts = urlsplit(base_url)
         if parts.scheme not in {"http", "https"} or not parts.netloc:
@@ -197,11 +244,7 @@ class GitHubClient:
                 fix="set GITHUB_API_URL to the REST API root, e.g. https://api.github.com "
                 "or https://HOST/api/v3 on GitHub Enterprise Server",
             )
-        if not token:
-            raise GitHubAuthenticationError(
-                "no GitHub token was given",
-                fix="pass the `github-token` input (default: the workflow's GITHUB_TOKEN)",
-            )
+        check_token(token, name=origin)
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self._session = session
@@ -257,7 +300,7 @@ class GitHubClient:
         seen: set[str] = set()
         while True:
             response = self._request("GET", url, path=path, params=query)
-            page = _decode(response, method="GET", path=path)
+            page = self._decode(response, method="GET", path=path)
             if not isinstance(page, list):
                 raise GitHubError(
                     f"GET {path}: expected a JSON list from GitHub, got {type(page).__name__}",
@@ -307,7 +350,7 @@ class GitHubClient:
         json: Mapping[str, Any] | None = None,
     ) -> Any:
         response = self._request(method, self._url(path), path=path, params=params, json=json)
-        return _decode(response, method=method, path=path)
+        return self._decode(response, method=method, path=path)
 
     def _request(
         self,
@@ -338,7 +381,7 @@ class GitHubClient:
                     timeout=self._timeout,
                 )
             except (requests.ConnectionError, requests.Timeout) as exc:
-                reason = self._scrub(f"{type(exc).__name__}: {exc}")
+                reason = self._token.mask(f"{type(exc).__name__}: {exc}")
                 wait = self._backoff(attempt)
                 if attempt >= self._max_attempts or not self._fits_budget(wait):
                     raise GitHubError(
@@ -347,9 +390,19 @@ class GitHubClient:
                         fix="check GITHUB_API_URL and the runner's network, then re-run the job",
                         method=method,
                         path=path,
-                    ) from exc
+                    ) from None
                 self._wait(wait, why=f"{method} {path} could not connect")
                 continue
+            except requests.RequestException as exc:
+                # A request requests itself refuses (an invalid URL or header):
+                # its message may quote the URL or a header, so it is masked too.
+                raise GitHubError(
+                    f"{method} {path}: the request could not be sent "
+                    f"({_clip(self._token.mask(f'{type(exc).__name__}: {exc}'))})",
+                    fix="check GITHUB_API_URL and the token",
+                    method=method,
+                    path=path,
+                ) from None
 
             if response.status_code < 400:
                 return response
@@ -389,18 +442,36 @@ class GitHubClient:
         return self._waited + wait <= self._max_total_wait
 
     def _wait(self, seconds: float, *, why: str) -> None:
-        log.warning("%s; retrying in %.1fs", why, seconds)
+        log.warning("%s; retrying in %.1fs", self._token.mask(why), seconds)
         self._sleep(seconds)
         self._waited += seconds
 
-    def _scrub(self, text: str) -> str:
-        """Belt and braces: no message leaves this module with the token in it."""
-        secret = self._token.reveal()
-        return text.replace(secret, "<token hidden>") if secret else text
+    def _said(self, response: requests.Response) -> str:
+        """GitHub's own words, masked first and only then shortened."""
+        return _clip(self._token.mask(_github_message(response)))
+
+    def _decode(self, response: requests.Response, *, method: str, path: str) -> Any:
+        """The answer's JSON, with the token masked in it should a server echo it."""
+        if response.status_code == 204 or not response.content:
+            return None
+        try:
+            # JSON is UTF-8 (RFC 8259); decoding it ourselves skips requests' charset guess.
+            return json_module.loads(self._token.mask(response.content.decode("utf-8-sig")))
+        except (ValueError, RecursionError):  # UnicodeDecodeError included
+            content_type = self._token.mask(response.headers.get("Content-Type", "unknown"))
+            raise GitHubError(
+                f"{method} {path}: GitHub's answer is not JSON "
+                f"(content-type {_clip(content_type)!r})",
+                fix="set GITHUB_API_URL to the REST API root (https://HOST/api/v3 on GitHub "
+                "Enterprise Server), not the web address",
+                status=response.status_code,
+                method=method,
+                path=path,
+            ) from None
 
     def _error(self, response: requests.Response, *, method: str, path: str) -> GitHubError:
         status = response.status_code
-        said = self._scrub(_github_message(response))
+        said = self._said(response)
         cls, what, fix = _ERRORS_BY_STATUS.get(status, _OTHER_ERROR)
         return cls(
             f"{method} {path}: {what} ({status}: {said})",
@@ -415,7 +486,7 @@ class GitHubClient:
         self, response: requests.Response, *, method: str, path: str, attempts: int, wait: float
     ) -> GitHubError:
         status = response.status_code
-        said = self._scrub(_github_message(response))
+        said = self._said(response)
         if status in _SERVER_ERRORS:
             return GitHubError(
                 f"{method} {path}: GitHub kept failing ({status}: {said}) "
@@ -473,28 +544,14 @@ _OTHER_ERROR: Final = (
 )
 
 
-def _decode(response: requests.Response, *, method: str, path: str) -> Any:
-    if response.status_code == 204 or not response.content:
-        return None
-    try:
-        return response.json()
-    except ValueError:
-        raise GitHubError(
-            f"{method} {path}: GitHub's answer is not JSON "
-            f"(content-type {response.headers.get('Content-Type', 'unknown')!r})",
-            fix="set GITHUB_API_URL to the REST API root (https://HOST/api/v3 on GitHub "
-            "Enterprise Server), not the web address",
-            status=response.status_code,
-            method=method,
-            path=path,
-        ) from None
-
-
 def _github_message(response: requests.Response) -> str:
-    """GitHub's ``message`` field, else the HTTP reason; error bodies can be HTML."""
+    """GitHub's ``message`` field, else the HTTP reason; error bodies can be HTML.
+
+    Whole and unmasked: the caller masks it, then shortens it (`GitHubClient._said`).
+    """
     try:
         body = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
     if isinstance(body, dict) and isinstance(body.get("message"), str):
         message: str = body["message"]
@@ -502,8 +559,8 @@ def _github_message(response: requests.Response) -> str:
         if isinstance(errors, list):
             details = [e.get("message") or e.get("code") for e in errors if isinstance(e, dict)]
             message += "".join(f"; {d}" for d in details if isinstance(d, str))
-        return _clip(message)
-    return _clip(response.reason or f"HTTP {response.status_code}")
+        return message
+    return response.reason or f"HTTP {response.status_code}"
 
 
 def _is_rate_limit(response: requests.Response) -> bool:

@@ -121,7 +121,7 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
         )
     base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
     with requests.Session() as session:
-        client = GitHubClient(session, base_url=base_url, token=token)
+        client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         try:
             pr = args.pr or event.pr_number
             if pr is None:
@@ -295,7 +295,7 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
         lines += ["", f"Reason: {escape_markdown(reason) if reason else '(none given)'}"]
     base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
     with requests.Session() as session:
-        client = GitHubClient(session, base_url=base_url, token=token)
+        client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         sha = get_branch_sha(client, repo=repo, branch=args.base)
         create_branch(client, repo=repo, branch=branch, from_sha=sha)
         put_file(
