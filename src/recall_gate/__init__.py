@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL, score_ranking
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL, score_ranking
 
 if TYPE_CHECKING:
     from recall_gate.retrievers import Capture, capture

@@ -265,3 +265,17 @@ def test_the_action_passes_the_resolved_settings_under_the_names_the_cli_reads()
         if name in passed:
             flag = dest.replace("_", "-")
             assert passed[name] == f"${{{{ inputs.{flag} }}}}", f"{name} carries the `{flag}` input"
+
+
+def test_the_floor_inputs_and_metric_outputs_are_the_registrys() -> None:
+    from recall_gate.core.metric_registry import GATED_METRICS
+
+    data = action()
+    (evaluate,) = [s for s in steps() if s.get("id") == "evaluate"]
+    floors = {name for name in data["inputs"] if name.startswith("min-") and name != "min-group-n"}
+    assert floors == {m.floor_flag for m in GATED_METRICS}, "one floor input per gated metric"
+    for spec in GATED_METRICS:
+        assert evaluate["env"][spec.floor_env] == f"${{{{ inputs.{spec.floor_flag} }}}}"
+        assert data["outputs"][spec.name]["value"] == (
+            f"${{{{ steps.report.outputs.{spec.name} }}}}"
+        ), f"the output `{spec.name}` of the registry's metric {spec.key}"

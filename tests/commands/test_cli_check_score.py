@@ -15,7 +15,8 @@ import pytest
 
 from cli_runner import CliRun, run_cli
 from recall_gate import __version__
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import SCHEMA_VERSION, Results
 
 

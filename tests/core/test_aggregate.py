@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from recall_gate.core.aggregate import CITATION_COVERAGE, aggregate
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import CaseResult, CaseType, CitationOutcome, Language, MetricSummary
 
 

@@ -8,7 +8,8 @@ import pytest
 
 from recall_gate.core.aggregate import aggregate
 from recall_gate.core.evaluate import classify_citation, score_case
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import Artifact, CaseLabel, CaseType
 
 

@@ -12,9 +12,9 @@ from collections.abc import Set as AbstractSet
 
 import pytest
 
+from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.metrics import (
     HIT,
-    METRIC_KEYS,
     NDCG,
     RECALL,
     dedupe_first,

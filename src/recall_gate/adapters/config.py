@@ -20,15 +20,18 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     store: {kind: embedded, path: null}   # or {kind: server, host: 127.0.0.1, port: 8000}
     retrieval: {mode: dense, candidates: 50}
     reranker: {enabled: false}
-    gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null,
-           min_group_n: 10, require_significance: true}
+    gate:
+      floors: {hit: 0.8, ndcg: 0.6}     # by metric name (hit, recall, ndcg); none = no floor
+      max_regression: null
+      min_group_n: 10
+      require_significance: true
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -43,6 +46,7 @@ from pydantic import (
 from recall_gate.adapters.files import describe_validation_error, parse_yaml, read_text
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE
 from recall_gate.core.language import LanguageTag
+from recall_gate.core.metric_registry import GATED_METRICS, gated_metric
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
@@ -58,6 +62,7 @@ __all__ = [
     "RetrievalSettings",
     "StoreSettings",
     "apply_overrides",
+    "deprecated_gate_keys",
     "find_config",
     "load_config",
 ]
@@ -161,15 +166,63 @@ class CacheSettings(_Section):
     path: Path | None = Path(".recall-gate-cache")
 
 
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+
+
+def deprecated_gate_keys(gate: Mapping[str, Any]) -> dict[str, str]:
+    """The old ``gate.min_<name>`` keys in a raw ``gate:`` mapping → their
+    ``gate.floors.<name>`` spelling (deprecated: to be removed in a later minor version)."""
+    return {f"min_{m.name}": f"floors.{m.name}" for m in GATED_METRICS if f"min_{m.name}" in gate}
+
+
 class GateSettings(_Section):
-    min_hit: float | None = Field(default=None, ge=0, le=1)
-    min_recall: float | None = Field(default=None, ge=0, le=1)
-    min_ndcg: float | None = Field(default=None, ge=0, le=1)
+    # By the metric's short name (the registry's `name`): {hit: 0.8, ndcg: 0.6};
+    # null, like an absent metric, is no floor.
+    floors: dict[str, Fraction | None] = Field(default_factory=dict)
     max_regression: float | None = Field(default=None, ge=0, le=1)
     # A drop beyond max_regression fails only in a group with at least this many
     # compared cases, and (subgroups) when the noise test calls it likely real.
     min_group_n: int = Field(default=MIN_GROUP_N, ge=1)
     require_significance: StrictBool = REQUIRE_SIGNIFICANCE
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_floor_keys(cls, data: Any) -> Any:
+        """``min_hit: 0.8`` still reads as ``floors: {hit: 0.8}`` (deprecated)."""
+        if not isinstance(data, Mapping):
+            return data
+        old = deprecated_gate_keys(data)
+        if not old:
+            return data
+        floors = data.get("floors")
+        floors = dict(floors) if isinstance(floors, Mapping) else floors
+        merged = {key: value for key, value in data.items() if key not in old}
+        for key, new in old.items():
+            name = new.removeprefix("floors.")
+            if isinstance(floors, dict) and name in floors:
+                raise ValueError(f"{key} and {new} are both set; keep {new} ({key} is deprecated)")
+            if data[key] is not None:
+                floors = {**(floors if isinstance(floors, dict) else {}), name: data[key]}
+        if floors is not None:
+            merged["floors"] = floors
+        return merged
+
+    @field_validator("floors")
+    @classmethod
+    def _known_metrics(cls, floors: dict[str, float | None]) -> dict[str, float | None]:
+        names = [m.name for m in GATED_METRICS]
+        unknown = [name for name in floors if name not in names]
+        if unknown:
+            raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(names)})")
+        return floors
+
+    def floors_by_key(self) -> dict[str, float]:
+        """The floors by metric key, as the gate takes them."""
+        return {
+            gated_metric(name).key: value
+            for name, value in self.floors.items()
+            if value is not None
+        }
 
 
 class Config(_Section):
@@ -284,10 +337,13 @@ def find_config(start: Path, name: str) -> Path | None:
     return None
 
 
-def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:
+def load_config(
+    path: Path, *, overrides: Sequence[str] = (), warn: Callable[[str], None] | None = None
+) -> Config:
     """Load and validate a config file; relative paths resolve against its folder.
 
-    ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``)."""
+    ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``);
+    ``warn`` receives one line per deprecated spelling found."""
     source = str(path)
     data = parse_yaml(read_text(path, what="config file"), source=source)
     if data is None:
@@ -299,6 +355,10 @@ def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:
     if overrides:
         data = apply_overrides(data, overrides)
         source = f"{source} (with --set)"
+    gate = data.get("gate")
+    if warn is not None and isinstance(gate, Mapping):
+        for old, new in deprecated_gate_keys(gate).items():
+            warn(f"{source}: gate.{old} is deprecated; write gate.{new} instead")
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:

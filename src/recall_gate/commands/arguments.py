@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from recall_gate.commands.context import DEFAULT_CONFIG
 from recall_gate.core.gate import MIN_GROUP_N
+from recall_gate.core.metric_registry import GATED_METRICS, gated_metric
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.errors import InputError
 
@@ -136,11 +137,63 @@ def add_strict(p: argparse.ArgumentParser) -> None:
     )
 
 
+def floor_assignment(text: str) -> tuple[str, float | None]:
+    """``METRIC=X`` (``hit=0.8``): a gated metric's short name and a fraction
+    (empty = no floor)."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected METRIC=X, e.g. hit=0.8, got {text!r}")
+    try:
+        spec = gated_metric(name.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return spec.key, fraction(value)
+
+
+class _Floor(argparse.Action):
+    """Collects floors by metric key into ``args.floors``, from ``--min METRIC=X``
+    and from the per-metric flags (``--min-hit X``); the last one given wins."""
+
+    def __init__(self, *args: Any, metric: str | None = None, **kwargs: Any) -> None:
+        self.metric = metric
+        super().__init__(*args, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        key, value = (self.metric, values) if self.metric else values
+        floors = dict(getattr(namespace, self.dest, None) or {})
+        floors[key] = value
+        setattr(namespace, self.dest, floors)
+
+
 def add_gate(p: argparse.ArgumentParser) -> None:
+    """The floors: ``--min METRIC=X`` and one ``--min-NAME X`` per gated metric
+    of the registry, all into ``args.floors`` (metric key → X; None = unset)."""
     g = p.add_argument_group("gate (all inactive when unset: report-only)")
-    g.add_argument("--min-hit", type=fraction, metavar="X", help="floor on overall hit@k")
-    g.add_argument("--min-recall", type=fraction, metavar="X", help="floor on overall recall@k")
-    g.add_argument("--min-ndcg", type=fraction, metavar="X", help="floor on overall nDCG@k")
+    names = ", ".join(m.name for m in GATED_METRICS)
+    g.add_argument(
+        "--min",
+        dest="floors",
+        action=_Floor,
+        type=floor_assignment,
+        metavar="METRIC=X",
+        help=f"floor on a metric's overall mean, e.g. --min hit=0.8 (metrics: {names}; repeatable)",
+    )
+    for spec in GATED_METRICS:
+        g.add_argument(
+            f"--{spec.floor_flag}",
+            dest="floors",
+            action=_Floor,
+            metric=spec.key,
+            type=fraction,
+            metavar="X",
+            help=f"floor on overall {spec.label}@k (as --min {spec.name}=X)",
+        )
 
 
 def add_baseline_file(

@@ -17,7 +17,7 @@ from recall_gate.adapters.baseline_store import (
     read_current_results,
     write_baseline,
 )
-from recall_gate.adapters.config_edit import write_gate_settings
+from recall_gate.adapters.config_edit import write_floors
 from recall_gate.adapters.files import atomic_write_text, describe_validation_error, dump_json
 from recall_gate.commands.arguments import (
     Parser,
@@ -342,9 +342,9 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         + "\n"
     )
     if args.write is not None:
-        settings = {floor_key(s.metric): s.floor for s in suggested}
-        write_gate_settings(args.write, settings)
-        written = ", ".join(f"{key}: {value:.2f}" for key, value in settings.items())
+        floors = {floor_key(s.metric): s.floor for s in suggested}
+        write_floors(args.write, floors)
+        written = ", ".join(f"{key}: {value:.2f}" for key, value in floors.items())
         io.stdout.write(
             f"\nrecall-gate: wrote gate floors into {display_path(args.write, io)}: {written}\n"
         )

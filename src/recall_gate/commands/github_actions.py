@@ -12,6 +12,7 @@ from pathlib import Path
 
 from recall_gate.commands.arguments import Parser, positive_int
 from recall_gate.commands.context import Handler, Io
+from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.profile import DEFAULT_PROFILE
 from recall_gate.errors import InputError
 
@@ -183,8 +184,9 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
     report = sub.add_parser(
         "actions-report",
         help="GitHub Actions: step outputs, job summary and annotations of a comparison",
-        description="Turn `compare --json` into the action's step outputs (verdict, hit, "
-        "recall, ndcg, n, regressions), append a report to the job summary, and annotate "
+        description="Turn `compare --json` into the action's step outputs (verdict, "
+        + "".join(f"{m.name}, " for m in GATED_METRICS)
+        + "n, regressions), append a report to the job summary, and annotate "
         "failed floors, regressions and a stale or missing baseline. Outside GitHub Actions "
         "the annotations are printed as plain lines.",
     )

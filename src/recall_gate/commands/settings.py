@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from recall_gate.adapters.config import Config, find_config, load_config
+from recall_gate.adapters.config import Config, GateSettings, find_config, load_config
 from recall_gate.adapters.dataset import KbFiles
 from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
-from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path
+from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path, warn
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors
+from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import (
     DEFAULT_PROFILE,
@@ -46,9 +47,12 @@ ENVIRONMENT: Mapping[str, str] = {
     "cases": "RECALL_GATE_CASES",
     "baseline": "RECALL_GATE_BASELINE",
     "baseline_ref": "RECALL_GATE_BASELINE_REF",
-    "min_hit": "RECALL_GATE_MIN_HIT",
-    "min_recall": "RECALL_GATE_MIN_RECALL",
-    "min_ndcg": "RECALL_GATE_MIN_NDCG",
+    # One floor per gated metric of the registry: min_hit → RECALL_GATE_MIN_HIT.
+    **{
+        spec.floor_flag.replace("-", "_"): spec.floor_env
+        for spec in GATED_METRICS
+        if spec.floor_flag and spec.floor_env
+    },
     "max_regression": "RECALL_GATE_MAX_REGRESSION",
     "min_group_n": "RECALL_GATE_MIN_GROUP_N",
     "require_significance": "RECALL_GATE_REQUIRE_SIGNIFICANCE",
@@ -183,7 +187,32 @@ def _load_config(
                     fix=f"create {DEFAULT_CONFIG} (see the README) or pass --config PATH",
                 )
             return None, None
-    return path, load_config(path, overrides=overrides)
+    return path, load_config(path, overrides=overrides, warn=lambda line: warn(io, line))
+
+
+def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floors:
+    """Each gated metric's floor: ``--min METRIC=X`` / ``--min-NAME``, else
+    ``RECALL_GATE_MIN_NAME`` (the action input ``min-NAME``), else the config's
+    ``gate.floors``; none of them = no floor."""
+    flags: dict[str, float | None] = getattr(args, "floors", None) or {}
+    configured = gate.floors_by_key() if gate is not None else {}
+    floors: dict[str, float] = {}
+    for spec in GATED_METRICS:
+        value = flags.get(spec.key)
+        text = io.environ.get(spec.floor_env or "", "").strip()
+        if value is None and text:
+            try:
+                value = fraction(text)
+            except argparse.ArgumentTypeError as exc:
+                raise InputError(
+                    f"{spec.floor_env}={text!r} (the action input `{spec.floor_flag}`): {exc}",
+                    fix="set the input to a valid value or leave it empty",
+                ) from None
+        if value is None:
+            value = configured.get(spec.key)
+        if value is not None:
+            floors[spec.key] = value
+    return Floors(floors)
 
 
 def resolve_settings(
@@ -214,10 +243,9 @@ def resolve_settings(
         cases = config.cases if config is not None else ()
 
     gate = config.gate if config is not None else None
-    picked: dict[str, float | None] = {}
-    for dest in ("min_hit", "min_recall", "min_ndcg", "max_regression"):
-        value = _flag_or_env(args, io, dest, fraction)
-        picked[dest] = value if value is not None else (getattr(gate, dest) if gate else None)
+    max_regression = _flag_or_env(args, io, "max_regression", fraction)
+    if max_regression is None and gate is not None:
+        max_regression = gate.max_regression
 
     min_group_n = _flag_or_env(args, io, "min_group_n", positive_int)
     if min_group_n is None:
@@ -243,12 +271,8 @@ def resolve_settings(
         k=k,
         kb=kb,
         cases=tuple(cases),
-        floors=Floors(
-            min_hit=picked["min_hit"],
-            min_recall=picked["min_recall"],
-            min_ndcg=picked["min_ndcg"],
-        ),
-        max_regression=picked["max_regression"],
+        floors=_floors(args, io, gate),
+        max_regression=max_regression,
         min_group_n=min_group_n,
         require_significance=require_significance,
         baseline=baseline,

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from recall_gate.core.baseline import Baseline
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS
 from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
     CASE_TYPES,
@@ -335,38 +335,58 @@ def _group_deltas(
     seed: str,
     min_group_n: int,
 ) -> list[MetricDelta]:
-    n = len(pairs)
-    small = n < min_group_n
+    # A metric is compared on the pairs that carry it on both sides: a baseline
+    # made before a metric was added has no value of it.
+    having = {
+        m.key: [(b, c) for b, c in pairs if m.key in b.metrics and m.key in c.metrics]
+        for m in GATED_METRICS
+    }
     noises: dict[str, Noise] = {}
-    if n:
-        lost = sum(1 for b, c in pairs if b.metrics[HIT] > c.metrics[HIT])
-        gained = sum(1 for b, c in pairs if b.metrics[HIT] < c.metrics[HIT])
-        noises[HIT] = Noise(
-            small_n=small,
-            p_value=None if small else mcnemar_exact_p(lost=lost, gained=gained),
-            lost=lost,
-            gained=gained,
-        )
-        graded = (RECALL, NDCG)
-        if small:
-            noises.update({m: Noise(small_n=True) for m in graded})
-        else:
-            columns = [[c.metrics[m] - b.metrics[m] for b, c in pairs] for m in graded]
-            intervals = paired_bootstrap_ci(columns, seed=f"{seed}:{group.label}")
-            noises.update(
-                {
-                    m: Noise(small_n=False, ci_low=low, ci_high=high)
-                    for m, (low, high) in zip(graded, intervals, strict=True)
-                }
+    graded: list[str] = []
+    for spec in GATED_METRICS:
+        metric, both = spec.key, having[spec.key]
+        if not both:
+            continue
+        small = len(both) < min_group_n
+        if spec.binary:  # flips are counted even where they are not tested
+            lost = sum(1 for b, c in both if b.metrics[metric] > c.metrics[metric])
+            gained = sum(1 for b, c in both if b.metrics[metric] < c.metrics[metric])
+            noises[metric] = Noise(
+                small_n=small,
+                p_value=None if small else mcnemar_exact_p(lost=lost, gained=gained),
+                lost=lost,
+                gained=gained,
             )
+        elif small:
+            noises[metric] = Noise(small_n=True)
+        elif len(both) == len(pairs):
+            graded.append(metric)
+        else:
+            (interval,) = paired_bootstrap_ci(
+                [[c.metrics[metric] - b.metrics[metric] for b, c in both]],
+                seed=f"{seed}:{group.label}",
+            )
+            noises[metric] = Noise(small_n=False, ci_low=interval[0], ci_high=interval[1])
+    if graded:
+        # One joint resampling of the metrics every pair carries (they stay paired).
+        columns = [[c.metrics[m] - b.metrics[m] for b, c in pairs] for m in graded]
+        intervals = paired_bootstrap_ci(columns, seed=f"{seed}:{group.label}")
+        noises.update(
+            {
+                m: Noise(small_n=False, ci_low=low, ci_high=high)
+                for m, (low, high) in zip(graded, intervals, strict=True)
+            }
+        )
     out = []
     for metric in METRIC_KEYS:
+        both = having[metric]
+        n = len(both)
         out.append(
             MetricDelta(
                 metric=metric,
                 group=group,
-                baseline=_mean([b.metrics[metric] for b, _ in pairs]) if n else None,
-                current=_mean([c.metrics[metric] for _, c in pairs]) if n else None,
+                baseline=_mean([b.metrics[metric] for b, _ in both]) if n else None,
+                current=_mean([c.metrics[metric] for _, c in both]) if n else None,
                 n_compared=n,
                 n_baseline=n_baseline,
                 n_current=n_current,

@@ -30,7 +30,6 @@ from itertools import accumulate, islice
 __all__ = [
     "DEFAULT_K",
     "HIT",
-    "METRIC_KEYS",
     "NDCG",
     "RECALL",
     "dedupe_first",
@@ -43,7 +42,6 @@ __all__ = [
 HIT = "retrieval_hit_at_k"
 RECALL = "retrieval_recall_at_k"
 NDCG = "retrieval_ndcg_at_k"
-METRIC_KEYS: tuple[str, str, str] = (HIT, RECALL, NDCG)
 # The cut-off when neither a flag nor the config sets k.
 DEFAULT_K = 5
 

@@ -27,8 +27,8 @@ from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import Comparison, Group, MetricDelta, StaleReason
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression
 from recall_gate.core.github_limits import comment_length
-from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG
+from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_flag, metric_label
+from recall_gate.core.metrics import HIT, NDCG
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.profile import comment_marker
 from recall_gate.core.records import Aggregates, MetricSummary

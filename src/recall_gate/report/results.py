@@ -13,10 +13,10 @@ from recall_gate.core.gate import GateResult, suggest_floors
 from recall_gate.core.metric_registry import (
     CITATION_COVERAGE,
     GATED_METRICS,
+    METRIC_KEYS,
     floor_flag,
     metric_label,
 )
-from recall_gate.core.metrics import METRIC_KEYS
 from recall_gate.core.moves import missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
 from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
