@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from recall_gate import __version__
 from recall_gate.adapters.config import CaptureSettings, Config
-from recall_gate.adapters.dataset import load_cards, load_cases
+from recall_gate.adapters.dataset import load_cards
 from recall_gate.adapters.journal import CaptureJournal
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.commands.arguments import (
@@ -29,16 +29,21 @@ from recall_gate.commands.arguments import (
 from recall_gate.commands.context import Handler, Io, display_path
 from recall_gate.commands.evaluation import (
     fail_on_integrity_problems,
+    judged_cases,
+    new_case_results,
     score_and_report,
     unique_cases,
+    working_tree_cases,
 )
+from recall_gate.commands.gating import pull_request_changes
 from recall_gate.commands.progress import ProgressLine
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
-from recall_gate.core.integrity import find_problems
-from recall_gate.core.records import Artifact, Provenance
+from recall_gate.core.integrity import find_problems, label_problems
+from recall_gate.core.records import Artifact, Case, Provenance
 from recall_gate.errors import InputError
 from recall_gate.retrievers import capture
+from recall_gate.retrievers.capture import Capture, fingerprint_case_set
 from recall_gate.retrievers.executor import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from recall_gate.retrievers.factory import load_retriever
 
@@ -55,9 +60,9 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(p)
     p.add_argument(
         "--retriever",
-        required=True,
         metavar="MODULE:FACTORY",
-        help="e.g. app.rag:build_retriever (imported from the current directory)",
+        help="e.g. app.rag:build_retriever (imported from the current directory; "
+        "default: the config's capture.retriever)",
     )
     p.add_argument("--out", type=Path, required=True, metavar="PATH", help="the artifacts file")
     p.add_argument(
@@ -173,43 +178,40 @@ def _answered(journal: CaptureJournal) -> dict[str, Artifact]:
     return answered
 
 
-def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
-    if not settings.cases:
-        raise InputError(
-            "capture needs the cases whose queries it runs",
-            fix="pass --cases PATH, or set `cases:` in recall-gate.yaml",
+def _say_captured(
+    captured: Capture, *, args: argparse.Namespace, io: Io, k: int, resumed: int
+) -> None:
+    """What was captured, where, how much came from the journal, and what failed."""
+    io.stderr.write(
+        f"recall-gate: captured {len(captured.artifacts)} cases at k = {k} with "
+        f"{captured.retriever.name} ({captured.retriever.adapter}) → "
+        f"{display_path(args.out, io)}"
+        + (f" ({resumed} from the journal)" if resumed else "")
+        + "\n"
+    )
+    if captured.failed:
+        io.stderr.write(
+            f"recall-gate: warning: {len(captured.failed)} case(s) the retriever could not "
+            "answer are recorded as failures and score as misses (--max-failures): "
+            + ", ".join(repr(a.case_id) for a in captured.failed[:10])
+            + (" …" if len(captured.failed) > 10 else "")
+            + "\n"
         )
-    if args.shard is not None:
-        _refuse_outputs_for_a_shard(args)
-    pacing = _pacing(args, settings.config)
-    located = load_cases(settings.cases)
-    cases = unique_cases(located)
-    kb_fingerprint = card_ids = None
-    if settings.kb is not None:
-        config = settings.config
-        cards = load_cards(
-            settings.kb, default_language=config.default_language if config else None
-        )
-        # A typo'd gold id fails before the retriever runs.
-        fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
-        kb_fingerprint = fingerprint_cards(c for _, c in cards)
-        card_ids = frozenset(c.id for _, c in cards)
-    config_folder = settings.config_path.resolve().parent if settings.config_path else None
-    labels = [c.label() for c in cases]
-    dataset_fingerprint = fingerprint_labels(labels)
-    queries_fingerprint = fingerprint_queries((c.id, c.query) for c in cases)
-    # What makes a resumed capture this one (not how fast it asks).
-    identity = {
-        "retriever": args.retriever,
-        "k": settings.k,
-        "cases": dataset_fingerprint,
-        "queries": queries_fingerprint,
-        "kb": kb_fingerprint,
-        "id_from": args.id_from,
-        "label": args.label,
-        "shard": None if args.shard is None else str(args.shard),
-    }
+
+
+def _capture_journaled(
+    args: argparse.Namespace,
+    io: Io,
+    *,
+    identity: dict[str, Any],
+    cases: list[Case],
+    k: int,
+    card_ids: frozenset[str] | None,
+    config_folder: Path | None,
+    pacing: dict[str, Any],
+) -> tuple[Capture, int]:
+    """The capture, written to ``--out``, with its journal; and how many of its
+    answers came from the journal of an interrupted one (``--resume``)."""
     live = io.stderr.isatty() and not io.environ.get("CI")
     progress = None if args.quiet else ProgressLine(io.stderr, live=live)
     # Kept until the file is written: a failed capture leaves it, so `score` refuses
@@ -218,12 +220,13 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     opened = CaptureJournal.resume if args.resume else CaptureJournal.start
     with opened(args.out, identity) as journal:
         answered = _answered(journal)
+        resumed = sum(1 for a in answered.values() if a.error is None)
         retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
         try:
             captured = capture(
                 retriever,
                 cases,
-                k=settings.k,
+                k=k,
                 id_from=args.id_from,
                 label=args.label,
                 kb=card_ids,
@@ -252,22 +255,68 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
                 args.trec_out, captured.artifacts, source=str(args.out), tag="recall-gate"
             )
         journal.finish()
-    resumed = sum(1 for a in captured.artifacts if a.case_id in answered)
-    io.stderr.write(
-        f"recall-gate: captured {len(captured.artifacts)} cases at k = {settings.k} with "
-        f"{captured.retriever.name} ({captured.retriever.adapter}) → "
-        f"{display_path(args.out, io)}"
-        + (f" ({resumed} from the journal)" if resumed else "")
-        + "\n"
-    )
-    if captured.failed:
-        io.stderr.write(
-            f"recall-gate: warning: {len(captured.failed)} case(s) the retriever could not "
-            "answer are recorded as failures and score as misses (--max-failures): "
-            + ", ".join(repr(a.case_id) for a in captured.failed[:10])
-            + (" …" if len(captured.failed) > 10 else "")
-            + "\n"
+    return captured, resumed
+
+
+def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
+    settings = resolve_settings(args, io, judged=True)
+    chosen = settings.config.capture if settings.config is not None else None
+    args.retriever = args.retriever or (chosen.retriever if chosen else None)
+    args.label = args.label or (chosen.label if chosen else None)
+    args.id_from = args.id_from or (chosen.id_from if chosen else None)
+    if not args.retriever:
+        raise InputError(
+            "capture needs the retriever to run",
+            fix="pass --retriever MODULE:FACTORY (e.g. app.rag:build_retriever), or set "
+            "`capture: {retriever: MODULE:FACTORY}` in recall-gate.yaml",
         )
+    if not settings.cases:
+        raise InputError(
+            "capture needs the cases whose queries it runs",
+            fix="pass --cases PATH, or set `cases:` in recall-gate.yaml",
+        )
+    if args.shard is not None:
+        _refuse_outputs_for_a_shard(args)
+    # Judged at a base revision: the base's cases run (as the base has them) plus the
+    # pull request's new ones; only the base's are judged.
+    located, plan = judged_cases(settings, working_tree_cases(settings))
+    cases = unique_cases(located)
+    judged = list(plan.judged) if plan is not None else cases
+    judged_ids = {c.id for c in judged}
+    kb_fingerprint = card_ids = None
+    if settings.kb is not None:
+        cards = load_cards(settings.kb, files=settings.kb_files())
+        # A typo'd gold id fails before the retriever runs.
+        fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+        kb_fingerprint = fingerprint_cards(c for _, c in cards)
+        card_ids = frozenset(c.id for _, c in cards)
+    else:
+        fail_on_integrity_problems(label_problems(located), io)
+    config_folder = settings.config_path.resolve().parent if settings.config_path else None
+    labels = [c.label() for c in judged]
+    dataset_fingerprint = fingerprint_labels(labels)
+    queries_fingerprint = fingerprint_queries((c.id, c.query) for c in judged)
+    # What makes a resumed capture this one (not how fast it asks).
+    identity = {
+        "retriever": args.retriever,
+        "k": settings.k,
+        "cases": fingerprint_case_set(cases),  # every case asked: labels and queries
+        "kb": kb_fingerprint,
+        "id_from": args.id_from,
+        "label": args.label,
+        "shard": None if args.shard is None else str(args.shard),
+    }
+    captured, resumed = _capture_journaled(
+        args,
+        io,
+        identity=identity,
+        cases=cases,
+        k=settings.k,
+        card_ids=card_ids,
+        config_folder=config_folder,
+        pacing=_pacing(args, settings.config),
+    )
+    _say_captured(captured, args=args, io=io, k=settings.k, resumed=resumed)
     if captured.coverage is not None:
         io.stderr.write(
             f"recall-gate: {captured.coverage.describe()} is not scored on its own: capture "
@@ -281,8 +330,9 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         kb_fingerprint=kb_fingerprint,
         retriever=captured.retriever,
     )
+    new = [a for a in captured.artifacts if a.case_id not in judged_ids]
     return score_and_report(
-        artifacts=enumerate(captured.artifacts, start=1),
+        artifacts=enumerate((a for a in captured.artifacts if a.case_id in judged_ids), start=1),
         cases=labels,
         artifacts_source=str(args.out),
         cases_source=", ".join(map(str, settings.cases)),
@@ -290,4 +340,11 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         settings=settings,
         args=args,
         io=io,
+        pull_request=lambda: pull_request_changes(
+            settings,
+            io,
+            plan=plan,
+            cases_at_base=plan is not None,
+            added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
+        ),
     )

@@ -275,8 +275,9 @@ def capture(
         except ValueError as exc:
             raise InputError(f"shard: {exc}", fix=f"write the shard as {SHARD_RULE}") from None
     adapter = adapt(retriever)
-    mapper = IdMapper(id_from=id_from, card_ids=_card_ids(kb))
     all_cases = _cases_of(cases)
+    gold = frozenset(g for c in all_cases for g in (*c.must_cite_one_of, *(c.relevant_ids or ())))
+    mapper = IdMapper(id_from=id_from, card_ids=_card_ids(kb), gold_ids=gold)
     coverage = None
     if shard is not None:
         coverage = Coverage(
