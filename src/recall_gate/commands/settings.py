@@ -145,7 +145,7 @@ def _load_config(
         elif required or overrides:
             raise InputError(
                 f"{default}: no config file" + (" for --set to override" if overrides else ""),
-                fix=f"create {DEFAULT_CONFIG} (see the README) or pass --config PATH",
+                fix=f"create {DEFAULT_CONFIG} (docs/reference/config.md) or pass --config PATH",
             )
         else:
             return None, None
