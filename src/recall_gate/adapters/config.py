@@ -7,7 +7,10 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
 
     profile: default
     k: 5
-    kb: reference/kb                # directory of Markdown cards
+    kb: reference/kb                # directory of Markdown cards (or a docs tree)
+    kb_include: []                  # globs under kb: only these files are cards
+    kb_exclude: [blog, "**/release-notes.md"]   # globs under kb: not cards
+    languages: {en: en, pt: pt-BR}  # folder under kb → language of its cards
     default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
     baseline: null                  # default: baselines/<profile>.json beside this file
@@ -60,6 +63,7 @@ __all__ = [
     "StoreSettings",
     "apply_overrides",
     "deprecated_gate_keys",
+    "find_config",
     "load_config",
 ]
 
@@ -225,6 +229,13 @@ class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=DEFAULT_K, gt=0)
     kb: Path | None = None
+    # Which Markdown files under `kb` are cards (globs relative to it; a pattern
+    # without '/' matches a name at any depth, a folder matches what it holds).
+    kb_include: tuple[str, ...] = ()
+    kb_exclude: tuple[str, ...] = ()
+    # Folder under `kb` ("." for all of it) → the language of the cards in it,
+    # before the language-folder rule and default_language.
+    languages: dict[str, LanguageTag] = Field(default_factory=dict)
     # The language of a Markdown card that names none and sits in no language folder.
     default_language: LanguageTag | None = None
     cases: tuple[Path, ...] = ()
@@ -238,10 +249,18 @@ class Config(_Section):
     cache: CacheSettings = CacheSettings()
     gate: GateSettings = GateSettings()
 
-    @field_validator("cases", mode="before")
+    @field_validator("cases", "kb_include", "kb_exclude", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    @field_validator("languages", mode="before")
+    @classmethod
+    def _folders_as_text(cls, value: Any) -> Any:
+        # `pt/` and `pt` name one folder; "" or "/" the KB root, as ".".
+        if isinstance(value, dict):
+            return {str(k).strip().strip("/") or ".": v for k, v in value.items()}
+        return value
 
     def resolved(self, base: Path) -> Config:
         """Paths made absolute against ``base`` (the config file's directory)."""
@@ -298,6 +317,24 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str,
             node = child
         node[parts[-1]] = value
     return merged
+
+
+def find_config(start: Path, name: str) -> Path | None:
+    """The nearest file called ``name`` from ``start`` up to the repository root.
+
+    As ruff, pytest and git look for theirs: ``start`` first, then each parent
+    folder, stopping after the first folder that holds ``.git`` (a directory,
+    or a file in a worktree or submodule). Outside a repository the search
+    goes up to the filesystem root. So a command run from ``docs/guides/``
+    finds the project's ``recall-gate.yaml``, and its gate, at the root.
+    """
+    for folder in (start, *start.parents):
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+        if (folder / ".git").exists():
+            return None
+    return None
 
 
 def load_config(

@@ -100,7 +100,8 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
         type=Path,
         metavar="PATH",
         default=None,
-        help=f"recall-gate.yaml (default: ./{DEFAULT_CONFIG}{'' if required else ' if present'})",
+        help=f"the config file (default: the nearest {DEFAULT_CONFIG} from the current "
+        "directory up to the repository root" + ("" if required else ", if any") + ")",
     )
     p.add_argument(
         "--set",

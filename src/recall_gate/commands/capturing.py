@@ -27,7 +27,7 @@ from recall_gate.commands.evaluation import (
 )
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
-from recall_gate.core.integrity import find_problems
+from recall_gate.core.integrity import find_problems, label_problems
 from recall_gate.core.records import Provenance
 from recall_gate.errors import InputError
 from recall_gate.retrievers import capture
@@ -92,14 +92,13 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     cases = unique_cases(located)
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        config = settings.config
-        cards = load_cards(
-            settings.kb, default_language=config.default_language if config else None
-        )
+        cards = load_cards(settings.kb, files=settings.kb_files())
         # A typo'd gold id fails before the retriever runs.
         fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
+    else:
+        fail_on_integrity_problems(label_problems(located), io)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
     labels = [c.label() for c in cases]
     dataset_fingerprint = fingerprint_labels(labels)

@@ -53,7 +53,9 @@ from recall_gate.core.integrity import (
     Problem,
     duplicate_cases,
     find_problems,
+    label_problems,
     languages_without_cards,
+    unscored_adversarial,
 )
 from recall_gate.core.leakage import (
     DUPLICATE_JACCARD,
@@ -143,6 +145,7 @@ def score_and_report(
     args: argparse.Namespace,
     io: Io,
     card_ids: frozenset[str] | None = None,
+    kb_known: bool = True,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -153,7 +156,15 @@ def score_and_report(
     checked as they stream by; an integrity failure or ``--strict`` depth
     refusal comes before any results file is written.
     """
-    watch = CaptureWatch(artifacts_source, card_ids=card_ids if cases is None else None)
+    watch = CaptureWatch(
+        artifacts_source,
+        card_ids=card_ids if cases is None else None,
+        self_labelled=cases is None,
+        unmapped_paths=not kb_known,
+        gold_ids=frozenset(
+            g for c in cases or () for g in (*c.must_cite_one_of, *(c.relevant_ids or ()))
+        ),
+    )
     k = settings.k
     compares = _compares(args, settings)
     with contextlib.ExitStack() as stack:
@@ -170,6 +181,7 @@ def score_and_report(
             results=writer,
             fingerprint=cases is None,
         )
+        watch.refuse_unmapped_paths()
         fail_on_integrity_problems(watch.problems, io)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
@@ -257,8 +269,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
             "check needs a KB and cases",
             fix="pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml",
         )
-    config = settings.config
-    cards = load_cards(kb, default_language=config.default_language if config else None)
+    cards = load_cards(kb, files=settings.kb_files())
     cases = load_cases(case_paths)
     problems = find_problems(cards=cards, cases=cases)
     if problems:
@@ -271,9 +282,16 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
         )
     _report_leakage([c for _, c in cards], cases, io, strict=args.strict)
     gold = sum(1 for _, c in cases if c.gold_labelled)
+    refusals = unscored_adversarial(cases)
+    unscored = (
+        f"; {len(refusals)} adversarial without gold, not scored: {', '.join(refusals[:5])}"
+        + (", …" if len(refusals) > 5 else "")
+        if refusals
+        else ""
+    )
     io.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
-        f"({gold} gold-labelled), every gold and relevant id resolves\n"
+        f"({gold} gold-labelled{unscored}), every gold and relevant id resolves\n"
     )
     return 0
 
@@ -423,14 +441,13 @@ def _score_labelled(
     labels = unique_cases(located) if located is not None else None
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        config = settings.config
-        cards = load_cards(
-            settings.kb, default_language=config.default_language if config else None
-        )
+        cards = load_cards(settings.kb, files=settings.kb_files())
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
         if located is not None:
             fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+    elif located is not None:
+        fail_on_integrity_problems(label_problems(located), io)
     cases = None if labels is None else [c for c in labels if isinstance(c, Case)]
     queries = (
         None
@@ -464,6 +481,7 @@ def _score_labelled(
         args=args,
         io=io,
         card_ids=card_ids,
+        kb_known=settings.kb is not None,
     )
 
 
@@ -505,7 +523,7 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
             "the config sets no `kb` or no `cases`",
             fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config",
         )
-    cards = load_cards(config.kb, default_language=config.default_language)
+    cards = load_cards(config.kb, files=settings.kb_files())
     located = load_cases(config.cases)
     fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     cases = [case for _, case in located]

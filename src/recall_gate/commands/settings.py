@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from recall_gate.adapters.config import Config, GateSettings, load_config
+from recall_gate.adapters.config import Config, GateSettings, find_config, load_config
+from recall_gate.adapters.dataset import KbFiles
 from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
 from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path, warn
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors
@@ -76,6 +77,30 @@ class Settings:
     baseline: Path
     baseline_given: bool  # named by a flag, the environment or the config (not the default)
     baseline_ref: str | None
+    # Found by looking up from the current directory (not named by flag or environment).
+    config_discovered: bool = False
+
+    def kb_files(self) -> KbFiles:
+        """How the KB directory's files become cards (the config's KB keys)."""
+        config = self.config
+        if config is None:
+            return KbFiles()
+        return KbFiles(
+            default_language=config.default_language,
+            languages=config.languages,
+            include=config.kb_include,
+            exclude=config.kb_exclude,
+        )
+
+    def _config_shown(self, io: Io) -> str:
+        """The config file as the header names it; one found in a parent folder
+        is shown relative to the current one, so where it came from is plain."""
+        if self.config_path is None:
+            return f"none (no {DEFAULT_CONFIG} here or in a parent folder)"
+        if self.config_discovered and self.config_path.parent != io.cwd:
+            relative = Path(os.path.relpath(self.config_path, io.cwd)).as_posix()
+            return f"{relative} (the nearest, in a parent folder)"
+        return display_path(self.config_path, io)
 
     def paths(self, io: Io) -> list[tuple[str, str]]:
         """The resolved paths, as the report header shows them."""
@@ -84,7 +109,7 @@ class Settings:
             baseline += f" at {self.baseline_ref}"
         elif not self.baseline.is_file():
             baseline += " (not found)"
-        rows = [("config", display_path(self.config_path, io) if self.config_path else "none")]
+        rows = [("config", self._config_shown(io))]
         if self.kb is not None:
             rows.append(("KB", display_path(self.kb, io)))
         if self.cases:
@@ -136,18 +161,31 @@ def _path_flag_or_env(args: argparse.Namespace, io: Io, dest: str) -> Path | Non
 def _load_config(
     args: argparse.Namespace, io: Io, *, required: bool
 ) -> tuple[Path | None, Config | None]:
+    """The config named by ``--config`` / ``RECALL_GATE_CONFIG`` (which must
+    exist), else the nearest ``recall-gate.yaml`` up to the repository root."""
     overrides: Sequence[str] = getattr(args, "set", None) or ()
     path = _path_flag_or_env(args, io, "config")
-    if path is None:
-        default = io.cwd / DEFAULT_CONFIG
-        if default.is_file():
-            path = default
-        elif required or overrides:
-            raise InputError(
-                f"{default}: no config file" + (" for --set to override" if overrides else ""),
-                fix=f"create {DEFAULT_CONFIG} (docs/reference/config.md) or pass --config PATH",
+    if path is not None:
+        if not path.is_file():
+            named = (
+                "--config" if getattr(args, "config", None) is not None else ENVIRONMENT["config"]
             )
-        else:
+            raise InputError(
+                f"{path}: config file not found (named by {named})"
+                if not path.is_dir()
+                else f"{path}: is a directory, not a config file (named by {named})",
+                fix=f"point {named} at an existing {DEFAULT_CONFIG}, or leave it unset to use "
+                "the nearest one from the current directory up to the repository root",
+            )
+    else:
+        path = find_config(io.cwd, DEFAULT_CONFIG)
+        if path is None:
+            if required or overrides:
+                raise InputError(
+                    f"no {DEFAULT_CONFIG} in {io.cwd} or a parent folder up to the repository "
+                    "root" + (" for --set to override" if overrides else ""),
+                    fix=f"create {DEFAULT_CONFIG} (docs/reference/config.md) or pass --config PATH",
+                )
             return None, None
     return path, load_config(path, overrides=overrides, warn=lambda line: warn(io, line))
 
@@ -182,6 +220,7 @@ def resolve_settings(
 ) -> Settings:
     """Resolve every setting of ``args`` once (see the module docstring for the rule)."""
     config_path, config = _load_config(args, io, required=config_required)
+    config_discovered = config_path is not None and _path_flag_or_env(args, io, "config") is None
     folder = config_path.resolve().parent if config_path is not None else io.cwd
 
     profile = _flag_or_env(args, io, "profile", profile_name)
@@ -239,6 +278,7 @@ def resolve_settings(
         baseline=baseline,
         baseline_given=baseline_given,
         baseline_ref=baseline_ref,
+        config_discovered=config_discovered,
     )
 
 

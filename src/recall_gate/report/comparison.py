@@ -35,7 +35,14 @@ from recall_gate.core.records import Aggregates, MetricSummary
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
-from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
+from recall_gate.report.markup import (
+    Format,
+    escape_markdown,
+    plain_text,
+    shorten,
+    shorten_query,
+    table,
+)
 from recall_gate.report.results import LANGUAGE_CAVEAT, RECALL_CAVEAT, capture_notes, missed_table
 
 __all__ = [
@@ -46,12 +53,17 @@ __all__ = [
 ]
 
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
+# A comment over budget shortens every user string to these lengths in turn.
+USER_CHARS_STEPS = (300, 60)
 
 
 @dataclass(frozen=True)
 class _Style:
     fmt: Format
     limit: int | None  # at most this many items per case list; None = all
+    # At most this many characters of any one user string (label, reason, path,
+    # id, query); None = whole. The comment budget shortens these first.
+    user_chars: int | None = None
 
     @property
     def md(self) -> bool:
@@ -59,12 +71,12 @@ class _Style:
 
     def user(self, text: str) -> str:
         """User text, inert."""
-        if self.md:
-            return escape_markdown(text)
-        return " ".join("".join(c if c.isprintable() else "\ufffd" for c in text).split())
+        text = shorten(text, self.user_chars)
+        return escape_markdown(text) if self.md else plain_text(text)
 
     def literal(self, text: str) -> str:
         """Code-formatted when that is safe (no backtick, printable), else escaped."""
+        text = shorten(text, self.user_chars)
         if self.md and "`" not in text and text.isprintable() and text.strip() == text and text:
             return f"`{text}`"
         return self.user(text)
@@ -909,22 +921,34 @@ def render_comment(
     )
     if max_chars is None or comment_length(full) <= max_chars:
         return full
+    # User strings first (a PR controls its retriever label, a reason can be
+    # long), then the case lists; the verdict, the tables and the failing rows stay.
+    for user_chars in USER_CHARS_STEPS:
 
-    def attempt(limit: int) -> str:
-        return _render(
-            comparison, verdict, profile=profile, style=_Style("markdown", limit), truncated=True
-        )
+        def attempt(limit: int | None, chars: int = user_chars) -> str:
+            return _render(
+                comparison,
+                verdict,
+                profile=profile,
+                style=_Style("markdown", limit, chars),
+                truncated=limit is not None,
+            )
 
-    low, high = 0, _longest_list(comparison)
-    best: str | None = None
-    while low <= high:
-        middle = (low + high) // 2
-        text = attempt(middle)
+        text = attempt(None)
         if comment_length(text) <= max_chars:
-            best, low = text, middle + 1
-        else:
-            high = middle - 1
-    return best if best is not None else _hard_cut(attempt(0), max_chars)
+            return text
+        low, high = 0, _longest_list(comparison)
+        best: str | None = None
+        while low <= high:
+            middle = (low + high) // 2
+            text = attempt(middle)
+            if comment_length(text) <= max_chars:
+                best, low = text, middle + 1
+            else:
+                high = middle - 1
+        if best is not None:
+            return best
+    return _hard_cut(attempt(0), max_chars)
 
 
 def render_comparison_text(
