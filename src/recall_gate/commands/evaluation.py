@@ -169,6 +169,7 @@ def score_and_report(
             cases_source=cases_source,
             results=writer,
             fingerprint=cases is None,
+            metrics=settings.metrics,
         )
         fail_on_integrity_problems(watch.problems, io)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
