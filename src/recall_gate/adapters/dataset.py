@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from recall_gate.adapters.beir import is_beir_line, read_beir_corpus, read_beir_queries
 from recall_gate.adapters.files import (
     describe_validation_error,
     ensure_readable,
@@ -34,6 +35,7 @@ from recall_gate.adapters.files import (
     read_text,
     too_deep,
 )
+from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE, judgment_labels, read_qrels
 from recall_gate.core.language import folder_language
 from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.errors import InputError
@@ -214,9 +216,12 @@ def load_cards(path: Path, *, default_language: str | None = None) -> list[tuple
     source = str(path)
     text = read_text(path, what="KB file")
     if path.suffix in _JSONL_SUFFIXES:
+        lines = list(_jsonl(text, source=source))
+        if lines and is_beir_line(lines[0][1]):  # a BEIR corpus.jsonl
+            return read_beir_corpus(path, language=default_language or UNDETERMINED_LANGUAGE)
         return [
             (f"{source}:{n}", _validate(Card, obj, where=f"{source}:{n}", fix=_CARD_FIX))
-            for n, obj in _jsonl(text, source=source)
+            for n, obj in lines
         ]
     if path.suffix in _YAML_SUFFIXES:
         data = parse_yaml(text, source=source)
@@ -250,8 +255,33 @@ def _case_where(source: str, index: int, obj: Any) -> str:
     return f"{source} case #{index}" + (f" (id {ident})" if isinstance(ident, str) else "")
 
 
+def _beir_cases(path: Path) -> list[tuple[str, Case]]:
+    """A BEIR split (``qrels/<split>.tsv``) as cases, the query texts from the
+    dataset's ``queries.jsonl`` two folders up (BEIR's layout)."""
+    queries_path = path.parent.parent / "queries.jsonl"
+    if not queries_path.is_file():
+        raise InputError(
+            f"{path}: no {queries_path} beside the qrels folder for the query texts",
+            fix="keep BEIR's layout (DATASET/queries.jsonl, DATASET/qrels/<split>.tsv), or "
+            "convert with `recall-gate convert --qrels F --queries F --to cases`",
+        )
+    queries = read_beir_queries(queries_path)
+    cases = []
+    for label in judgment_labels(read_qrels(path, "beir"), language=UNDETERMINED_LANGUAGE):
+        query = queries.get(label.id)
+        if query is None:
+            raise InputError(
+                f"{path}: query {label.id!r} has no text in {queries_path}",
+                fix="use the queries.jsonl of the same BEIR dataset",
+            )
+        cases.append((f"{path} (query {label.id})", Case(query=query, **label.model_dump())))
+    return cases
+
+
 def _load_case_file(path: Path) -> list[tuple[str, Case]]:
     source = str(path)
+    if path.suffix == ".tsv":
+        return _beir_cases(path)
     text = read_text(path, what="cases file")
     if path.suffix in _JSONL_SUFFIXES:
         return [
