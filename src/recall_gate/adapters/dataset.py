@@ -466,7 +466,11 @@ def load_kb(path: Path, files: KbFiles | None = None) -> list[KbCard]:
     if path.suffix in _JSONL_SUFFIXES:
         lines = list(_jsonl(text, source=source))
         if lines and is_beir_line(lines[0][1]):  # a BEIR corpus.jsonl
-            return read_beir_corpus(path, language=default_language or UNDETERMINED_LANGUAGE)
+            language = files.default_language or UNDETERMINED_LANGUAGE
+            return [
+                KbCard(where=where, card=card, size=len(card.body.encode("utf-8")))
+                for where, card in read_beir_corpus(path, language=language)
+            ]
         return [_record_card(f"{source}:{n}", obj) for n, obj in lines]
     if path.suffix in _YAML_SUFFIXES:
         data = parse_yaml(text, source=source)
