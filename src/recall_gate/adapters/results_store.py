@@ -27,9 +27,9 @@ from recall_gate.adapters.files import (
     parse_json,
     read_text,
 )
+from recall_gate.core.comparison_json import COMPARISON_KIND, ComparisonDocument
 from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
 from recall_gate.errors import InputError
-from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
 
 __all__ = [
     "FLOAT_DIGITS",

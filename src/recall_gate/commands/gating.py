@@ -10,11 +10,11 @@ from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.context import Io, display_path
 from recall_gate.commands.settings import Settings, write_settings_header
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
+from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.records import Results
 from recall_gate.report.comparison import render_comment, render_comparison_text
-from recall_gate.report.comparison_json import comparison_document
 
 
 def judge_against_baseline(

@@ -12,11 +12,11 @@ from factories import baseline_of, case, results
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.adapters.results_store import read_comparison
 from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult
 from recall_gate.errors import InputError
-from recall_gate.report.comparison_json import ComparisonDocument, comparison_document
 
 
 def many(n: int, rank: int | None, *, prefix: str = "c") -> list[CaseResult]:
