@@ -31,7 +31,7 @@ from recall_gate.commands.arguments import (
     optional_path,
     optional_text,
 )
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import report_comparison
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
@@ -175,12 +175,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     }
 
 
-def _cmd_history(args: argparse.Namespace, io: Io) -> int:
+def _cmd_history(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.baseline_history import read_baseline_history
 
-    settings = resolve_settings(args, io)
-    shown = display_path(settings.baseline, io)
-    versions = read_baseline_history(settings.baseline, cwd=io.cwd, since=args.since, display=shown)
+    settings = resolve_settings(args, console)
+    shown = display_path(settings.baseline, console)
+    versions = read_baseline_history(
+        settings.baseline, cwd=console.cwd, since=args.since, display=shown
+    )
     points = [
         trend_point(v.baseline, commit=v.commit, committed_at=v.committed_at) for v in versions
     ]
@@ -191,17 +193,17 @@ def _cmd_history(args: argparse.Namespace, io: Io) -> int:
         )
     if args.markdown is not None:
         atomic_write_text(args.markdown, text)
-    io.stdout.write(text)
+    console.stdout.write(text)
     return 0
 
 
-def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
+def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str | None:
     """The committed trend of the baseline at ``path`` plus ``new`` as the proposed
     point, for the update's report; ``None`` outside git or before a first commit."""
     from recall_gate.adapters.baseline_history import read_baseline_history
 
     try:
-        versions = read_baseline_history(path, cwd=io.cwd, display=shown)
+        versions = read_baseline_history(path, cwd=console.cwd, display=shown)
     except InputError:
         return None
     points = [
@@ -212,27 +214,27 @@ def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
     return render_history(points, path=shown, heading=False)
 
 
-def _cmd_compare(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console)
     current = read_current_results(args.current)
     return report_comparison(
         current,
         settings=settings,
-        io=io,
+        console=console,
         comparison_json=args.json,
         comment_markdown=args.markdown,
         full_markdown=args.full_markdown,
     )
 
 
-def _created_at(args: argparse.Namespace, io: Io, *, unchanged_since: str | None) -> str:
+def _created_at(args: argparse.Namespace, console: Console, *, unchanged_since: str | None) -> str:
     """--created-at, else $SOURCE_DATE_EPOCH, else ``unchanged_since``, else now."""
     if args.created_at:
         try:
             return normalise_timestamp(args.created_at)
         except ValueError as exc:
             raise InputError(f"--created-at: {exc}", fix="pass e.g. 2026-05-29T12:00:00Z") from None
-    epoch = io.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    epoch = console.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if epoch:
         try:
             moment = datetime.fromtimestamp(int(epoch), tz=UTC)
@@ -259,8 +261,8 @@ def _make_baseline(
         ) from None
 
 
-def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console)
     results = read_current_results(args.results)
     if not any(case.metrics for case in results.cases):
         raise InputError(
@@ -268,7 +270,7 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             fix="score a case set with gold labels (`must_cite_one_of`)",
         )
     out = args.out or settings.baseline
-    shown = display_path(out, io)
+    shown = display_path(out, console)
     try:
         existing = read_baseline(out, display=shown)
     except InputError as exc:
@@ -276,7 +278,7 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             f"refusing to overwrite {shown}: {exc.message}",
             fix="move that file away or pass another --out: only a valid baseline is replaced",
         ) from None
-    git_sha = args.git_sha or io.environ.get("GITHUB_SHA") or git_head_sha(io.cwd)
+    git_sha = args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd)
     unchanged_since = None
     if existing is not None:
         candidate = _make_baseline(
@@ -289,32 +291,34 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             unchanged_since = existing.baseline.created_at
     baseline = _make_baseline(
         results,
-        created_at=_created_at(args, io, unchanged_since=unchanged_since),
+        created_at=_created_at(args, console, unchanged_since=unchanged_since),
         git_sha=git_sha,
         reason=args.reason,
     )
     text = dump_baseline(baseline)
     if existing is not None and existing.text == text:
-        io.stdout.write(f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n")
+        console.stdout.write(
+            f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n"
+        )
     else:
         write_baseline(out, baseline)
-        io.stdout.write(f"recall-gate: wrote {shown}\n")
+        console.stdout.write(f"recall-gate: wrote {shown}\n")
     comparison = compare_to_baseline(
         current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
     )
     if args.markdown is not None:
         body = render_baseline_update(comparison, new=baseline, path=shown)
-        trend = _trend_with(baseline, out, io, shown)
+        trend = _trend_with(baseline, out, console, shown)
         if trend is not None:
             body += f"\n#### Trend\n\n{trend}"
         atomic_write_text(args.markdown, body)
-    io.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
+    console.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
     return 0
 
 
-def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
-    path = resolve_settings(args, io).baseline
-    shown = display_path(path, io)
+def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
+    path = resolve_settings(args, console).baseline
+    shown = display_path(path, console)
     stored = read_baseline(path, display=shown)
     if stored is None:
         raise InputError(
@@ -335,7 +339,7 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         ]
         for s in suggested
     ]
-    io.stdout.write(
+    console.stdout.write(
         f"recall-gate: floors suggested from {shown} (observed − margin, down to the Wilson "
         f"95% lower bound, at least {margin:.2f})\n\n"
         + table(["flag", "metric", "observed", "n", "margin", "floor"], rows, "text")
@@ -345,7 +349,6 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         floors = {floor_key(s.metric): s.floor for s in suggested}
         write_floors(args.write, floors)
         written = ", ".join(f"{key}: {value:.2f}" for key, value in floors.items())
-        io.stdout.write(
-            f"\nrecall-gate: wrote gate floors into {display_path(args.write, io)}: {written}\n"
-        )
+        target = display_path(args.write, console)
+        console.stdout.write(f"\nrecall-gate: wrote gate floors into {target}: {written}\n")
     return 0

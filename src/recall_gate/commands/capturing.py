@@ -18,7 +18,7 @@ from recall_gate.commands.arguments import (
     add_strict,
     positive_int,
 )
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.evaluation import (
     fail_on_integrity_problems,
     score_and_report,
@@ -74,8 +74,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     return {"capture": _cmd_capture}
 
 
-def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console)
     if not settings.cases:
         raise InputError(
             "capture needs the cases whose queries it runs",
@@ -90,7 +90,7 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
             settings.kb, default_language=config.default_language if config else None
         )
         # A typo'd gold id fails before the retriever runs.
-        fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+        fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
@@ -109,16 +109,16 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     # Kept until the file is written: a failed capture leaves it, so `score` refuses
     # the earlier file rather than reporting its numbers as this capture's.
     with CaptureJournal.start(args.out, identity) as journal:
-        retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
+        retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
         captured = capture(
             retriever, cases, k=settings.k, id_from=args.id_from, label=args.label, kb=card_ids
         )
         captured.write(args.out)
         journal.finish()
-    io.stderr.write(
+    console.stderr.write(
         f"recall-gate: captured {len(captured.artifacts)} cases at k = {settings.k} with "
         f"{captured.retriever.name} ({captured.retriever.adapter}) → "
-        f"{display_path(args.out, io)}\n"
+        f"{display_path(args.out, console)}\n"
     )
     provenance = Provenance(
         tool_version=__version__,
@@ -135,5 +135,5 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         provenance=lambda _scored, _watch: provenance,
         settings=settings,
         args=args,
-        io=io,
+        console=console,
     )

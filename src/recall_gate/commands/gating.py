@@ -7,7 +7,7 @@ from pathlib import Path
 
 from recall_gate.adapters.baseline_store import read_baseline, read_baseline_at_ref
 from recall_gate.adapters.files import atomic_write_text, dump_json
-from recall_gate.commands.context import Io, display_path
+from recall_gate.commands.context import Console, display_path
 from recall_gate.commands.settings import Settings, write_settings_header
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
 from recall_gate.core.comparison_json import comparison_document
@@ -18,16 +18,16 @@ from recall_gate.report.comparison import render_comment, render_comparison_text
 
 
 def judge_against_baseline(
-    current: Results, *, settings: Settings, io: Io
+    current: Results, *, settings: Settings, console: Console
 ) -> tuple[Comparison, ComparisonVerdict]:
     """Compare ``current`` with the settings' baseline (at its ref when given)
     and apply the floors and the tolerance."""
     path, ref = settings.baseline, settings.baseline_ref
-    shown = display_path(path, io)
+    shown = display_path(path, console)
     edit = None
     if ref:
         # git runs where the baseline lives: the config's repository, wherever the cwd is.
-        where = next((p for p in path.parents if p.is_dir()), io.cwd)
+        where = next((p for p in path.parents if p.is_dir()), console.cwd)
         stored = read_baseline_at_ref(path, ref=ref, cwd=where)
         working = read_baseline(path, display=shown)
         old = stored.baseline if stored else None
@@ -57,14 +57,14 @@ def report_comparison(
     current: Results,
     *,
     settings: Settings,
-    io: Io,
+    console: Console,
     comparison_json: Path | None,
     comment_markdown: Path | None,
     full_markdown: Path | None,
 ) -> int:
     """The one comparison of a command: judged, written where asked (comparison
     JSON, the PR comment within GitHub's limit, the full report) and printed."""
-    comparison, verdict = judge_against_baseline(current, settings=settings, io=io)
+    comparison, verdict = judge_against_baseline(current, settings=settings, console=console)
     profile = settings.profile
     if comparison_json is not None:
         atomic_write_text(
@@ -80,8 +80,8 @@ def report_comparison(
         )
     if full_markdown is not None:
         atomic_write_text(full_markdown, render_comment(comparison, verdict, profile=profile))
-    write_settings_header(settings, io)
-    io.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
+    write_settings_header(settings, console)
+    console.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
     return exit_for(verdict.gate)
 
 

@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from recall_gate.commands.arguments import Parser, positive_int
-from recall_gate.commands.context import Handler, Io
+from recall_gate.commands.context import Console, Handler
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.profile import DEFAULT_PROFILE
 from recall_gate.errors import InputError
@@ -79,7 +79,7 @@ def _add_comment(sub: argparse._SubParsersAction[Parser]) -> None:
     )
 
 
-def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
+def _cmd_comment(args: argparse.Namespace, console: Console) -> int:
     # Imported here: only this command talks to GitHub.
     import requests
 
@@ -89,11 +89,11 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.adapters.github_client import GitHubClient, GitHubPermissionError
     from recall_gate.core.profile import comment_marker
 
-    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
-    token = io.environ.get("GITHUB_TOKEN", "")
+    runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
+    token = console.environ.get("GITHUB_TOKEN", "")
     marker = comment_marker(args.profile)
     body = read_text(args.body, what="comment body")
-    event_path = io.environ.get("GITHUB_EVENT_PATH", "")
+    event_path = console.environ.get("GITHUB_EVENT_PATH", "")
     event = load_event(Path(event_path)) if event_path else EventContext()
     head_sha = args.head_sha or event.head_sha
     if head_sha is None:
@@ -108,7 +108,7 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
             "no head commit to report on",
             fix="pass --head-sha SHA (the pull request's head commit)",
         )
-    repo = args.repo or io.environ.get("GITHUB_REPOSITORY") or event.repository
+    repo = args.repo or console.environ.get("GITHUB_REPOSITORY") or event.repository
     if not repo:
         raise InputError(
             "no repository to comment on",
@@ -120,7 +120,7 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
             fix="set GITHUB_TOKEN to a token allowed to write PR comments "
             "(the action passes its `github-token` input)",
         )
-    base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    base_url = console.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
     with requests.Session() as session:
         client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         try:
@@ -154,14 +154,14 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
             return 0
     where = f"{repo}#{pr}"
     if outcome.status == "skipped_stale":
-        io.stdout.write(
+        console.stdout.write(
             f"recall-gate: {where} has moved on to {outcome.pr_head_sha}; "
             f"its comment was left to that commit's run\n"
         )
     else:
-        io.stdout.write(f"recall-gate: PR comment {outcome.status}: {outcome.html_url}\n")
+        console.stdout.write(f"recall-gate: PR comment {outcome.status}: {outcome.html_url}\n")
     for duplicate in outcome.deleted_duplicates:
-        io.stdout.write(f"recall-gate: deleted duplicate comment {duplicate}\n")
+        console.stdout.write(f"recall-gate: deleted duplicate comment {duplicate}\n")
     if outcome.posted_as is not None and outcome.author is not None:
         runner.annotate(
             "warning",
@@ -198,21 +198,21 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
     )
 
 
-def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
+def _cmd_actions_report(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.actions_runner import ActionsRunner
     from recall_gate.adapters.files import read_text
     from recall_gate.adapters.results_store import read_comparison
     from recall_gate.report.actions import comparison_annotations, comparison_outputs
 
     comparison = read_comparison(args.comparison)
-    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
+    runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
     outputs = comparison_outputs(comparison)
     runner.set_outputs(outputs)
     if args.summary is not None:
         runner.append_summary(read_text(args.summary, what="report"))
     for note in comparison_annotations(comparison):
         runner.annotate(note.level, note.message, title=note.title)
-    io.stdout.write(
+    console.stdout.write(
         "recall-gate: "
         + ", ".join(f"{key}={value or '—'}" for key, value in outputs.items())
         + "\n"
@@ -249,7 +249,7 @@ def _add_propose_baseline(sub: argparse._SubParsersAction[Parser]) -> None:
     propose.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
 
 
-def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
+def _cmd_propose_baseline(args: argparse.Namespace, console: Console) -> int:
     from datetime import UTC, datetime
 
     import requests
@@ -265,16 +265,16 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.adapters.github_client import GitHubClient
     from recall_gate.report.markup import escape_markdown
 
-    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
-    token = io.environ.get("GITHUB_TOKEN", "")
+    runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
+    token = console.environ.get("GITHUB_TOKEN", "")
     relative = Path(args.file)
     if relative.is_absolute() or ".." in relative.parts:
         raise InputError(
             f"{relative}: the baseline must be given relative to the repository root",
             fix="run from the repository root and pass e.g. baselines/default.json",
         )
-    content = read_text(io.cwd / relative, what="baseline file").encode("utf-8")
-    repo = args.repo or io.environ.get("GITHUB_REPOSITORY", "")
+    content = read_text(console.cwd / relative, what="baseline file").encode("utf-8")
+    repo = args.repo or console.environ.get("GITHUB_REPOSITORY", "")
     if not repo:
         raise InputError("no repository", fix="pass --repo OWNER/NAME")
     if not token:
@@ -287,15 +287,15 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
     reason = " ".join(args.reason.split())
     title = f"Update the {args.profile} retrieval baseline" + (f": {reason}" if reason else "")
     lines = [f"Updates `{relative.as_posix()}` from an evaluation of `{args.base}`."]
-    run_id = io.environ.get("GITHUB_RUN_ID")
+    run_id = console.environ.get("GITHUB_RUN_ID")
     if run_id:
-        server = io.environ.get("GITHUB_SERVER_URL", "https://github.com")
+        server = console.environ.get("GITHUB_SERVER_URL", "https://github.com")
         lines[0] += f" Opened by [workflow run {run_id}]({server}/{repo}/actions/runs/{run_id})."
     if args.body is not None:  # `baseline update --markdown`: reason, then old → new
         lines += ["", read_text(args.body, what="PR body").rstrip("\n")]
     else:
         lines += ["", f"Reason: {escape_markdown(reason) if reason else '(none given)'}"]
-    base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    base_url = console.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
     with requests.Session() as session:
         client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         sha = get_branch_sha(client, repo=repo, branch=args.base)
@@ -311,6 +311,6 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
         pull = create_pull_request(
             client, repo=repo, head=branch, base=args.base, title=title, body="\n".join(lines)
         )
-    io.stdout.write(f"recall-gate: opened pull request #{pull.number}: {pull.url}\n")
+    console.stdout.write(f"recall-gate: opened pull request #{pull.number}: {pull.url}\n")
     runner.set_outputs({"pull-request-url": pull.url, "branch": branch})
     return 0

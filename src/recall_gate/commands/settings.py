@@ -23,7 +23,7 @@ from typing import TypeVar
 
 from recall_gate.adapters.config import Config, GateSettings, load_config
 from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
-from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path, warn
+from recall_gate.commands.context import DEFAULT_CONFIG, Console, display_path, warn
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.metrics import DEFAULT_K
@@ -77,24 +77,24 @@ class Settings:
     baseline_given: bool  # named by a flag, the environment or the config (not the default)
     baseline_ref: str | None
 
-    def paths(self, io: Io) -> list[tuple[str, str]]:
+    def paths(self, console: Console) -> list[tuple[str, str]]:
         """The resolved paths, as the report header shows them."""
-        baseline = display_path(self.baseline, io)
+        baseline = display_path(self.baseline, console)
         if self.baseline_ref:
             baseline += f" at {self.baseline_ref}"
         elif not self.baseline.is_file():
             baseline += " (not found)"
-        rows = [("config", display_path(self.config_path, io) if self.config_path else "none")]
+        rows = [("config", display_path(self.config_path, console) if self.config_path else "none")]
         if self.kb is not None:
-            rows.append(("KB", display_path(self.kb, io)))
+            rows.append(("KB", display_path(self.kb, console)))
         if self.cases:
-            rows.append(("cases", ", ".join(display_path(p, io) for p in self.cases)))
+            rows.append(("cases", ", ".join(display_path(p, console) for p in self.cases)))
         return [*rows, ("baseline", baseline)]
 
 
-def _env(io: Io, dest: str) -> str | None:
+def _env(console: Console, dest: str) -> str | None:
     name = ENVIRONMENT.get(dest)
-    value = io.environ.get(name, "").strip() if name else ""
+    value = console.environ.get(name, "").strip() if name else ""
     return value or None
 
 
@@ -109,37 +109,37 @@ def _parsed(dest: str, text: str, parse: Callable[[str], T], *, fix: str) -> T:
 
 
 def _flag_or_env(
-    args: argparse.Namespace, io: Io, dest: str, parse: Callable[[str], T]
+    args: argparse.Namespace, console: Console, dest: str, parse: Callable[[str], T]
 ) -> T | None:
     """The flag's value, else the environment variable's (parsed), else None."""
     value = getattr(args, dest, None)
     if value is not None:
         return value  # type: ignore[no-any-return]
-    text = _env(io, dest)
+    text = _env(console, dest)
     if text is None:
         return None
     return _parsed(dest, text, parse, fix="set the input to a valid value or leave it empty")
 
 
-def _against_cwd(io: Io, value: str | Path) -> Path:
+def _against_cwd(console: Console, value: str | Path) -> Path:
     """A flag's or variable's path against the current directory, ``..`` folded."""
-    return Path(os.path.normpath(io.cwd / value))
+    return Path(os.path.normpath(console.cwd / value))
 
 
-def _path_flag_or_env(args: argparse.Namespace, io: Io, dest: str) -> Path | None:
+def _path_flag_or_env(args: argparse.Namespace, console: Console, dest: str) -> Path | None:
     value = getattr(args, dest, None)
     if value is None:
-        value = _env(io, dest)
-    return None if value is None else _against_cwd(io, value)
+        value = _env(console, dest)
+    return None if value is None else _against_cwd(console, value)
 
 
 def _load_config(
-    args: argparse.Namespace, io: Io, *, required: bool
+    args: argparse.Namespace, console: Console, *, required: bool
 ) -> tuple[Path | None, Config | None]:
     overrides: Sequence[str] = getattr(args, "set", None) or ()
-    path = _path_flag_or_env(args, io, "config")
+    path = _path_flag_or_env(args, console, "config")
     if path is None:
-        default = io.cwd / DEFAULT_CONFIG
+        default = console.cwd / DEFAULT_CONFIG
         if default.is_file():
             path = default
         elif required or overrides:
@@ -149,10 +149,10 @@ def _load_config(
             )
         else:
             return None, None
-    return path, load_config(path, overrides=overrides, warn=lambda line: warn(io, line))
+    return path, load_config(path, overrides=overrides, warn=lambda line: warn(console, line))
 
 
-def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floors:
+def _floors(args: argparse.Namespace, console: Console, gate: GateSettings | None) -> Floors:
     """Each gated metric's floor: ``--min METRIC=X`` / ``--min-NAME``, else
     ``RECALL_GATE_MIN_NAME`` (the action input ``min-NAME``), else the config's
     ``gate.floors``; none of them = no floor."""
@@ -161,7 +161,7 @@ def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floo
     floors: dict[str, float] = {}
     for spec in GATED_METRICS:
         value = flags.get(spec.key)
-        text = io.environ.get(spec.floor_env or "", "").strip()
+        text = console.environ.get(spec.floor_env or "", "").strip()
         if value is None and text:
             try:
                 value = fraction(text)
@@ -178,50 +178,50 @@ def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floo
 
 
 def resolve_settings(
-    args: argparse.Namespace, io: Io, *, config_required: bool = False
+    args: argparse.Namespace, console: Console, *, config_required: bool = False
 ) -> Settings:
     """Resolve every setting of ``args`` once (see the module docstring for the rule)."""
-    config_path, config = _load_config(args, io, required=config_required)
-    folder = config_path.resolve().parent if config_path is not None else io.cwd
+    config_path, config = _load_config(args, console, required=config_required)
+    folder = config_path.resolve().parent if config_path is not None else console.cwd
 
-    profile = _flag_or_env(args, io, "profile", profile_name)
+    profile = _flag_or_env(args, console, "profile", profile_name)
     if profile is None:
         profile = config.profile if config is not None else DEFAULT_PROFILE
 
-    k = _flag_or_env(args, io, "k", positive_int)
+    k = _flag_or_env(args, console, "k", positive_int)
     if k is None:
         k = config.k if config is not None else DEFAULT_K
 
-    kb = _path_flag_or_env(args, io, "kb")
+    kb = _path_flag_or_env(args, console, "kb")
     if kb is None and config is not None:
         kb = config.kb
     case_flags = getattr(args, "cases", None)
     if case_flags:
-        cases = tuple(_against_cwd(io, p) for p in case_flags)
-    elif (text := _env(io, "cases")) is not None:
-        cases = (_against_cwd(io, text),)
+        cases = tuple(_against_cwd(console, p) for p in case_flags)
+    elif (text := _env(console, "cases")) is not None:
+        cases = (_against_cwd(console, text),)
     else:
         cases = config.cases if config is not None else ()
 
     gate = config.gate if config is not None else None
-    max_regression = _flag_or_env(args, io, "max_regression", fraction)
+    max_regression = _flag_or_env(args, console, "max_regression", fraction)
     if max_regression is None and gate is not None:
         max_regression = gate.max_regression
 
-    min_group_n = _flag_or_env(args, io, "min_group_n", positive_int)
+    min_group_n = _flag_or_env(args, console, "min_group_n", positive_int)
     if min_group_n is None:
         min_group_n = gate.min_group_n if gate else MIN_GROUP_N
-    require_significance = _flag_or_env(args, io, "require_significance", strict_boolean)
+    require_significance = _flag_or_env(args, console, "require_significance", strict_boolean)
     if require_significance is None:
         require_significance = gate.require_significance if gate else REQUIRE_SIGNIFICANCE
 
-    baseline = _path_flag_or_env(args, io, "baseline")
+    baseline = _path_flag_or_env(args, console, "baseline")
     baseline_given = baseline is not None
     if baseline is None and config is not None and config.baseline is not None:
         baseline, baseline_given = config.baseline, True
     if baseline is None:
         baseline = folder / baseline_relpath(profile)
-    baseline_ref = _flag_or_env(args, io, "baseline_ref", str)
+    baseline_ref = _flag_or_env(args, console, "baseline_ref", str)
 
     if config is not None and config.k != k:
         config = config.model_copy(update={"k": k})  # the runner retrieves the top k
@@ -232,7 +232,7 @@ def resolve_settings(
         k=k,
         kb=kb,
         cases=tuple(cases),
-        floors=_floors(args, io, gate),
+        floors=_floors(args, console, gate),
         max_regression=max_regression,
         min_group_n=min_group_n,
         require_significance=require_significance,
@@ -242,9 +242,9 @@ def resolve_settings(
     )
 
 
-def write_settings_header(settings: Settings, io: Io) -> None:
+def write_settings_header(settings: Settings, console: Console) -> None:
     """The report's header: which config, KB, cases and baseline this run used,
     so a comparison that was skipped or aimed elsewhere is never silent."""
-    rows = settings.paths(io)
+    rows = settings.paths(console)
     width = max(len(name) for name, _ in rows) + 2
-    io.stdout.write("".join(f"{name + ':':<{width}}{value}\n" for name, value in rows) + "\n")
+    console.stdout.write("".join(f"{name + ':':<{width}}{value}\n" for name, value in rows) + "\n")
