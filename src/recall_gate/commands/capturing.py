@@ -9,6 +9,7 @@ from pathlib import Path
 from recall_gate import __version__
 from recall_gate.adapters.dataset import load_cards, load_cases
 from recall_gate.adapters.journal import CaptureJournal
+from recall_gate.adapters.trec import write_trec_run
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
@@ -50,6 +51,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="e.g. app.rag:build_retriever (imported from the current directory)",
     )
     p.add_argument("--out", type=Path, required=True, metavar="PATH", help="the artifacts file")
+    p.add_argument(
+        "--trec-out",
+        type=Path,
+        metavar="PATH",
+        help="also write the capture as a TREC run (for trec_eval, ranx, pytrec_eval)",
+    )
     p.add_argument(
         "--cases", type=Path, action="append", metavar="PATH", help="cases file (default: config)"
     )
@@ -114,6 +121,10 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
             retriever, cases, k=settings.k, id_from=args.id_from, label=args.label, kb=card_ids
         )
         captured.write(args.out)
+        if args.trec_out is not None:
+            write_trec_run(
+                args.trec_out, captured.artifacts, source=str(args.out), tag="recall-gate"
+            )
         journal.finish()
     console.stderr.write(
         f"recall-gate: captured {len(captured.artifacts)} cases at k = {settings.k} with "

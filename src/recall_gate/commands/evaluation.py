@@ -55,6 +55,13 @@ from recall_gate.core.integrity import (
     find_problems,
     languages_without_cards,
 )
+from recall_gate.core.leakage import (
+    DUPLICATE_JACCARD,
+    LEAK_CONTAINMENT,
+    NGRAM,
+    find_leaks,
+    find_near_duplicates,
+)
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
@@ -68,6 +75,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(check)
     check.add_argument("--kb", type=Path, metavar="PATH", help="KB directory or file")
     check.add_argument("--cases", type=Path, action="append", metavar="PATH", help="cases file")
+    check.add_argument(
+        "--strict",
+        action="store_true",
+        help="fail (exit 1) on a query copied into a card or on near-duplicate cards "
+        "(warnings otherwise)",
+    )
 
     score = sub.add_parser("score", help="score captured artifacts or a TREC run (no store needed)")
     add_config(score)
@@ -256,12 +269,42 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
             "dataset integrity failed: a labelling error must not pass for a retrieval failure",
             fix="fix the ids listed above",
         )
+    _report_leakage([c for _, c in cards], cases, console, strict=args.strict)
     gold = sum(1 for _, c in cases if c.gold_labelled)
     console.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
         f"({gold} gold-labelled), every gold and relevant id resolves\n"
     )
     return 0
+
+
+def _report_leakage(
+    cards: Sequence[Card], cases: Sequence[tuple[str, Case]], console: Console, *, strict: bool
+) -> None:
+    """Queries copied into cards and near-duplicate cards: warnings, or with
+    ``strict`` a failed check (see :mod:`recall_gate.core.leakage`)."""
+    leaks = find_leaks(cards, cases)
+    twins = find_near_duplicates(cards)
+    level = "error" if strict else "warning"
+    if leaks:
+        console.stderr.write(
+            f"recall-gate check: {level}: {len(leaks)} case(s) whose query is copied into a "
+            f"card (≥ {LEAK_CONTAINMENT:.0%} of its {NGRAM}-word sequences): they measure "
+            "string matching, not retrieval\n"
+        )
+        console.stderr.writelines(f"  {leak}\n" for leak in leaks)
+    if twins:
+        console.stderr.write(
+            f"recall-gate check: {level}: {len(twins)} pair(s) of near-duplicate cards "
+            f"(≥ {DUPLICATE_JACCARD:.0%} of their {NGRAM}-word sequences shared)\n"
+        )
+        console.stderr.writelines(f"  {pair}\n" for pair in twins)
+    if strict and (leaks or twins):
+        raise GateFailure(
+            f"--strict: {len(leaks)} leaked case(s), {len(twins)} near-duplicate card pair(s)",
+            fix="rewrite the leaked queries in a user's words (or drop the copied text from the "
+            "card), and merge or tell apart the near-duplicate cards",
+        )
 
 
 def _cmd_score(args: argparse.Namespace, console: Console) -> int:
