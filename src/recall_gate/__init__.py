@@ -1,4 +1,4 @@
-"""recall-gate: a retrieval-quality gate for RAG (ADR-0023).
+"""recall-gate: a retrieval-quality gate for RAG (docs/decisions/retrieval-recall.md).
 
 Score retrieval with ``retrieval_hit_at_k``, ``retrieval_recall_at_k`` and
 ``retrieval_ndcg_at_k`` over gold-labelled cases, compare against a committed

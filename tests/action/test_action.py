@@ -1,8 +1,10 @@
-"""Static checks of action.yml: inputs only through `env:`, README in sync, zizmor clean.
+"""Static checks of action.yml: inputs only through `env:`, docs in sync, zizmor clean.
 
-``python tests/test_action.py`` prints the README's inputs and outputs tables
-as they must read (between the ``<!-- inputs:start -->`` / ``<!-- inputs:end -->``
-and ``<!-- outputs:start -->`` / ``<!-- outputs:end -->`` markers).
+``python tests/action/test_action.py`` prints the inputs and outputs tables of
+docs/reference/action.md as they must read (between the
+``<!-- inputs:start -->`` / ``<!-- inputs:end -->`` and
+``<!-- outputs:start -->`` / ``<!-- outputs:end -->`` markers); the README's
+quick-start workflow is checked here too.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
 README = ROOT / "README.md"
+ACTION_DOCS = ROOT / "docs" / "reference" / "action.md"
 WORKFLOWS = ROOT / ".github" / "workflows"
 
 # The contract of DESIGN.md ("The action"); more inputs may exist, none of these may go.
@@ -68,7 +71,7 @@ def steps() -> list[dict[str, Any]]:
     return list(action()["runs"]["steps"])
 
 
-# -- the README tables, generated from action.yml --------------------------------
+# -- the docs' tables, generated from action.yml ----------------------------------
 
 
 def _cell(text: str) -> str:
@@ -187,22 +190,23 @@ def test_the_comment_step_cannot_fail_the_action() -> None:
     assert 'if [ "$RG_VERDICT" = fail ]' in last["run"]
 
 
-# -- the README ------------------------------------------------------------------
+# -- the docs and the README ------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("section", "render"), [("inputs", inputs_table), ("outputs", outputs_table)]
 )
-def test_readme_tables_match_action_yml(section: str, render: Any) -> None:
-    text = README.read_text(encoding="utf-8") if README.is_file() else ""
+def test_action_docs_tables_match_action_yml(section: str, render: Any) -> None:
+    text = ACTION_DOCS.read_text(encoding="utf-8") if ACTION_DOCS.is_file() else ""
     expected = render()
     found = readme_section(text, section)
+    where = ACTION_DOCS.relative_to(ROOT)
     assert found is not None, (
-        f"README.md has no <!-- {section}:start --> ... <!-- {section}:end --> block; "
-        f"`python tests/test_action.py` prints it"
+        f"{where} has no <!-- {section}:start --> ... <!-- {section}:end --> block; "
+        f"`python tests/action/test_action.py` prints it"
     )
     assert found == expected, (
-        f"README.md's {section} table is out of date with action.yml; replace it with:\n{expected}"
+        f"{where}'s {section} table is out of date with action.yml; replace it with:\n{expected}"
     )
 
 

@@ -406,7 +406,7 @@ def test_bad_input_exits_with_one_clear_message(
     assert done.err.count("recall-gate: error:") == 1
 
 
-# Word for word (STYLE.md: user-facing messages are tested verbatim).
+# Word for word: user-facing messages are tested verbatim.
 
 
 def test_message_invalid_json_line(dataset: Path) -> None:
@@ -662,7 +662,7 @@ def test_floors_below_the_observed_means_pass(dataset: Path) -> None:
 
 
 def test_no_floors_is_report_only_with_exit_0(dataset: Path) -> None:
-    # Even a dismal run passes when nothing is enforced: report first (ADR-0023 (D)).
+    # Even a dismal run passes when nothing is enforced: report first.
     write_files(dataset, {"run.jsonl": capture(with_fields=False).replace("en-refills", "zz")})
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "cases.yaml")
     assert done.code == 0

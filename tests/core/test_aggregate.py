@@ -1,4 +1,5 @@
-"""Means with an honest n (ADR-0023 (B), (C)): overall, by case type, by language."""
+"""Means with an honest n (no gold, no score; the denominator is "has gold"):
+overall, by case type, by language."""
 
 from __future__ import annotations
 

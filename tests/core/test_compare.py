@@ -71,7 +71,7 @@ def test_groups_are_overall_case_types_then_languages_and_skip_unscored() -> Non
         current=results(cases), baseline=baseline_of(cases), baseline_path="b.json"
     )
     labels = list(dict.fromkeys(d.group.label for d in comparison.deltas))
-    # capability and es-419 carry only an unscored case: no row (ADR-0023 (B)).
+    # capability and es-419 carry only an unscored case: no row (no gold, no score).
     assert labels == [
         "overall",
         "case_type:golden",

@@ -1,4 +1,4 @@
-"""The retrieval-recall evaluator: one named test per ADR-0023 rule."""
+"""The retrieval-recall evaluator: one named test per rule of the decision record."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Dataset integrity (ADR-0023 (D)): every problem is listed, with a hint."""
+"""Dataset integrity (always a gate): every problem is listed, with a hint."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The pure core does no I/O (STYLE.md: functional core, thin shell), and the
+"""The pure core does no I/O (functional core, thin shell: CONTRIBUTING.md), and the
 layers hold.
 
 Walks the imports of the core modules with `ast`, transitively within

@@ -123,7 +123,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="write the old → new report here (the baseline PR's body)",
     )
 
-    floors = sub.add_parser("floors", help="evidence-based floors (ADR-0023 future work 1)")
+    floors = sub.add_parser("floors", help="evidence-based floors (observed minus a margin)")
     floor_actions = add_subcommands(floors, dest="floors_command")
     suggest = floor_actions.add_parser(
         "suggest",

@@ -9,7 +9,7 @@ Rules, each with a named test:
   questions. Added, removed and relabelled cases are listed; a group shows
   "n compared of n total" when the sets differ.
 * **Groups**: overall, each case type and each language, for every metric of
-  the ADR triad; a group with no scored case on either side has no row.
+  the metric triad; a group with no scored case on either side has no row.
 * **Flips and rank moves**: a common case whose hit@k went 1 → 0 (lost) or
   0 → 1 (gained), or whose recall@k / nDCG@k moved without a flip, with the
   card shown and its rank before → after (``None`` when outside the top k);

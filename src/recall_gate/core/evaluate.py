@@ -1,14 +1,14 @@
-"""The retrieval-recall evaluator: one case's ranking → its metrics (ADR-0023).
+"""The retrieval-recall evaluator: one case's ranking → its metrics.
 
-Rules, each with a named test:
+Rules (docs/decisions/retrieval-recall.md), each with a named test:
 
 * Card identity is ``parent_id`` when present, else the item's ``id``
   (resolved by :meth:`Artifact.ranked_card_ids` before scoring).
 * Metrics are computed on **retrieved** ids, never on cited ids.
 * A case with empty ``must_cite_one_of`` yields ``{}``: it adds to no mean
-  and no n (ADR-0023 (B)).
+  and no n (no gold, no score).
 * Scoring is keyed on the presence of gold, not on the case type: an
-  adversarial case that carries gold is scored (ADR-0023 (C)).
+  adversarial case that carries gold is scored (the denominator is "has gold").
 * When the capture carries ``cited`` ids, a gold-labelled case is classified:
   ``retrieval_miss`` (no gold card in the top k), ``citation_miss`` (a gold
   card was retrieved but none was cited) or ``ok`` (a gold card was cited).

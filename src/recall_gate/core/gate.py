@@ -3,7 +3,8 @@ regression tolerance and its exemptions, and the verdict. Report-only by default
 
 Every knob is ``float | None``; ``None`` is inactive. With no knob set the
 verdict is ``report-only``: the checks still run so the report can say what
-*would* fail (ADR-0023 (D)). Dataset integrity is not a knob: it always fails.
+*would* fail (report first: docs/decisions/retrieval-recall.md). Dataset
+integrity is not a knob: it always fails.
 
 A drop beyond the tolerance fails only when it is not *exempt*: a group with
 fewer than ``min-group-n`` compared cases is too small to gate (``small_n``),
@@ -232,7 +233,7 @@ def wilson_lower_bound(mean: float, n: int, *, z: float = 2.0) -> float:
 def suggest_floors(
     aggregates: Aggregates, *, min_margin: float = 0.02
 ) -> tuple[SuggestedFloor, ...]:
-    """Evidence-based floors (ADR-0023 future work 1): observed − margin,
+    """Evidence-based floors: observed − margin,
     rounded down to two decimals, where the margin reaches the Wilson lower
     bound of the observed mean (z = 2) and is at least ``min_margin``."""
     out = []

@@ -1,5 +1,6 @@
-"""Dataset integrity (ADR-0023 (D)): a labelling error must not pass for a
-retrieval failure. Pure: takes located records, returns every problem found.
+"""Dataset integrity (always a gate, docs/decisions/retrieval-recall.md): a
+labelling error must not pass for a retrieval failure. Pure: takes located
+records, returns every problem found.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every metric the reports show, described once: key, short name, label,
 definition, the trec_eval measure it matches, and how it is computed.
 
-The key is the metric's identity (the ADR-0023 names, verbatim). Everything
+The key is the metric's identity (the decision record's names, verbatim). Everything
 else a metric has is derived from its entry here, so adding an entry is the
 whole change for a new metric:
 

@@ -76,7 +76,7 @@ class CaseLabel(_Record):
 
     ``must_cite_one_of`` is disjunctive: citing any one card satisfies the
     citation contract; hit@k is computed on it. ``relevant_ids``, when present,
-    is the relevance set for recall@k and nDCG@k (ADR-0023 future work 2).
+    is the relevance set for recall@k and nDCG@k (relevance apart from citation sufficiency).
     """
 
     id: str = Field(min_length=1)
@@ -95,7 +95,7 @@ class CaseLabel(_Record):
             if not self.must_cite_one_of:
                 raise ValueError(
                     "relevant_ids is set but must_cite_one_of is empty: "
-                    "a case is scored only when it carries gold (ADR-0023 (C))"
+                    "a case is scored only when it carries gold in must_cite_one_of"
                 )
         return self
 

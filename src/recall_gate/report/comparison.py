@@ -794,7 +794,7 @@ def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> s
     if unscored:
         notes.append(
             f"{unscored} case{' is' if unscored == 1 else 's are'} without gold (capability, "
-            "no_match): not scored, by design (ADR-0023 (B))."
+            "no_match): not scored, by design: they have no card to find."
         )
     return "\n".join(f"- {n}" for n in notes)
 

@@ -174,7 +174,7 @@ def render_summary(
         parts.append(_verdict_lines(gate, k, fmt))
     parts.append(
         f"{scored} of {total} cases carry gold and are scored; "
-        f"{total - scored} without gold are excluded by design (ADR-0023 (B))."
+        f"{total - scored} without gold are excluded by design: they have no card to find."
     )
     for note in capture_notes(k=k, scored=scored, short_of_k=short_of_k, gold_checked=gold_checked):
         parts.append(note if fmt == "markdown" else note.replace("`", ""))
