@@ -39,7 +39,7 @@ from typing import Final, TextIO
 from recall_gate import __version__
 from recall_gate.commands import baselines, capturing, converting, evaluation, github_actions
 from recall_gate.commands.arguments import Parser, add_subcommands
-from recall_gate.commands.context import Console, Handler
+from recall_gate.commands.context import Console, Handler, warn
 from recall_gate.errors import INTERNAL_ERROR_EXIT, RecallGateError
 
 __all__ = ["DEBUG_ENV", "entry_point", "main"]
@@ -182,6 +182,8 @@ def main(
             return exc.code if isinstance(exc.code, int) else 0
         if cwd is not None:
             _anchor_paths(args, cwd)
+        for line in getattr(args, "deprecations", None) or ():
+            warn(console, line)
         return handlers[args.command](args, console)
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
         console.stderr.write(_error_message(exc, debug=debug))

@@ -90,7 +90,7 @@ def test_a_tampered_comparison_is_refused_naming_the_field(
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(InputError, match=message) as raised:
         read_comparison(path)
-    assert "compare --json" in raised.value.fix
+    assert "--comparison-json" in raised.value.fix
 
 
 def test_a_file_that_is_not_a_comparison_is_refused(tmp_path: Path) -> None:

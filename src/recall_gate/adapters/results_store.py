@@ -180,7 +180,7 @@ def dump_jsonl(records: Sequence[BaseModel]) -> str:
     )
 
 
-_COMPARISON_FIX = "pass the file written by `recall-gate compare --json` (or `--comparison-json`)"
+_COMPARISON_FIX = "pass the file written by `--comparison-json` (of compare, score or run)"
 
 
 def read_comparison(path: Path) -> ComparisonDocument:

@@ -23,15 +23,17 @@ from recall_gate.commands.arguments import (
     Parser,
     add_baseline_file,
     add_config,
+    add_deprecated,
     add_gate,
     add_profile,
+    add_report_outputs,
     add_subcommands,
     add_tolerance,
     fraction,
     optional_path,
     optional_text,
 )
-from recall_gate.commands.context import Console, Handler, display_path
+from recall_gate.commands.context import Console, Handler, display_path, warn
 from recall_gate.commands.gating import report_comparison
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
@@ -69,20 +71,22 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "working-tree file is reported as the PR's edit of the baseline",
     )
     add_profile(compare)
-    compare.add_argument(
-        "--markdown",
+    add_report_outputs(compare)
+    add_deprecated(
+        compare,
+        "--json",
+        instead="--comparison-json",
+        dest="comparison_json",
         type=optional_path,
         metavar="PATH",
-        help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
     )
-    compare.add_argument(
+    add_deprecated(
+        compare,
         "--full-markdown",
+        instead="--markdown",
+        dest="full_markdown",
         type=optional_path,
         metavar="PATH",
-        help="write the full report here (for the job summary)",
-    )
-    compare.add_argument(
-        "--json", type=optional_path, metavar="PATH", help="write the comparison JSON here"
     )
     add_gate(compare)
     add_tolerance(compare)
@@ -217,13 +221,31 @@ def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str 
 def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
     settings = resolve_settings(args, console)
     current = read_current_results(args.current)
+    full, comment = args.markdown, args.comment_markdown
+    if args.full_markdown is not None:
+        # The old pair `--markdown C --full-markdown F`: C is still the comment.
+        if full is not None and comment is None:
+            comment = full
+            warn(
+                console,
+                "with --full-markdown, --markdown keeps its old meaning (the PR comment); "
+                "write --comment-markdown PATH for the comment and --markdown PATH for the report",
+            )
+        full = args.full_markdown
+    elif full is not None and comment is None:
+        warn(
+            console,
+            "compare --markdown now writes the full report, as in score and run (the same "
+            "text unless it is longer than GitHub's comment limit); the PR comment is "
+            "--comment-markdown",
+        )
     return report_comparison(
         current,
         settings=settings,
         console=console,
-        comparison_json=args.json,
-        comment_markdown=args.markdown,
-        full_markdown=args.full_markdown,
+        comparison_json=args.comparison_json,
+        comment_markdown=comment,
+        full_markdown=full,
     )
 
 

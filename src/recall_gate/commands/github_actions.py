@@ -184,14 +184,19 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
     report = sub.add_parser(
         "actions-report",
         help="GitHub Actions: step outputs, job summary and annotations of a comparison",
-        description="Turn `compare --json` into the action's step outputs (verdict, "
+        description="Turn a comparison JSON (`--comparison-json`) into the action's step "
+        "outputs (verdict, "
         + "".join(f"{m.name}, " for m in GATED_METRICS)
         + "n, regressions), append a report to the job summary, and annotate "
         "failed floors, regressions and a stale or missing baseline. Outside GitHub Actions "
         "the annotations are printed as plain lines.",
     )
     report.add_argument(
-        "--comparison", type=Path, required=True, metavar="PATH", help="`compare --json` output"
+        "--comparison",
+        type=Path,
+        required=True,
+        metavar="PATH",
+        help="the `--comparison-json` of compare, score or run",
     )
     report.add_argument(
         "--summary", type=Path, metavar="PATH", help="Markdown to append to the job summary"
