@@ -22,6 +22,7 @@ from recall_gate.adapters.files import atomic_write_text, describe_validation_er
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_file,
+    add_baseline_ref,
     add_config,
     add_deprecated,
     add_gate,
@@ -63,13 +64,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "--current", type=Path, required=True, metavar="PATH", help="this run's results JSON"
     )
     add_baseline_file(compare, "--baseline")
-    compare.add_argument(
-        "--baseline-ref",
-        type=optional_text,
-        metavar="REF",
-        help="read the baseline as it is at this git revision (the PR's base); a different "
-        "working-tree file is reported as the PR's edit of the baseline",
-    )
+    add_baseline_ref(compare)
     add_profile(compare)
     add_report_outputs(compare)
     add_deprecated(
@@ -219,7 +214,7 @@ def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str 
 
 
 def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
-    settings = resolve_settings(args, console)
+    settings = resolve_settings(args, console, judged=True)
     current = read_current_results(args.current)
     full, comment = args.markdown, args.comment_markdown
     if args.full_markdown is not None:
