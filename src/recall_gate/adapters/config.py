@@ -383,7 +383,8 @@ def parse_config(
         data = {}
     if not isinstance(data, dict):
         raise InputError(
-            f"{source}: expected a mapping of settings", fix="see the README's config example"
+            f"{source}: expected a mapping of settings",
+            fix="write `key: value` lines, as in docs/reference/config.md",
         )
     if overrides:
         data = apply_overrides(data, overrides)
@@ -397,6 +398,6 @@ def parse_config(
     except ValidationError as exc:
         raise InputError(
             f"{source}: {describe_validation_error(exc)}",
-            fix="see the README's recall-gate.yaml reference for valid keys and values",
+            fix="see docs/reference/config.md for every key, its type and its default",
         ) from None
     return config.resolved(folder)

@@ -224,7 +224,7 @@ def _load_config(
                 raise InputError(
                     f"no {DEFAULT_CONFIG} in {console.cwd} or a parent folder up to the repository "
                     "root" + (" for --set to override" if overrides else ""),
-                    fix=f"create {DEFAULT_CONFIG} (see the README) or pass --config PATH",
+                    fix=f"create {DEFAULT_CONFIG} (docs/reference/config.md) or pass --config PATH",
                 )
             return None, None
     return path, load_config(path, overrides=overrides, warn=lambda line: warn(console, line))
