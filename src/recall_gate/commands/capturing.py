@@ -26,7 +26,7 @@ from recall_gate.commands.arguments import (
     positive_seconds,
     shard_spec,
 )
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.evaluation import (
     fail_on_integrity_problems,
     judged_cases,
@@ -185,18 +185,18 @@ def _answered(journal: CaptureJournal) -> dict[str, Artifact]:
 
 
 def _say_captured(
-    captured: Capture, *, args: argparse.Namespace, io: Io, k: int, resumed: int
+    captured: Capture, *, args: argparse.Namespace, console: Console, k: int, resumed: int
 ) -> None:
     """What was captured, where, how much came from the journal, and what failed."""
-    io.stderr.write(
+    console.stderr.write(
         f"recall-gate: captured {len(captured.artifacts)} cases at k = {k} with "
         f"{captured.retriever.name} ({captured.retriever.adapter}) → "
-        f"{display_path(args.out, io)}"
+        f"{display_path(args.out, console)}"
         + (f" ({resumed} from the journal)" if resumed else "")
         + "\n"
     )
     if captured.failed:
-        io.stderr.write(
+        console.stderr.write(
             f"recall-gate: warning: {len(captured.failed)} case(s) the retriever could not "
             "answer are recorded as failures and score as misses (--max-failures): "
             + ", ".join(repr(a.case_id) for a in captured.failed[:10])
@@ -207,7 +207,7 @@ def _say_captured(
 
 def _capture_journaled(
     args: argparse.Namespace,
-    io: Io,
+    console: Console,
     *,
     identity: dict[str, Any],
     cases: list[Case],
@@ -218,8 +218,8 @@ def _capture_journaled(
 ) -> tuple[Capture, int]:
     """The capture, written to ``--out``, with its journal; and how many of its
     answers came from the journal of an interrupted one (``--resume``)."""
-    live = io.stderr.isatty() and not io.environ.get("CI")
-    progress = None if args.quiet else ProgressLine(io.stderr, live=live)
+    live = console.stderr.isatty() and not console.environ.get("CI")
+    progress = None if args.quiet else ProgressLine(console.stderr, live=live)
     # Kept until the file is written: a failed capture leaves it, so `score` refuses
     # the earlier file rather than reporting its numbers as this capture's, and
     # `--resume` asks only the cases it does not hold.
@@ -227,7 +227,7 @@ def _capture_journaled(
     with opened(args.out, identity) as journal:
         answered = _answered(journal)
         resumed = sum(1 for a in answered.values() if a.error is None)
-        retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
+        retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
         try:
             captured = capture(
                 retriever,
@@ -245,9 +245,9 @@ def _capture_journaled(
         except KeyboardInterrupt:
             if progress is not None:
                 progress.end()
-            io.stderr.write(
+            console.stderr.write(
                 f"recall-gate: capture interrupted: the answers so far are kept in "
-                f"{display_path(journal.path, io)}; the same command with --resume asks "
+                f"{display_path(journal.path, console)}; the same command with --resume asks "
                 "only the cases not yet answered\n"
             )
             raise
@@ -264,8 +264,8 @@ def _capture_journaled(
     return captured, resumed
 
 
-def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io, judged=True)
+def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console, judged=True)
     chosen = settings.config.capture if settings.config is not None else None
     args.retriever = args.retriever or (chosen.retriever if chosen else None)
     args.label = args.label or (chosen.label if chosen else None)
@@ -293,11 +293,11 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     if settings.kb is not None:
         cards = load_cards(settings.kb, files=settings.kb_files())
         # A typo'd gold id fails before the retriever runs.
-        fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+        fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
     else:
-        fail_on_integrity_problems(label_problems(located), io)
+        fail_on_integrity_problems(label_problems(located), console)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
     labels = [c.label() for c in judged]
     dataset_fingerprint = fingerprint_labels(labels)
@@ -314,7 +314,7 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     }
     captured, resumed = _capture_journaled(
         args,
-        io,
+        console,
         identity=identity,
         cases=cases,
         k=settings.k,
@@ -322,9 +322,9 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         config_folder=config_folder,
         pacing=_pacing(args, settings.config),
     )
-    _say_captured(captured, args=args, io=io, k=settings.k, resumed=resumed)
+    _say_captured(captured, args=args, console=console, k=settings.k, resumed=resumed)
     if captured.coverage is not None:
-        io.stderr.write(
+        console.stderr.write(
             f"recall-gate: {captured.coverage.describe()} is not scored on its own: capture "
             "every shard, `recall-gate merge` their files, then score the merged file\n"
         )
@@ -345,17 +345,17 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         provenance=lambda _scored, _watch: provenance,
         settings=settings,
         args=args,
-        io=io,
+        console=console,
         pull_request=lambda: pull_request_changes(
             settings,
-            io,
+            console,
             plan=plan,
             cases_at_base=plan is not None,
             added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
         ),
     )
     if code == 1 and args.no_gate:
-        io.stderr.write(
+        console.stderr.write(
             "recall-gate: the gate failed (see the report above); exit 0 because of --no-gate\n"
         )
         return 0

@@ -18,7 +18,7 @@ from pathlib import Path
 from recall_gate.adapters.artifacts import write_artifacts
 from recall_gate.adapters.dataset import iter_artifacts, load_cases
 from recall_gate.commands.arguments import Parser, add_config
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.records import Artifact, Coverage, Retriever
 from recall_gate.errors import InputError
@@ -57,8 +57,8 @@ class _Shard:
     artifacts: tuple[Artifact, ...]
 
 
-def _read_shard(path: Path, io: Io) -> _Shard:
-    name = display_path(path, io)
+def _read_shard(path: Path, console: Console) -> _Shard:
+    name = display_path(path, console)
     coverage: Coverage | None = None
     retriever: Retriever | None = None
     artifacts = []
@@ -85,8 +85,8 @@ def _read_shard(path: Path, io: Io) -> _Shard:
     return _Shard(path, coverage, retriever, tuple(artifacts))
 
 
-def _check_same_capture(first: _Shard, other: _Shard, io: Io) -> None:
-    a, b = display_path(first.path, io), display_path(other.path, io)
+def _check_same_capture(first: _Shard, other: _Shard, console: Console) -> None:
+    a, b = display_path(first.path, console), display_path(other.path, console)
     one, two = first.coverage, other.coverage
     if (one.of, one.cases, one.cases_fingerprint) != (two.of, two.cases, two.cases_fingerprint):
         raise InputError(
@@ -107,15 +107,17 @@ def _check_same_capture(first: _Shard, other: _Shard, io: Io) -> None:
         )
 
 
-def _case_order(args: argparse.Namespace, io: Io, coverage: Coverage) -> dict[str, int] | None:
+def _case_order(
+    args: argparse.Namespace, console: Console, coverage: Coverage
+) -> dict[str, int] | None:
     """Each case's position in the cases the shards were captured from (flag or config),
     or None when no cases are known. Cases of another set are refused."""
-    settings = resolve_settings(args, io)
+    settings = resolve_settings(args, console)
     if not settings.cases:
         return None
     cases = [case for _, case in load_cases(settings.cases)]
     if fingerprint_case_set(cases) != coverage.cases_fingerprint:
-        listed = ", ".join(display_path(p, io) for p in settings.cases)
+        listed = ", ".join(display_path(p, console) for p in settings.cases)
         raise InputError(
             f"the shards were captured from another case set than {listed} "
             f"({coverage.cases} cases, {coverage.cases_fingerprint}; {listed}: {len(cases)} "
@@ -126,19 +128,19 @@ def _case_order(args: argparse.Namespace, io: Io, coverage: Coverage) -> dict[st
     return {case.id: index for index, case in enumerate(cases)}
 
 
-def _cmd_merge(args: argparse.Namespace, io: Io) -> int:
-    shards = [_read_shard(path, io) for path in args.shards]
+def _cmd_merge(args: argparse.Namespace, console: Console) -> int:
+    shards = [_read_shard(path, console) for path in args.shards]
     first = shards[0]
     held: dict[int, Path] = {}
     cases: dict[str, Path] = {}
     for shard in shards:
-        _check_same_capture(first, shard, io)
-        name = display_path(shard.path, io)
+        _check_same_capture(first, shard, console)
+        name = display_path(shard.path, console)
         for index in shard.coverage.shards:
             if index in held:
                 raise InputError(
                     f"shard {index} of {first.coverage.of} is in both "
-                    f"{display_path(held[index], io)} and {name}",
+                    f"{display_path(held[index], console)} and {name}",
                     fix="give each shard once",
                 )
             held[index] = shard.path
@@ -146,7 +148,7 @@ def _cmd_merge(args: argparse.Namespace, io: Io) -> int:
             if artifact.case_id in cases:
                 raise InputError(
                     f"case {artifact.case_id!r} is in both "
-                    f"{display_path(cases[artifact.case_id], io)} and {name}",
+                    f"{display_path(cases[artifact.case_id], console)} and {name}",
                     fix=_SHARD_FIX,
                 )
             cases[artifact.case_id] = shard.path
@@ -161,20 +163,20 @@ def _cmd_merge(args: argparse.Namespace, io: Io) -> int:
         )
     in_order = sorted(shards, key=lambda s: s.coverage.shards)
     merged = [artifact for shard in in_order for artifact in shard.artifacts]
-    order = _case_order(args, io, total)
+    order = _case_order(args, console, total)
     if order is not None:  # one capture's order
         merged.sort(key=lambda a: order.get(a.case_id, len(order)))
     coverage = None if complete else total.model_copy(update={"shards": indexes})
     write_artifacts(args.out, merged, retriever=first.retriever, coverage=coverage)
-    out = display_path(args.out, io)
+    out = display_path(args.out, console)
     if coverage is None:
-        io.stderr.write(
+        console.stderr.write(
             f"recall-gate: merged {len(shards)} file(s), all {total.of} shards, "
             f"{len(cases)} cases → {out}\n"
         )
     else:
         missing = ", ".join(str(i) for i in range(1, total.of + 1) if i not in held)
-        io.stderr.write(
+        console.stderr.write(
             f"recall-gate: warning: merged {coverage.describe()} ({len(cases)} of "
             f"{total.cases} cases) → {out}; shard(s) {missing} missing: `score` refuses this "
             "file until they are merged in\n"
