@@ -39,7 +39,7 @@ from recall_gate.commands.gating import report_comparison
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
 from recall_gate.core.compare import compare_to_baseline
-from recall_gate.core.gate import suggest_floors
+from recall_gate.core.gate import MIN_MARGIN, suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
 from recall_gate.core.trend import trend_point
@@ -134,7 +134,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_baseline_file(suggest, "--baseline")
     add_profile(suggest)
     suggest.add_argument(
-        "--min-margin", type=fraction, metavar="X", help="smallest margin (default 0.02)"
+        "--min-margin", type=fraction, metavar="X", help=f"smallest margin (default {MIN_MARGIN})"
     )
     suggest.add_argument(
         "--write",
@@ -342,7 +342,7 @@ def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
             f"{shown}: no baseline yet, so no evidence for a floor",
             fix=f"create it: `recall-gate baseline update --results results.json --out {shown}`",
         )
-    margin = args.min_margin if args.min_margin is not None else 0.02
+    margin = args.min_margin if args.min_margin is not None else MIN_MARGIN
     suggested = suggest_floors(stored.baseline.aggregates, min_margin=margin)
     k = stored.baseline.k
     rows = [
