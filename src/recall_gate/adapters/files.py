@@ -331,12 +331,15 @@ def _file_mode(path: Path) -> int:
 
 
 @contextmanager
-def atomic_file(path: Path) -> Iterator[IO[bytes]]:
-    """A binary handle on a temp file in ``path``'s directory, renamed onto ``path``
-    when the block ends without an error (else removed): never a partial file."""
+def atomic_file(path: Path, *, temp_dir: Path | None = None) -> Iterator[IO[bytes]]:
+    """A binary handle on a temp file in ``path``'s directory (or ``temp_dir``, on
+    the same file system), renamed onto ``path`` when the block ends without an
+    error (else removed): never a partial file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(
+            dir=temp_dir or path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
     except OSError as exc:
         raise write_error(path, exc) from None
     try:
@@ -377,7 +380,7 @@ def encode_text(text: str) -> bytes:
     return text.encode("utf-8", errors="backslashreplace")
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file + rename in the same directory."""
-    with atomic_file(path) as handle:
+def atomic_write_text(path: Path, text: str, *, temp_dir: Path | None = None) -> None:
+    """Write ``text`` to ``path`` via a temp file + rename (see :func:`atomic_file`)."""
+    with atomic_file(path, temp_dir=temp_dir) as handle:
         handle.write(encode_text(text))
