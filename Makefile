@@ -1,12 +1,12 @@
 # The two commands of the README:
 #   make run    installs everything and runs the reference evaluation
-#   make check  installs everything and runs lint, types and the whole test suite
+#   make check  installs everything and runs lint, types, zizmor, the docs build and the whole test suite
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run check lint types test test-fast test-act bench bench-scale zizmor clean
+.PHONY: install run check lint types test test-fast test-act docs bench bench-scale zizmor clean
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -38,7 +38,11 @@ test-fast: $(STAMP)
 test-act: $(STAMP)
 	$(BIN)/pytest -n 2 -m act
 
-check: lint types zizmor test
+# The documentation site: every page in the nav builds, every link and anchor resolves.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+check: lint types zizmor docs test
 
 # Scoring: score --json and streamed score vs pytrec_eval and ranx at 2*10^5 and
 # 10^6 cases, plus the commands' start-up; then the built-in runner (cold / warm
@@ -52,4 +56,4 @@ bench-scale: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner --only-scale --cache-dir .recall-gate-cache-scale
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache site

@@ -8,7 +8,7 @@ Each line is self-contained (``language``, ``case_type``, ``must_cite_one_of``),
   card → duplicate card ids), the other half bare card ids with explicit repeats;
 * 1–5 gold cards, planted in the ranking with some probability (so that hit,
   recall and nDCG all take many values), and ``empty_gold`` of the cases with
-  ``"must_cite_one_of": []`` (scored by nobody: ADR-0023 (B)).
+  ``"must_cite_one_of": []`` (scored by nobody: no gold, no score).
 
 Usage: ``python -m benchmarks.gen_cases --cases 100000 --out /tmp/artifacts.jsonl``.
 """

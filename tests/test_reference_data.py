@@ -1,7 +1,7 @@
 """The repository's reference evaluation data: synthetic, complete, and consistent.
 
-`recall-gate check` is the CI gate of ADR-0023 (D); the rest pins the shape the
-ADR describes: a 38-card KB in three languages, at least 29 gold-labelled cases
+`recall-gate check` is the integrity gate of the decision record; the rest pins the shape it
+describes: a 38-card KB in three languages, at least 29 gold-labelled cases
 for each of es-419 and pt-BR (more for en), every case type, disjunctive gold
 and the optional `relevant_ids` (future work 2).
 """
@@ -51,7 +51,8 @@ def test_the_kb_has_38_cards_in_three_languages(cards: list[tuple[str, Card]]) -
 
 
 def test_every_card_is_tagged_synthetic(cards: list[tuple[str, Card]]) -> None:
-    # ADR-0018: synthetic data only; the tag makes it visible in every card.
+    # Synthetic data only (docs/decisions/retrieval-recall.md); the tag makes it
+    # visible in every card.
     untagged = [where for where, card in cards if "synthetic" not in card.tags]
     assert untagged == []
 
@@ -71,7 +72,8 @@ def test_every_case_type_is_present(cases: list[tuple[str, Case]]) -> None:
 
 
 def test_adversarial_cases_with_and_without_gold(cases: list[tuple[str, Case]]) -> None:
-    # ADR-0023 (C): an adversarial case that carries gold is scored, one without is not.
+    # The denominator is "has gold": an adversarial case that carries gold is
+    # scored, one without is not.
     adversarial = [case for _, case in cases if case.case_type == "adversarial"]
     assert any(case.gold_labelled for case in adversarial)
     assert any(not case.gold_labelled for case in adversarial)
@@ -96,7 +98,7 @@ def test_some_cases_carry_relevant_ids(cases: list[tuple[str, Case]]) -> None:
 def test_gold_points_at_cards_of_the_case_language(
     cards: list[tuple[str, Card]], cases: list[tuple[str, Case]]
 ) -> None:
-    # Per-language corpora are written independently (ADR-0023 (C)).
+    # Per-language corpora are written independently.
     language_of = {card.id: card.language for _, card in cards}
     crossing = [
         (case.id, card_id)

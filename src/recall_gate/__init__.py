@@ -1,4 +1,4 @@
-"""recall-gate: a retrieval-quality gate for RAG (ADR-0023).
+"""recall-gate: a retrieval-quality gate for RAG (docs/decisions/retrieval-recall.md).
 
 Score retrieval with ``retrieval_hit_at_k``, ``retrieval_recall_at_k`` and
 ``retrieval_ndcg_at_k`` over gold-labelled cases, compare against a committed
@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL, score_ranking
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL, score_ranking
 
 if TYPE_CHECKING:
     from recall_gate.retrievers import Capture, capture

@@ -1,12 +1,15 @@
-"""Static checks of action.yml: inputs only through `env:`, README in sync, zizmor clean.
+"""Static checks of action.yml: inputs only through `env:`, docs in sync, zizmor clean.
 
-``python tests/test_action.py`` prints the README's inputs and outputs tables
-as they must read (between the ``<!-- inputs:start -->`` / ``<!-- inputs:end -->``
-and ``<!-- outputs:start -->`` / ``<!-- outputs:end -->`` markers).
+``python tests/action/test_action.py`` prints the inputs and outputs tables of
+docs/reference/action.md as they must read (between the
+``<!-- inputs:start -->`` / ``<!-- inputs:end -->`` and
+``<!-- outputs:start -->`` / ``<!-- outputs:end -->`` markers); the README's
+quick-start workflow is checked here too.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +23,7 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
 README = ROOT / "README.md"
+ACTION_DOCS = ROOT / "docs" / "reference" / "action.md"
 WORKFLOWS = ROOT / ".github" / "workflows"
 
 # The contract of DESIGN.md ("The action"); more inputs may exist, none of these may go.
@@ -68,7 +72,7 @@ def steps() -> list[dict[str, Any]]:
     return list(action()["runs"]["steps"])
 
 
-# -- the README tables, generated from action.yml --------------------------------
+# -- the docs' tables, generated from action.yml ----------------------------------
 
 
 def _cell(text: str) -> str:
@@ -184,25 +188,53 @@ def test_the_comment_step_cannot_fail_the_action() -> None:
     assert "set -e" not in comment["run"].replace("set -uo pipefail", "")
     last = steps()[-1]
     assert last["name"] == "Enforce the verdict"
-    assert 'if [ "$RG_VERDICT" = fail ]' in last["run"]
 
 
-# -- the README ------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("verdict", "fail_on_gate", "code"),
+    [
+        ("pass", "true", 0),
+        ("report-only", "true", 0),
+        ("fail", "true", 1),
+        ("fail", "false", 0),
+        ("error", "true", 2),
+        ("error", "false", 2),  # an evaluation that did not run is never a pass
+        ("", "true", 2),  # nor is a job that reached no verdict
+        ("", "false", 2),
+    ],
+)
+def test_the_last_step_enforces_the_verdict_and_never_passes_without_one(
+    verdict: str, fail_on_gate: str, code: int
+) -> None:
+    last = steps()[-1]
+    assert "if" not in last, "the verdict is enforced whatever fail-on-gate says about errors"
+    done = subprocess.run(
+        ["bash", "-c", last["run"]],
+        env={**os.environ, "RG_VERDICT": verdict, "RG_FAIL_ON_GATE": fail_on_gate},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == code, done.stdout + done.stderr
+
+
+# -- the docs and the README ------------------------------------------------------
 
 
 @pytest.mark.parametrize(
     ("section", "render"), [("inputs", inputs_table), ("outputs", outputs_table)]
 )
-def test_readme_tables_match_action_yml(section: str, render: Any) -> None:
-    text = README.read_text(encoding="utf-8") if README.is_file() else ""
+def test_action_docs_tables_match_action_yml(section: str, render: Any) -> None:
+    text = ACTION_DOCS.read_text(encoding="utf-8") if ACTION_DOCS.is_file() else ""
     expected = render()
     found = readme_section(text, section)
+    where = ACTION_DOCS.relative_to(ROOT)
     assert found is not None, (
-        f"README.md has no <!-- {section}:start --> ... <!-- {section}:end --> block; "
-        f"`python tests/test_action.py` prints it"
+        f"{where} has no <!-- {section}:start --> ... <!-- {section}:end --> block; "
+        f"`python tests/action/test_action.py` prints it"
     )
     assert found == expected, (
-        f"README.md's {section} table is out of date with action.yml; replace it with:\n{expected}"
+        f"{where}'s {section} table is out of date with action.yml; replace it with:\n{expected}"
     )
 
 
@@ -265,3 +297,17 @@ def test_the_action_passes_the_resolved_settings_under_the_names_the_cli_reads()
         if name in passed:
             flag = dest.replace("_", "-")
             assert passed[name] == f"${{{{ inputs.{flag} }}}}", f"{name} carries the `{flag}` input"
+
+
+def test_the_floor_inputs_and_metric_outputs_are_the_registrys() -> None:
+    from recall_gate.core.metric_registry import GATED_METRICS
+
+    data = action()
+    (evaluate,) = [s for s in steps() if s.get("id") == "evaluate"]
+    floors = {name for name in data["inputs"] if name.startswith("min-") and name != "min-group-n"}
+    assert floors == {m.floor_flag for m in GATED_METRICS}, "one floor input per gated metric"
+    for spec in GATED_METRICS:
+        assert evaluate["env"][spec.floor_env] == f"${{{{ inputs.{spec.floor_flag} }}}}"
+        assert data["outputs"][spec.name]["value"] == (
+            f"${{{{ steps.report.outputs.{spec.name} }}}}"
+        ), f"the output `{spec.name}` of the registry's metric {spec.key}"

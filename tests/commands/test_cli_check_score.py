@@ -15,7 +15,8 @@ import pytest
 
 from cli_runner import CliRun, run_cli
 from recall_gate import __version__
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import SCHEMA_VERSION, Results
 
 
@@ -178,7 +179,7 @@ def test_check_lists_all_duplicate_card_and_case_ids_and_fails(dataset: Path) ->
         {
             "kb/copy-of-refills.md": card_md("en-refills"),
             "more.yaml": "- {id: en-1, language: en, case_type: golden, query: q, "
-            "must_cite_one_of: []}\n",
+            "must_cite_one_of: [en-refills]}\n",
         },
     )
     done = cli(dataset, "check", "--kb", "kb", "--cases", "cases.yaml", "--cases", "more.yaml")
@@ -405,7 +406,7 @@ def test_bad_input_exits_with_one_clear_message(
     assert done.err.count("recall-gate: error:") == 1
 
 
-# Word for word (STYLE.md: user-facing messages are tested verbatim).
+# Word for word: user-facing messages are tested verbatim.
 
 
 def test_message_invalid_json_line(dataset: Path) -> None:
@@ -661,7 +662,7 @@ def test_floors_below_the_observed_means_pass(dataset: Path) -> None:
 
 
 def test_no_floors_is_report_only_with_exit_0(dataset: Path) -> None:
-    # Even a dismal run passes when nothing is enforced: report first (ADR-0023 (D)).
+    # Even a dismal run passes when nothing is enforced: report first.
     write_files(dataset, {"run.jsonl": capture(with_fields=False).replace("en-refills", "zz")})
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "cases.yaml")
     assert done.code == 0

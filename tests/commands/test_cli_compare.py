@@ -215,7 +215,10 @@ def test_an_unchanged_run_passes_an_enforced_zero_tolerance(
     update(tmp_path, runs["good"])
     run = cli(["compare", "--current", str(runs["good"]), "--max-regression", "0"], tmp_path)
     assert run.code == 0
-    assert run.out.startswith("config:   none\nbaseline: baselines/default.json\n\n")
+    assert run.out.startswith(
+        "config:   none (no recall-gate.yaml here or in a parent folder)\n"
+        "baseline: baselines/default.json\n\n"
+    )
     assert run.out.partition("\n\n")[2].startswith(
         "recall-gate default: PASS\n\nPassed: no drop beyond the 0.000 tolerance."
     )
@@ -275,7 +278,9 @@ def test_compare_writes_the_comment_the_full_report_and_the_json(
     assert comment_length(text) <= COMMENT_BUDGET
     assert full.read_text() == text  # small enough: nothing was shortened
     payload = json.loads(data.read_text())
-    assert {k: payload[k] for k in ("verdict", "regressions", "n", "k", "hit")} == {
+    assert {k: payload[k] for k in ("verdict", "regressions", "n", "k")} | {
+        "hit": payload["metrics"]["hit"]
+    } == {
         "verdict": "report-only",
         "regressions": 0,
         "n": 30,
@@ -479,12 +484,14 @@ def test_floors_suggest_write_keeps_comments_and_order(
     run = cli(["floors", "suggest", "--write", str(config)], tmp_path)
     assert run.code == 0, run.err
     assert run.out.endswith(
-        "recall-gate: wrote gate floors into recall-gate.yaml: min_hit: 0.78, min_recall: 0.78, "
-        "min_ndcg: 0.42\n"
+        "recall-gate: wrote gate floors into recall-gate.yaml: hit: 0.78, recall: 0.78, "
+        "ndcg: 0.42\n"
     )
-    assert config.read_text() == COMMENTED.replace("min_hit: null", "min_hit: 0.78").replace(
-        "min_recall: null", "min_recall: 0.78"
-    ).replace("min_ndcg: null", "min_ndcg: 0.42")
+    # The deprecated gate.min_* keys are replaced where they stood; the rest is kept.
+    assert config.read_text() == COMMENTED.replace(
+        "  min_hit: null\n  min_recall: null\n  min_ndcg: null\n",
+        "  floors:\n    hit: 0.78\n    recall: 0.78\n    ndcg: 0.42\n",
+    )
     # The written floors are live: the degraded run now fails on them.
     assert (
         cli(["compare", "--current", str(runs["bad"]), "--max-regression", "1"], tmp_path).code == 1

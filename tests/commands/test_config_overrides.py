@@ -34,19 +34,19 @@ def test_overrides_replace_nested_values_and_create_sections(config_file: Path) 
             "k=3",
             "reranker.enabled=true",
             "reranker.model=some/cross-encoder",
-            "gate.min_hit=0.7",
+            "gate.floors.hit=0.7",
         ],
     )
     assert config.retrieval.mode == "hybrid"
     assert config.retrieval.hybrid.rrf_k == 10
     assert config.k == 3
     assert config.reranker.enabled is True
-    assert config.gate.min_hit == 0.7
+    assert config.gate.floors == {"hit": 0.7}
 
 
 def test_an_empty_value_means_null(config_file: Path) -> None:
-    assert load_config(config_file, overrides=["gate.min_hit=0.5"]).gate.min_hit == 0.5
-    assert load_config(config_file, overrides=["gate.min_hit="]).gate.min_hit is None
+    assert load_config(config_file, overrides=["gate.floors.hit=0.5"]).gate.floors == {"hit": 0.5}
+    assert load_config(config_file, overrides=["gate.floors.hit="]).gate.floors == {"hit": None}
 
 
 def test_a_relative_path_override_resolves_like_the_file(config_file: Path) -> None:
@@ -100,6 +100,7 @@ def test_the_cli_set_flag_overrides_the_config_and_needs_one(
     assert "hit@3" in out.getvalue()
 
     err = io.StringIO()
+    (tmp_path / "nowhere" / ".git").mkdir(parents=True)  # its own repository: no config
     code = main(
         ["score", "--artifacts", str(capture), "--set", "k=3"],
         {},
@@ -108,4 +109,4 @@ def test_the_cli_set_flag_overrides_the_config_and_needs_one(
         cwd=tmp_path / "nowhere",
     )
     assert code == 2
-    assert "no config file for --set to override" in err.getvalue()
+    assert "or a parent folder up to the repository root for --set to override" in err.getvalue()

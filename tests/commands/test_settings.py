@@ -110,9 +110,9 @@ def test_a_config_profile_names_the_baseline_and_a_flag_overrides_it(app: Path) 
 
 
 def test_flags_override_the_environment_which_overrides_the_config(app: Path) -> None:
-    (app / "recall-gate.yaml").write_text("k: 2\ngate: {min_hit: 0.9}\n", encoding="utf-8")
+    (app / "recall-gate.yaml").write_text("k: 2\ngate: {floors: {hit: 0.9}}\n", encoding="utf-8")
     argv = ["score", "--artifacts", "captures/bad.jsonl", "--json", "r.json"]
-    # config: min_hit 0.9 against hit 0.5 → fail
+    # config: floors.hit 0.9 against hit 0.5 → fail
     assert cli(argv, app).code == 1
     # environment (the action's input) over the config: 0.4 → pass
     assert cli(argv, app, {"RECALL_GATE_MIN_HIT": "0.4"}).code == 0

@@ -1,4 +1,4 @@
-"""The metric definitions of ADR-0023 (A), written the plain way, one metric at a
+"""The metric definitions of the decision record, written the plain way, one metric at a
 time: the oracle the one-pass ``score_ranking`` is checked against."""
 
 from __future__ import annotations

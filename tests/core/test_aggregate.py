@@ -1,9 +1,11 @@
-"""Means with an honest n (ADR-0023 (B), (C)): overall, by case type, by language."""
+"""Means with an honest n (no gold, no score; the denominator is "has gold"):
+overall, by case type, by language."""
 
 from __future__ import annotations
 
 from recall_gate.core.aggregate import CITATION_COVERAGE, aggregate
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import CaseResult, CaseType, CitationOutcome, Language, MetricSummary
 
 

@@ -71,7 +71,7 @@ def test_groups_are_overall_case_types_then_languages_and_skip_unscored() -> Non
         current=results(cases), baseline=baseline_of(cases), baseline_path="b.json"
     )
     labels = list(dict.fromkeys(d.group.label for d in comparison.deltas))
-    # capability and es-419 carry only an unscored case: no row (ADR-0023 (B)).
+    # capability and es-419 carry only an unscored case: no row (no gold, no score).
     assert labels == [
         "overall",
         "case_type:golden",
@@ -212,7 +212,7 @@ def test_an_enforced_tolerance_fails_and_a_floor_alone_does_not_check_drops() ->
     failed = judge_comparison(comparison, floors=Floors(), max_regression=0.1)
     assert failed.gate.verdict == "fail"
     assert failed.would_fail is None
-    floors_only = judge_comparison(comparison, floors=Floors(min_hit=0.5), max_regression=None)
+    floors_only = judge_comparison(comparison, floors=Floors({HIT: 0.5}), max_regression=None)
     assert floors_only.gate.verdict == "pass"
     assert floors_only.gate.regressions == ()
 
@@ -221,7 +221,7 @@ def test_floors_apply_to_all_current_cases_not_only_the_compared_ones() -> None:
     base = baseline_of([case("a", 1)])
     cur = results([case("a", 1), case("new", None)])
     comparison = compare_to_baseline(current=cur, baseline=base, baseline_path="b.json")
-    verdict = judge_comparison(comparison, floors=Floors(min_hit=0.6), max_regression=None)
+    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.6}), max_regression=None)
     assert verdict.gate.verdict == "fail"  # 1 of 2 current cases hit: 0.5 < 0.6
 
 

@@ -3,8 +3,8 @@
 Thousands of seeded random cases, RAG-like: 0–20 retrieved ids drawn with
 replacement (so duplicates are common), 0–5 gold ids (empty gold is common too).
 Both libraries key a run by doc id, so the ranking is de-duplicated by first
-occurrence before it is handed to them; that is the ADR's rule, and the
-properties/ADR tests check it separately. Empty-gold cases are skipped on both
+occurrence before it is handed to them; that is the decision record's rule, and the
+properties/rule tests check it separately. Empty-gold cases are skipped on both
 sides: we emit no keys, and they never enter the qrels.
 
 ranx runs in a subprocess with ``NUMBA_DISABLE_JIT=1``: its kernels are the same

@@ -1,4 +1,4 @@
-"""The retrieval-recall evaluator: one named test per ADR-0023 rule."""
+"""The retrieval-recall evaluator: one named test per rule of the decision record."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 
 from recall_gate.core.aggregate import aggregate
 from recall_gate.core.evaluate import classify_citation, score_case
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import Artifact, CaseLabel, CaseType
 
 

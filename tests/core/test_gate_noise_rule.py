@@ -144,7 +144,7 @@ def test_the_comparison_json_lists_the_cases_behind_each_row_and_every_rank_move
     )
     verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
     payload = comparison_document(comparison, verdict, profile="default").model_dump(mode="json")
-    assert payload["schema_version"] == 2
+    assert payload["schema_version"] == 3
     assert payload["gate"]["min_group_n"] == 10
     assert payload["gate"]["require_significance"] is True
     rows = payload["gate"]["regressions"]

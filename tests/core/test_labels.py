@@ -80,7 +80,7 @@ def test_a_capture_with_relevant_ids_but_no_gold_is_rejected() -> None:
     # One line in our own words: no pydantic report, no input dump, no URL.
     assert error_of(numbered(captured), artifacts_source=SRC) == (
         "run.jsonl:1: case 'c1': relevant_ids is set but must_cite_one_of is empty: "
-        "a case is scored only when it carries gold (ADR-0023 (C))\n"
+        "a case is scored only when it carries gold in must_cite_one_of\n"
         "  fix: fix the case's gold fields"
     )
 

@@ -1,4 +1,4 @@
-"""The metric triad of ADR-0023 (A): hand-computed tables and one test per rule.
+"""The metric triad of the decision record: hand-computed tables and one test per rule.
 
 Discounts used in the comments (rank r → 1/log2(r+1)):
 r1 = 1, r2 = 0.6309, r3 = 0.5, r4 = 0.4307, r5 = 0.3869.
@@ -12,9 +12,9 @@ from collections.abc import Set as AbstractSet
 
 import pytest
 
+from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.metrics import (
     HIT,
-    METRIC_KEYS,
     NDCG,
     RECALL,
     dedupe_first,
@@ -121,7 +121,7 @@ def test_ndcg_at_k_table(ranking: tuple[str, ...], gold: set[str], k: int, expec
     )
 
 
-# --- one named test per ADR rule ----------------------------------------------
+# --- one named test per rule --------------------------------------------------
 
 
 def test_dedup_before_cut_duplicate_cannot_double_count_gain() -> None:

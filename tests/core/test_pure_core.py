@@ -1,4 +1,4 @@
-"""The pure core does no I/O (STYLE.md: functional core, thin shell).
+"""The pure core does no I/O (functional core, thin shell: CONTRIBUTING.md).
 
 Walks the imports of the core modules with `ast`, transitively within
 `recall_gate` (lazy imports inside functions included), and fails if any module

@@ -1,11 +1,11 @@
-"""THE LIVE GATE of ADR-0023 (E): real KB, real bundled model, real Chroma, dense.
+"""THE LIVE GATE of the decision record: real KB, real bundled model, real Chroma, dense.
 
 Every gold-labelled reference case (all languages present) goes through dense
 retrieval (forced here: no hybrid, no rerank) with the reference config's
 other settings (`recall-gate.yaml`: k, model, chunking), is scored through
 `score_case` + `aggregate` (the path of `recall-gate score`), and must stay
 above a conservative floor = observed - margin. Dense-only is the conservative
-lower bound of the hybrid surface, as in the ADR.
+lower bound of the hybrid surface (docs/decisions/retrieval-recall.md).
 
 If a floor fails, either retrieval regressed or the reference data or config
 changed: re-measure (`pytest -s` prints the observed values) and update both

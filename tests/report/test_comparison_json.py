@@ -13,6 +13,7 @@ from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.adapters.results_store import read_comparison
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.gate import Floors, judge_comparison
+from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult
 from recall_gate.errors import InputError
 from recall_gate.report.comparison_json import ComparisonDocument, comparison_document
@@ -28,20 +29,21 @@ def document() -> ComparisonDocument:
     comparison = compare_to_baseline(
         current=cur, baseline=base, baseline_path="baselines/default.json"
     )
-    verdict = judge_comparison(comparison, floors=Floors(min_hit=0.5), max_regression=0.5)
+    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.5}), max_regression=0.5)
     return comparison_document(comparison, verdict, profile="default")
 
 
 def test_comparison_json_carries_the_action_outputs_and_details() -> None:
     payload = document().model_dump(mode="json")
     assert payload["kind"] == "recall-gate-comparison"
-    assert payload["schema_version"] == 2
+    assert payload["schema_version"] == 3
     assert payload["verdict"] == "pass"
     assert payload["regressions"] == 0
-    assert (payload["hit"], payload["n"]) == (0.9, 20)
+    assert (payload["metrics"]["hit"], payload["n"]) == (0.9, 20)
+    assert set(payload["metrics"]) == {"hit", "recall", "ndcg"}
     assert payload["baseline"]["status"] == "ok"
     assert payload["baseline"]["source"] == "baselines/default.json"
-    assert payload["gate"]["min_hit"] == 0.5
+    assert payload["gate"]["floors"] == {"hit": 0.5}
     assert payload["gate"]["max_regression"] == 0.5
     assert payload["cases"] == {
         "compared": 18,
@@ -51,7 +53,7 @@ def test_comparison_json_carries_the_action_outputs_and_details() -> None:
     }
     assert set(payload) == {
         "kind", "schema_version", "profile", "k", "verdict", "regressions", "would_fail",
-        "hit", "recall", "ndcg", "n", "n_cases", "delta", "baseline", "gate",
+        "metrics", "n", "n_cases", "delta", "baseline", "gate",
         "would_fail_detail", "suggested_floors", "deltas", "flips", "missed", "cases",
     }  # fmt: skip
 

@@ -21,6 +21,7 @@ from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
 from recall_gate.core.gate import ComparisonVerdict, Floors, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
+from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult, Results
 from recall_gate.errors import InputError
 from recall_gate.report.comparison import (
@@ -120,7 +121,7 @@ def test_all_pass() -> None:
     comparison = compare_to_baseline(
         current=results(current), baseline=baseline(suite()), baseline_path=PATH
     )
-    verdict = judged(comparison, floors=Floors(min_hit=0.6), max_regression=0.05)
+    verdict = judged(comparison, floors=Floors({HIT: 0.6}), max_regression=0.05)
     assert verdict.gate.verdict == "pass"
     assert_golden("all_pass.md", _render(comparison, verdict))
 

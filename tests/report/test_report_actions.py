@@ -17,7 +17,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
     the ``gate`` / ``baseline`` / ``would_fail_detail`` parts merge key by key."""
     payload: dict[str, Any] = {
         "kind": "recall-gate-comparison",
-        "schema_version": 2,
+        "schema_version": 3,
         "profile": "default",
         "k": 5,
         "verdict": "pass",
@@ -25,9 +25,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
         "would_fail": 0,
         "n": 16,
         "n_cases": 18,
-        "hit": 0.8125,
-        "recall": 0.75,
-        "ndcg": 1.0,
+        "metrics": {"hit": 0.8125, "recall": 0.75, "ndcg": 1.0},
         "delta": {"hit": 0.0, "recall": 0.0, "ndcg": 0.0},
         "baseline": {
             "status": "ok",
@@ -45,9 +43,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
             "max_regression": None,
             "min_group_n": 10,
             "require_significance": True,
-            "min_hit": None,
-            "min_recall": None,
-            "min_ndcg": None,
+            "floors": {},
             "failed_floors": [],
             "regressions": [],
             "exempt": [],
@@ -73,7 +69,9 @@ def comparison(**overrides: Any) -> ComparisonDocument:
 
 
 def test_outputs_map_one_to_one_and_an_absent_mean_is_empty() -> None:
-    assert comparison_outputs(comparison(ndcg=None)) == {
+    assert comparison_outputs(
+        comparison(metrics={"hit": 0.8125, "recall": 0.75, "ndcg": None})
+    ) == {
         "verdict": "pass",
         "hit": "0.8125",
         "recall": "0.75",

@@ -7,7 +7,10 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
 
     profile: default
     k: 5
-    kb: reference/kb                # directory of Markdown cards
+    kb: reference/kb                # directory of Markdown cards (or a docs tree)
+    kb_include: []                  # globs under kb: only these files are cards
+    kb_exclude: [blog, "**/release-notes.md"]   # globs under kb: not cards
+    languages: {en: en, pt: pt-BR}  # folder under kb → language of its cards
     default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
     baseline: null                  # default: baselines/<profile>.json beside this file
@@ -17,15 +20,21 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     store: {kind: embedded, path: null}   # or {kind: server, host: 127.0.0.1, port: 8000}
     retrieval: {mode: dense, candidates: 50}
     reranker: {enabled: false}
-    gate: {min_hit: null, min_recall: null, min_ndcg: null, max_regression: null,
-           min_group_n: 10, require_significance: true}
+    gate:
+      floors: {hit: 0.8, ndcg: 0.6}     # by metric name (hit, recall, ndcg); none = no floor
+      max_regression: null
+      min_group_n: 10
+      require_significance: true
+    capture: {retriever: app.rag:build_retriever, label: null, id_from: null}
+    baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -40,6 +49,7 @@ from pydantic import (
 from recall_gate.adapters.files import describe_validation_error, parse_yaml, read_text
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE
 from recall_gate.core.language import LanguageTag
+from recall_gate.core.metric_registry import GATED_METRICS, gated_metric
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
@@ -48,6 +58,7 @@ __all__ = [
     "ALLOW_OUTSIDE_FLAG",
     "DEFAULT_MODEL",
     "CacheSettings",
+    "CaptureSettings",
     "ChunkingSettings",
     "Config",
     "EmbedderSettings",
@@ -56,7 +67,10 @@ __all__ = [
     "RetrievalSettings",
     "StoreSettings",
     "apply_overrides",
+    "deprecated_gate_keys",
+    "find_config",
     "load_config",
+    "parse_config",
     "repository_root",
 ]
 
@@ -161,21 +175,86 @@ class CacheSettings(_Section):
     path: Path | None = Path(".recall-gate-cache")
 
 
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+
+
+def deprecated_gate_keys(gate: Mapping[str, Any]) -> dict[str, str]:
+    """The old ``gate.min_<name>`` keys in a raw ``gate:`` mapping → their
+    ``gate.floors.<name>`` spelling (deprecated: to be removed in a later minor version)."""
+    return {f"min_{m.name}": f"floors.{m.name}" for m in GATED_METRICS if f"min_{m.name}" in gate}
+
+
 class GateSettings(_Section):
-    min_hit: float | None = Field(default=None, ge=0, le=1)
-    min_recall: float | None = Field(default=None, ge=0, le=1)
-    min_ndcg: float | None = Field(default=None, ge=0, le=1)
+    # By the metric's short name (the registry's `name`): {hit: 0.8, ndcg: 0.6};
+    # null, like an absent metric, is no floor.
+    floors: dict[str, Fraction | None] = Field(default_factory=dict)
     max_regression: float | None = Field(default=None, ge=0, le=1)
     # A drop beyond max_regression fails only in a group with at least this many
     # compared cases, and (subgroups) when the noise test calls it likely real.
     min_group_n: int = Field(default=MIN_GROUP_N, ge=1)
     require_significance: StrictBool = REQUIRE_SIGNIFICANCE
 
+    @model_validator(mode="before")
+    @classmethod
+    def _old_floor_keys(cls, data: Any) -> Any:
+        """``min_hit: 0.8`` still reads as ``floors: {hit: 0.8}`` (deprecated)."""
+        if not isinstance(data, Mapping):
+            return data
+        old = deprecated_gate_keys(data)
+        if not old:
+            return data
+        floors = data.get("floors")
+        floors = dict(floors) if isinstance(floors, Mapping) else floors
+        merged = {key: value for key, value in data.items() if key not in old}
+        for key, new in old.items():
+            name = new.removeprefix("floors.")
+            if isinstance(floors, dict) and name in floors:
+                raise ValueError(f"{key} and {new} are both set; keep {new} ({key} is deprecated)")
+            if data[key] is not None:
+                floors = {**(floors if isinstance(floors, dict) else {}), name: data[key]}
+        if floors is not None:
+            merged["floors"] = floors
+        return merged
+
+    @field_validator("floors")
+    @classmethod
+    def _known_metrics(cls, floors: dict[str, float | None]) -> dict[str, float | None]:
+        names = [m.name for m in GATED_METRICS]
+        unknown = [name for name in floors if name not in names]
+        if unknown:
+            raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(names)})")
+        return floors
+
+    def floors_by_key(self) -> dict[str, float]:
+        """The floors by metric key, as the gate takes them."""
+        return {
+            gated_metric(name).key: value
+            for name, value in self.floors.items()
+            if value is not None
+        }
+
+
+class CaptureSettings(_Section):
+    """``recall-gate capture``'s retriever, so the baseline capture on the default
+    branch and every pull request's use the same one (flags override)."""
+
+    # MODULE:FACTORY, imported from the working directory (or this config's folder).
+    retriever: str | None = Field(default=None, pattern=r"^[\w.]+:[\w.]+$")
+    label: str | None = Field(default=None, min_length=1)
+    id_from: str | None = Field(default=None, min_length=1)
+
 
 class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=DEFAULT_K, gt=0)
     kb: Path | None = None
+    # Which Markdown files under `kb` are cards (globs relative to it; a pattern
+    # without '/' matches a name at any depth, a folder matches what it holds).
+    kb_include: tuple[str, ...] = ()
+    kb_exclude: tuple[str, ...] = ()
+    # Folder under `kb` ("." for all of it) → the language of the cards in it,
+    # before the language-folder rule and default_language.
+    languages: dict[str, LanguageTag] = Field(default_factory=dict)
     # The language of a Markdown card that names none and sits in no language folder.
     default_language: LanguageTag | None = None
     cases: tuple[Path, ...] = ()
@@ -188,11 +267,23 @@ class Config(_Section):
     reranker: RerankerSettings = RerankerSettings()
     cache: CacheSettings = CacheSettings()
     gate: GateSettings = GateSettings()
+    capture: CaptureSettings = CaptureSettings()
+    # The git revision that judges (e.g. origin/main): its baseline, gate settings
+    # and cases apply. In a pull request on GitHub Actions, the PR's base SHA.
+    baseline_ref: str | None = None
 
-    @field_validator("cases", mode="before")
+    @field_validator("cases", "kb_include", "kb_exclude", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    @field_validator("languages", mode="before")
+    @classmethod
+    def _folders_as_text(cls, value: Any) -> Any:
+        # `pt/` and `pt` name one folder; "" or "/" the KB root, as ".".
+        if isinstance(value, dict):
+            return {str(k).strip().strip("/") or ".": v for k, v in value.items()}
+        return value
 
     def resolved(self, base: Path) -> Config:
         """Paths made absolute against ``base`` (the config file's directory)."""
@@ -261,19 +352,20 @@ def repository_root(folder: Path) -> Path:
     return folder
 
 
-def _refuse_paths_outside(config: Config, raw: Config, *, root: Path, source: str) -> None:
+def _refuse_paths_outside(config: Config, *, folder: Path, root: Path, source: str) -> None:
     """The KB, cases and baseline a config names must stay in its repository.
 
     A pull request can edit ``recall-gate.yaml``: ``kb: ../../..`` would walk the
     runner's file system and publish what it finds as cards, ``baseline:`` would
     aim a write anywhere. Symlinks are followed before the check.
     """
-    named = [("kb", raw.kb, config.kb), ("baseline", raw.baseline, config.baseline)]
-    pairs = zip(raw.cases, config.cases, strict=True)
-    named += [("cases", given, resolved) for given, resolved in pairs]
-    for key, given, resolved in named:
-        if given is None or resolved is None:
+    named = [("kb", config.kb), ("baseline", config.baseline)]
+    named += [("cases", path) for path in config.cases]
+    for key, resolved in named:
+        if resolved is None:
             continue
+        # As written: config.resolved() joined a relative path to the folder.
+        given = str(resolved).removeprefix(f"{folder}{os.sep}")
         real = resolved.resolve()
         if not real.is_relative_to(root):
             raise InputError(
@@ -284,16 +376,56 @@ def _refuse_paths_outside(config: Config, raw: Config, *, root: Path, source: st
             )
 
 
+def find_config(start: Path, name: str) -> Path | None:
+    """The nearest file called ``name`` from ``start`` up to the repository root.
+
+    As ruff, pytest and git look for theirs: ``start`` first, then each parent
+    folder, stopping after the first folder that holds ``.git`` (a directory,
+    or a file in a worktree or submodule). Outside a repository the search
+    goes up to the filesystem root. So a command run from ``docs/guides/``
+    finds the project's ``recall-gate.yaml``, and its gate, at the root.
+    """
+    for folder in (start, *start.parents):
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
 def load_config(
-    path: Path, *, overrides: Sequence[str] = (), allow_outside_repository: bool = False
+    path: Path,
+    *,
+    overrides: Sequence[str] = (),
+    warn: Callable[[str], None] | None = None,
+    allow_outside_repository: bool = False,
 ) -> Config:
     """Load and validate a config file; relative paths resolve against its folder.
 
-    ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``). The KB,
-    cases and baseline it names must lie inside the repository that holds it
+    ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``);
+    ``warn`` receives one line per deprecated spelling found. The KB, cases and
+    baseline it names must lie inside the repository that holds it
     (:func:`repository_root`) unless ``allow_outside_repository``."""
-    source = str(path)
-    data = parse_yaml(read_text(path, what="config file"), source=source)
+    text = read_text(path, what="config file")
+    folder = path.resolve().parent
+    config = parse_config(text, source=str(path), folder=folder, overrides=overrides, warn=warn)
+    if not allow_outside_repository:
+        _refuse_paths_outside(config, folder=folder, root=repository_root(folder), source=str(path))
+    return config
+
+
+def parse_config(
+    text: str,
+    *,
+    source: str,
+    folder: Path,
+    overrides: Sequence[str] = (),
+    warn: Callable[[str], None] | None = None,
+) -> Config:
+    """A config from its text (e.g. as committed at a git revision), named
+    ``source`` in errors; relative paths resolve against ``folder``."""
+    data = parse_yaml(text, source=source)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -303,6 +435,10 @@ def load_config(
     if overrides:
         data = apply_overrides(data, overrides)
         source = f"{source} (with --set)"
+    gate = data.get("gate")
+    if warn is not None and isinstance(gate, Mapping):
+        for old, new in deprecated_gate_keys(gate).items():
+            warn(f"{source}: gate.{old} is deprecated; write gate.{new} instead")
     try:
         config = Config.model_validate(data)
     except ValidationError as exc:
@@ -310,8 +446,4 @@ def load_config(
             f"{source}: {describe_validation_error(exc)}",
             fix="see the README's recall-gate.yaml reference for valid keys and values",
         ) from None
-    folder = path.resolve().parent
-    resolved = config.resolved(folder)
-    if not allow_outside_repository:
-        _refuse_paths_outside(resolved, config, root=repository_root(folder), source=source)
-    return resolved
+    return config.resolved(folder)

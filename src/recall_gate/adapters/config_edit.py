@@ -1,9 +1,11 @@
 """Write gate floors into ``recall-gate.yaml`` (adapter: ruamel.yaml round-trip).
 
 Round-trip mode keeps the file's comments, key order, quoting and layout:
-only the ``gate:`` keys that are set change. A missing ``gate:`` section is
-appended; a missing file is created. The result is validated as a config
-before the atomic write, so a floor can never leave an unreadable file.
+only the ``gate.floors`` entries that are set change (a deprecated
+``gate.min_<name>`` key of the same metric is replaced by them). A missing
+``gate:`` or ``floors:`` section is appended; a missing file is created. The
+result is validated as a config before the atomic write, so a floor can never
+leave an unreadable file.
 """
 
 from __future__ import annotations
@@ -25,11 +27,10 @@ from recall_gate.adapters.files import (
     parse_yaml,
     read_text,
 )
+from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.errors import InputError
 
-__all__ = ["GATE_KEYS", "write_gate_settings"]
-
-GATE_KEYS = ("min_hit", "min_recall", "min_ndcg", "max_regression")
+__all__ = ["write_floors"]
 
 
 def _yaml() -> YAML:
@@ -45,33 +46,16 @@ def _represent_null(representer: Any, _: None) -> Any:
     return representer.represent_scalar("tag:yaml.org,2002:null", "null")
 
 
-def write_gate_settings(path: Path, settings: Mapping[str, float]) -> str:
-    """Set ``gate.<key>`` for each of ``settings`` in the config at ``path``.
-
-    Returns the text written. Keys must be among :data:`GATE_KEYS`.
-    """
-    unknown = sorted(set(settings) - set(GATE_KEYS))
+def write_floors(path: Path, floors: Mapping[str, float]) -> str:
+    """Set ``gate.floors.<name>`` for each of ``floors`` (metric name → floor) in
+    the config at ``path``. Returns the text written."""
+    names = [m.name for m in GATED_METRICS]
+    unknown = sorted(set(floors) - set(names))
     if unknown:
-        raise ValueError(f"not gate settings: {', '.join(unknown)}")
+        raise ValueError(f"not gated metrics: {', '.join(unknown)}")
     yaml = _yaml()
     source = str(path)
-    document: Any
-    if path.exists():
-        text = read_text(path, what="config file")
-        # The safe reader first: an unknown tag (`!python/object`), a depth or an
-        # alias expansion it refuses is exit 2 here as it is for every command.
-        parse_yaml(text, source=source)
-        try:
-            document = yaml.load(text)
-        except YAMLError as exc:
-            raise InputError(
-                f"{source}: cannot be parsed as YAML ({str(exc).splitlines()[0]})",
-                fix="fix the YAML, then run `recall-gate floors suggest --write` again",
-            ) from None
-    else:
-        document = None
-    if document is None:
-        document = CommentedMap()
+    document = _load(yaml, path)
     if not isinstance(document, CommentedMap):
         raise InputError(
             f"{source}: expected a mapping of settings", fix="see the README's config example"
@@ -83,11 +67,23 @@ def write_gate_settings(path: Path, settings: Mapping[str, float]) -> str:
     elif not isinstance(gate, CommentedMap):
         raise InputError(
             f"{source}: `gate` is not a mapping",
-            fix="write `gate:` as a mapping of min_hit / min_recall / min_ndcg / max_regression",
+            fix="write `gate:` as a mapping, e.g. `gate: {floors: {hit: 0.8}}`",
         )
-    for key in GATE_KEYS:
-        if key in settings:
-            gate[key] = round(float(settings[key]), 6)
+    section = gate.get("floors")
+    if section is None:
+        section = CommentedMap()
+        # In place of the first deprecated key it replaces, else at the end.
+        old = [key for key in gate if key in {f"min_{name}" for name in floors}]
+        gate.insert(list(gate).index(old[0]) if old else len(gate), "floors", section)
+    elif not isinstance(section, CommentedMap):
+        raise InputError(
+            f"{source}: `gate.floors` is not a mapping",
+            fix="write `floors:` as a mapping of metric name to floor, e.g. `{hit: 0.8}`",
+        )
+    for name in names:
+        if name in floors:
+            gate.pop(f"min_{name}", None)
+            section[name] = round(float(floors[name]), 6)
     out = io.StringIO()
     yaml.dump(document, out)
     written = out.getvalue()
@@ -101,3 +97,21 @@ def write_gate_settings(path: Path, settings: Mapping[str, float]) -> str:
         ) from None
     atomic_write_text(path, written)
     return written
+
+
+def _load(yaml: YAML, path: Path) -> Any:
+    """The config's round-trip document; an empty mapping for a missing or empty file."""
+    document: Any = None
+    if path.exists():
+        text = read_text(path, what="config file")
+        # The safe reader first: an unknown tag (`!python/object`), a depth or an
+        # alias expansion it refuses is exit 2 here as it is for every command.
+        parse_yaml(text, source=str(path))
+        try:
+            document = yaml.load(text)
+        except YAMLError as exc:
+            raise InputError(
+                f"{path}: cannot be parsed as YAML ({str(exc).splitlines()[0]})",
+                fix="fix the YAML, then run `recall-gate floors suggest --write` again",
+            ) from None
+    return CommentedMap() if document is None else document

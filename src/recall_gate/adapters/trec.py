@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from recall_gate.adapters.files import ensure_readable, iter_jsonl_lines
+from recall_gate.adapters.files import atomic_write_text, ensure_readable, iter_jsonl_lines
 from recall_gate.core.records import Artifact, CaseLabel
 from recall_gate.errors import InputError
 
@@ -53,6 +53,8 @@ __all__ = [
     "read_qrels",
     "read_trec_run",
     "run_artifacts",
+    "trec_run_text",
+    "write_trec_run",
 ]
 
 RunFormat = Literal["trec", "jsonl"]
@@ -249,6 +251,24 @@ def format_trec_run(rankings: Iterable[tuple[str, Sequence[str]]], *, tag: str) 
         n = len(ranked)
         for rank, doc in enumerate(ranked, start=1):
             yield f"{qid} Q0 {doc} {rank} {n - rank + 1} {tag}\n"
+
+
+def trec_run_text(artifacts: Iterable[Artifact], *, source: str, tag: str) -> str:
+    """A capture as a TREC run (card ids as docids); an id holding whitespace is an error."""
+    check_id(tag, what="run tag", where=source)
+    rankings = []
+    for artifact in artifacts:
+        ranked = artifact.ranked_card_ids()
+        check_id(artifact.case_id, what="case id", where=source)
+        for card in ranked:
+            check_id(card, what=f"document id of case {artifact.case_id!r}", where=source)
+        rankings.append((artifact.case_id, ranked))
+    return "".join(format_trec_run(rankings, tag=tag))
+
+
+def write_trec_run(path: Path, artifacts: Iterable[Artifact], *, source: str, tag: str) -> None:
+    """:func:`trec_run_text`, written atomically."""
+    atomic_write_text(path, trec_run_text(artifacts, source=source, tag=tag))
 
 
 def format_qrels(

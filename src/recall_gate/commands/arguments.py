@@ -6,10 +6,11 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from recall_gate.commands.context import DEFAULT_CONFIG
 from recall_gate.core.gate import MIN_GROUP_N
+from recall_gate.core.metric_registry import GATED_METRICS, gated_metric
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.errors import InputError
 
@@ -99,7 +100,8 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
         type=Path,
         metavar="PATH",
         default=None,
-        help=f"recall-gate.yaml (default: ./{DEFAULT_CONFIG}{'' if required else ' if present'})",
+        help=f"the config file (default: the nearest {DEFAULT_CONFIG} from the current "
+        "directory up to the repository root" + ("" if required else ", if any") + ")",
     )
     p.add_argument(
         "--set",
@@ -142,11 +144,63 @@ def add_strict(p: argparse.ArgumentParser) -> None:
     )
 
 
+def floor_assignment(text: str) -> tuple[str, float | None]:
+    """``METRIC=X`` (``hit=0.8``): a gated metric's short name and a fraction
+    (empty = no floor)."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise argparse.ArgumentTypeError(f"expected METRIC=X, e.g. hit=0.8, got {text!r}")
+    try:
+        spec = gated_metric(name.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return spec.key, fraction(value)
+
+
+class _Floor(argparse.Action):
+    """Collects floors by metric key into ``args.floors``, from ``--min METRIC=X``
+    and from the per-metric flags (``--min-hit X``); the last one given wins."""
+
+    def __init__(self, *args: Any, metric: str | None = None, **kwargs: Any) -> None:
+        self.metric = metric
+        super().__init__(*args, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        key, value = (self.metric, values) if self.metric else values
+        floors = dict(getattr(namespace, self.dest, None) or {})
+        floors[key] = value
+        setattr(namespace, self.dest, floors)
+
+
 def add_gate(p: argparse.ArgumentParser) -> None:
+    """The floors: ``--min METRIC=X`` and one ``--min-NAME X`` per gated metric
+    of the registry, all into ``args.floors`` (metric key → X; None = unset)."""
     g = p.add_argument_group("gate (all inactive when unset: report-only)")
-    g.add_argument("--min-hit", type=fraction, metavar="X", help="floor on overall hit@k")
-    g.add_argument("--min-recall", type=fraction, metavar="X", help="floor on overall recall@k")
-    g.add_argument("--min-ndcg", type=fraction, metavar="X", help="floor on overall nDCG@k")
+    names = ", ".join(m.name for m in GATED_METRICS)
+    g.add_argument(
+        "--min",
+        dest="floors",
+        action=_Floor,
+        type=floor_assignment,
+        metavar="METRIC=X",
+        help=f"floor on a metric's overall mean, e.g. --min hit=0.8 (metrics: {names}; repeatable)",
+    )
+    for spec in GATED_METRICS:
+        g.add_argument(
+            f"--{spec.floor_flag}",
+            dest="floors",
+            action=_Floor,
+            metric=spec.key,
+            type=fraction,
+            metavar="X",
+            help=f"floor on overall {spec.label}@k (as --min {spec.name}=X)",
+        )
 
 
 def add_baseline_file(
@@ -156,6 +210,17 @@ def add_baseline_file(
     help: str = "the baseline file (default: baselines/<profile>.json)",
 ) -> None:
     p.add_argument(flag, type=optional_path, metavar="PATH", help=help)
+
+
+def add_baseline_ref(p: argparse._ActionsContainer) -> None:
+    p.add_argument(
+        "--baseline-ref",
+        type=optional_text,
+        metavar="REF",
+        help="judge by this git revision (the PR's base; in a pull request event on GitHub "
+        "Actions, its base SHA): its baseline, gate settings and cases apply, and what the "
+        "working tree changes of them is reported",
+    )
 
 
 def add_profile(p: argparse._ActionsContainer) -> None:
@@ -199,4 +264,5 @@ def add_baseline_comparison(p: argparse.ArgumentParser) -> None:
         g, "--baseline", help="the baseline file (default: baselines/<profile>.json if present)"
     )
     add_profile(g)
+    add_baseline_ref(g)
     add_tolerance(g)

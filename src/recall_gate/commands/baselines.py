@@ -21,11 +21,12 @@ from recall_gate.adapters.baseline_store import (
     read_current_results,
     write_baseline,
 )
-from recall_gate.adapters.config_edit import write_gate_settings
+from recall_gate.adapters.config_edit import write_floors
 from recall_gate.adapters.files import atomic_write_text, describe_validation_error, dump_json
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_file,
+    add_baseline_ref,
     add_config,
     add_gate,
     add_profile,
@@ -78,13 +79,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "--current", type=Path, required=True, metavar="PATH", help="this run's results JSON"
     )
     add_baseline_file(compare, "--baseline")
-    compare.add_argument(
-        "--baseline-ref",
-        type=optional_text,
-        metavar="REF",
-        help="read the baseline as it is at this git revision (the PR's base); a different "
-        "working-tree file is reported as the PR's edit of the baseline",
-    )
+    add_baseline_ref(compare)
     add_profile(compare)
     compare.add_argument(
         "--markdown",
@@ -148,7 +143,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         f"(default {DEFAULT_LOCK_WAIT:g}); then exit 2",
     )
 
-    floors = sub.add_parser("floors", help="evidence-based floors (ADR-0023 future work 1)")
+    floors = sub.add_parser("floors", help="evidence-based floors (observed minus a margin)")
     floor_actions = add_subcommands(floors, dest="floors_command")
     suggest = floor_actions.add_parser(
         "suggest",
@@ -238,7 +233,7 @@ def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
 
 
 def _cmd_compare(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+    settings = resolve_settings(args, io, judged=True)
     current = read_current_results(args.current)
     return report_comparison(
         current,
@@ -416,9 +411,9 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         + "\n"
     )
     if args.write is not None:
-        settings = {floor_key(s.metric): s.floor for s in suggested}
-        write_gate_settings(args.write, settings)
-        written = ", ".join(f"{key}: {value:.2f}" for key, value in settings.items())
+        floors = {floor_key(s.metric): s.floor for s in suggested}
+        write_floors(args.write, floors)
+        written = ", ".join(f"{key}: {value:.2f}" for key, value in floors.items())
         io.stdout.write(
             f"\nrecall-gate: wrote gate floors into {display_path(args.write, io)}: {written}\n"
         )

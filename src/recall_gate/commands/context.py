@@ -30,3 +30,8 @@ def display_path(path: Path, io: Io) -> str:
         return path.relative_to(io.cwd).as_posix()
     except ValueError:
         return str(path)
+
+
+def warn(io: Io, line: str) -> None:
+    """One warning line on stderr (a deprecated spelling, a suspicious setting)."""
+    io.stderr.write(f"recall-gate: warning: {line}\n")

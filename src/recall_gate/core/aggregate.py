@@ -2,8 +2,9 @@
 
 A mean is taken over the cases that carry the metric key, and its n counts
 exactly those cases; a case with empty gold carries no key, so it moves
-neither (ADR-0023 (B)). Groups appear in a fixed order (the contract's order
-of case types and languages) so that serialised results are stable.
+neither (no gold, no score: docs/decisions/retrieval-recall.md). Groups appear
+in a fixed order (the contract's order of case types and languages) so that
+serialised results are stable.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Rules, each with a named test:
   questions. Added, removed and relabelled cases are listed; a group shows
   "n compared of n total" when the sets differ.
 * **Groups**: overall, each case type and each language, for every metric of
-  the ADR triad; a group with no scored case on either side has no row.
+  the metric triad; a group with no scored case on either side has no row.
 * **Flips and rank moves**: a common case whose hit@k went 1 → 0 (lost) or
   0 → 1 (gained), or whose recall@k / nDCG@k moved without a flip, with the
   card shown and its rank before → after (``None`` when outside the top k);
@@ -34,8 +34,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.baseline import Baseline
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS
 from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
     CASE_TYPES,
@@ -201,6 +202,8 @@ class Comparison:
     edit: BaselineEdit | None = None
     # Groups with fewer compared cases are neither tested nor gated.
     min_group_n: int = MIN_GROUP_N
+    # Judged at the base revision: what the pull request changes of its own gate.
+    pull_request: PullRequestChanges | None = None
 
     @property
     def baseline_source(self) -> str:
@@ -335,38 +338,58 @@ def _group_deltas(
     seed: str,
     min_group_n: int,
 ) -> list[MetricDelta]:
-    n = len(pairs)
-    small = n < min_group_n
+    # A metric is compared on the pairs that carry it on both sides: a baseline
+    # made before a metric was added has no value of it.
+    having = {
+        m.key: [(b, c) for b, c in pairs if m.key in b.metrics and m.key in c.metrics]
+        for m in GATED_METRICS
+    }
     noises: dict[str, Noise] = {}
-    if n:
-        lost = sum(1 for b, c in pairs if b.metrics[HIT] > c.metrics[HIT])
-        gained = sum(1 for b, c in pairs if b.metrics[HIT] < c.metrics[HIT])
-        noises[HIT] = Noise(
-            small_n=small,
-            p_value=None if small else mcnemar_exact_p(lost=lost, gained=gained),
-            lost=lost,
-            gained=gained,
-        )
-        graded = (RECALL, NDCG)
-        if small:
-            noises.update({m: Noise(small_n=True) for m in graded})
-        else:
-            columns = [[c.metrics[m] - b.metrics[m] for b, c in pairs] for m in graded]
-            intervals = paired_bootstrap_ci(columns, seed=f"{seed}:{group.label}")
-            noises.update(
-                {
-                    m: Noise(small_n=False, ci_low=low, ci_high=high)
-                    for m, (low, high) in zip(graded, intervals, strict=True)
-                }
+    graded: list[str] = []
+    for spec in GATED_METRICS:
+        metric, both = spec.key, having[spec.key]
+        if not both:
+            continue
+        small = len(both) < min_group_n
+        if spec.binary:  # flips are counted even where they are not tested
+            lost = sum(1 for b, c in both if b.metrics[metric] > c.metrics[metric])
+            gained = sum(1 for b, c in both if b.metrics[metric] < c.metrics[metric])
+            noises[metric] = Noise(
+                small_n=small,
+                p_value=None if small else mcnemar_exact_p(lost=lost, gained=gained),
+                lost=lost,
+                gained=gained,
             )
+        elif small:
+            noises[metric] = Noise(small_n=True)
+        elif len(both) == len(pairs):
+            graded.append(metric)
+        else:
+            (interval,) = paired_bootstrap_ci(
+                [[c.metrics[metric] - b.metrics[metric] for b, c in both]],
+                seed=f"{seed}:{group.label}",
+            )
+            noises[metric] = Noise(small_n=False, ci_low=interval[0], ci_high=interval[1])
+    if graded:
+        # One joint resampling of the metrics every pair carries (they stay paired).
+        columns = [[c.metrics[m] - b.metrics[m] for b, c in pairs] for m in graded]
+        intervals = paired_bootstrap_ci(columns, seed=f"{seed}:{group.label}")
+        noises.update(
+            {
+                m: Noise(small_n=False, ci_low=low, ci_high=high)
+                for m, (low, high) in zip(graded, intervals, strict=True)
+            }
+        )
     out = []
     for metric in METRIC_KEYS:
+        both = having[metric]
+        n = len(both)
         out.append(
             MetricDelta(
                 metric=metric,
                 group=group,
-                baseline=_mean([b.metrics[metric] for b, _ in pairs]) if n else None,
-                current=_mean([c.metrics[metric] for _, c in pairs]) if n else None,
+                baseline=_mean([b.metrics[metric] for b, _ in both]) if n else None,
+                current=_mean([c.metrics[metric] for _, c in both]) if n else None,
                 n_compared=n,
                 n_baseline=n_baseline,
                 n_current=n_current,
@@ -391,6 +414,7 @@ def compare_to_baseline(
     edit: BaselineEdit | None = None,
     seed: str = BOOTSTRAP_SEED,
     min_group_n: int = MIN_GROUP_N,
+    pull_request: PullRequestChanges | None = None,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
@@ -410,6 +434,7 @@ def compare_to_baseline(
         baseline_ref=baseline_ref,
         edit=edit,
         min_group_n=min_group_n,
+        pull_request=pull_request,
     )
     if baseline is None:
         return outline

@@ -1,14 +1,14 @@
-"""The retrieval-recall evaluator: one case's ranking → its metrics (ADR-0023).
+"""The retrieval-recall evaluator: one case's ranking → its metrics.
 
-Rules, each with a named test:
+Rules (docs/decisions/retrieval-recall.md), each with a named test:
 
 * Card identity is ``parent_id`` when present, else the item's ``id``
   (resolved by :meth:`Artifact.ranked_card_ids` before scoring).
 * Metrics are computed on **retrieved** ids, never on cited ids.
 * A case with empty ``must_cite_one_of`` yields ``{}``: it adds to no mean
-  and no n (ADR-0023 (B)).
+  and no n (no gold, no score).
 * Scoring is keyed on the presence of gold, not on the case type: an
-  adversarial case that carries gold is scored (ADR-0023 (C)).
+  adversarial case that carries gold is scored (the denominator is "has gold").
 * When the capture carries ``cited`` ids, a gold-labelled case is classified:
   ``retrieval_miss`` (no gold card in the top k), ``citation_miss`` (a gold
   card was retrieved but none was cited) or ``ok`` (a gold card was cited).
@@ -27,13 +27,16 @@ from typing import Any
 
 from recall_gate.core.aggregate import MetricAccumulator
 from recall_gate.core.labels import Label
-from recall_gate.core.metric_registry import CITATION_COVERAGE
-from recall_gate.core.metrics import HIT, NDCG, RECALL, score_top
+from recall_gate.core.metric_registry import CITATION_COVERAGE, GATED_METRICS, METRIC_KEYS
+from recall_gate.core.metrics import HIT, score_top
 from recall_gate.core.records import Aggregates, Case, CaseLabel, CaseResult, CitationOutcome
 
 __all__ = ["CaseScorer", "classify_citation", "score_case"]
 
-_COLUMNS = (HIT, RECALL, NDCG, CITATION_COVERAGE)
+# The aggregates' columns: every retrieval metric, then the citation share.
+_COLUMNS = (*METRIC_KEYS, CITATION_COVERAGE)
+# The registry's metrics that the one pass of score_top does not compute.
+_KERNELS = tuple((m.key, m.kernel) for m in GATED_METRICS if m.kernel is not None)
 
 
 def classify_citation(*, hit: float, gold: frozenset[str], cited: Sequence[str]) -> CitationOutcome:
@@ -79,6 +82,10 @@ class CaseScorer:
         gold = frozenset(gold_ids)
         relevant = None if relevant_ids is None else frozenset(relevant_ids)
         top, metrics = score_top(ranked_card_ids, gold=gold, relevant=relevant, k=self.k)
+        if metrics and _KERNELS:
+            rel = gold if relevant is None else relevant
+            for key, kernel in _KERNELS:
+                metrics[key] = kernel(top, gold, rel, self.k)
         self.total += 1
         cell = self._cells.get((case_type, language))
         if cell is None:  # registers the group even if no case of it is scored
@@ -90,14 +97,12 @@ class CaseScorer:
             self.scored += 1
             if len(top) < self.k:
                 self.short_of_k += 1
-            hit = metrics[HIT]
-            cell[0](hit)
-            cell[1](metrics[RECALL])
-            cell[2](metrics[NDCG])
+            for append, key in zip(cell, METRIC_KEYS, strict=False):
+                append(metrics[key])
             if cited is not None:
-                outcome = classify_citation(hit=hit, gold=gold, cited=cited)
+                outcome = classify_citation(hit=metrics[HIT], gold=gold, cited=cited)
                 self.outcomes[outcome] += 1
-                cell[3](1.0 if outcome == "ok" else 0.0)
+                cell[-1](1.0 if outcome == "ok" else 0.0)
         record = {
             "case_id": case_id,
             "case_type": case_type,

@@ -3,7 +3,8 @@ regression tolerance and its exemptions, and the verdict. Report-only by default
 
 Every knob is ``float | None``; ``None`` is inactive. With no knob set the
 verdict is ``report-only``: the checks still run so the report can say what
-*would* fail (ADR-0023 (D)). Dataset integrity is not a knob: it always fails.
+*would* fail (report first: docs/decisions/retrieval-recall.md). Dataset
+integrity is not a knob: it always fails.
 
 A drop beyond the tolerance fails only when it is not *exempt*: a group with
 fewer than ``min-group-n`` compared cases is too small to gate (``small_n``),
@@ -22,12 +23,13 @@ the gate to a :class:`~recall_gate.core.compare.Comparison`.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Literal
 
 from recall_gate.core.compare import OVERALL, Comparison, Group, MetricDelta
-from recall_gate.core.metrics import HIT, NDCG, RECALL
+from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.records import Aggregates
 from recall_gate.core.stats import MIN_GROUP_N
@@ -67,20 +69,31 @@ Verdict = Literal["pass", "fail", "report-only"]
 Exemption = Literal["small_n", "not_significant"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class Floors:
-    """Absolute floors on the overall means; ``None`` = inactive."""
+    """Absolute floors on the overall means, by metric key (``{HIT: 0.8}``);
+    a metric without one has no floor. Keys are the registry's gated metrics."""
 
-    min_hit: float | None = None
-    min_recall: float | None = None
-    min_ndcg: float | None = None
+    values: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.values) - set(METRIC_KEYS))
+        if unknown:
+            raise ValueError(f"no floor for {', '.join(unknown)}: not a gated metric")
+        # A private copy in registry order: the caller's dict cannot change it later.
+        ordered = {key: self.values[key] for key in METRIC_KEYS if key in self.values}
+        object.__setattr__(self, "values", MappingProxyType(ordered))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.values.items()))
 
     def by_metric(self) -> dict[str, float | None]:
-        return {HIT: self.min_hit, RECALL: self.min_recall, NDCG: self.min_ndcg}
+        """Every gated metric → its floor (``None``: none)."""
+        return {key: self.values.get(key) for key in METRIC_KEYS}
 
     @property
     def active(self) -> bool:
-        return any(v is not None for v in self.by_metric().values())
+        return bool(self.values)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,11 +233,11 @@ def wilson_lower_bound(mean: float, n: int, *, z: float = 2.0) -> float:
 def suggest_floors(
     aggregates: Aggregates, *, min_margin: float = 0.02
 ) -> tuple[SuggestedFloor, ...]:
-    """Evidence-based floors (ADR-0023 future work 1): observed − margin,
+    """Evidence-based floors: observed − margin,
     rounded down to two decimals, where the margin reaches the Wilson lower
     bound of the observed mean (z = 2) and is at least ``min_margin``."""
     out = []
-    for metric in (HIT, RECALL, NDCG):
+    for metric in METRIC_KEYS:
         summary = aggregates.overall.get(metric)
         if summary is None or summary.n == 0:
             continue
@@ -327,10 +340,7 @@ class ComparisonVerdict:
 
 
 def _suggested_as_floors(suggested: Sequence[SuggestedFloor]) -> Floors:
-    by_metric = {s.metric: s.floor for s in suggested}
-    return Floors(
-        min_hit=by_metric.get(HIT), min_recall=by_metric.get(RECALL), min_ndcg=by_metric.get(NDCG)
-    )
+    return Floors({s.metric: s.floor for s in suggested})
 
 
 def judge_comparison(

@@ -1,12 +1,25 @@
-"""Every metric the reports show, described once: key, label, output name,
-floor flag, definition and the trec_eval measure it matches.
+"""Every metric the reports show, described once: key, short name, label,
+definition, the trec_eval measure it matches, and how it is computed.
 
-The key is the metric's identity (the ADR-0023 names, verbatim); every table,
-flag and output reads its other names from here.
+The key is the metric's identity (the decision record's names, verbatim). Everything
+else a metric has is derived from its entry here, so adding an entry is the
+whole change for a new metric:
+
+* its short ``name`` (``hit``) is the action output and comparison JSON key,
+  the floor's key under ``gate.floors`` in ``recall-gate.yaml``, ``--min
+  NAME=X``, the flag ``--min-NAME``, the variable
+  ``RECALL_GATE_MIN_NAME`` and the action input ``min-NAME``;
+* its ``label`` heads its column in every table (``hit@5``);
+* the scorer computes it (``kernel``), the aggregates average it, compare
+  tests its noise (``binary``: McNemar on flips, else a paired bootstrap), the
+  gate applies floors and the tolerance to it.
+
+A test adds an entry to a copy of this module and shows all of the above follow.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 
 from recall_gate.core.metrics import HIT, NDCG, RECALL
@@ -15,50 +28,75 @@ __all__ = [
     "CITATION_COVERAGE",
     "GATED_METRICS",
     "METRICS",
+    "METRIC_KEYS",
+    "Kernel",
     "MetricSpec",
     "floor_flag",
     "floor_key",
+    "gated_metric",
     "metric_label",
     "metric_spec",
 ]
 
 CITATION_COVERAGE = "citation_coverage"
 
+# One case's value: (the top k distinct card ids, gold, relevant, k) → [0, 1].
+# ``relevant`` is the case's relevance set (``relevant_ids``, else the gold).
+Kernel = Callable[[Sequence[str], Set[str], Set[str], int], float]
+
 
 @dataclass(frozen=True, kw_only=True)
 class MetricSpec:
-    """One metric's names and meaning."""
+    """One metric's names, meaning and computation."""
 
     key: str
+    name: str  # short name: output, `gate.floors` key, --min NAME=X, --min-NAME, min-NAME input
     label: str  # short name in tables, before "@k": "hit" → "hit@5"
-    output: str | None  # the action output / comparison JSON key; None = not an output
-    floor_flag: str | None  # CLI flag / config key / action input of its floor; None = no floor
     definition: str  # Markdown, one sentence
     formula: str  # the trec_eval measure it matches, or how it is counted
+    # Retrieval metrics are gated (floors, tolerance) and are action outputs.
+    gated: bool = True
+    # 0 or 1 per case: its changes are flips, tested with McNemar; else a bootstrap.
+    binary: bool = False
+    # None: computed in the scorer's one pass (the ADR triad, :func:`score_top`).
+    kernel: Kernel | None = None
+
+    @property
+    def output(self) -> str | None:
+        """The action output / comparison JSON key; None = not an output."""
+        return self.name if self.gated else None
+
+    @property
+    def floor_flag(self) -> str | None:
+        """``min-hit``: the CLI flag (without ``--``) and action input; None = no floor."""
+        return f"min-{self.name}" if self.gated else None
+
+    @property
+    def floor_env(self) -> str | None:
+        """``RECALL_GATE_MIN_HIT``: how the action passes the floor input."""
+        return f"RECALL_GATE_MIN_{self.name.upper()}" if self.gated else None
 
 
 METRICS: tuple[MetricSpec, ...] = (
     MetricSpec(
         key=HIT,
+        name="hit",
         label="hit",
-        output="hit",
-        floor_flag="min-hit",
         definition="1 if at least one `must_cite_one_of` card is in the top k, else 0 (primary).",
         formula="trec_eval success_k",
+        binary=True,
     ),
     MetricSpec(
         key=RECALL,
+        name="recall",
         label="recall",
-        output="recall",
-        floor_flag="min-recall",
         definition="|relevant ∩ top k| / |relevant| (relevant = `relevant_ids` if set, else gold).",
         formula="trec_eval recall_k",
     ),
     MetricSpec(
         key=NDCG,
+        name="ndcg",
         label="nDCG",
-        output="ndcg",
-        floor_flag="min-ndcg",
         definition=(
             "binary-gain nDCG: Σ 1/log2(rank+1) over relevant cards in the top k, divided by "
             "the ideal ranking cut at k (never above 1)."
@@ -67,23 +105,36 @@ METRICS: tuple[MetricSpec, ...] = (
     ),
     MetricSpec(
         key=CITATION_COVERAGE,
+        name="cited",
         label="cited gold",
-        output=None,
-        floor_flag=None,
         definition="1 if the answer cited a gold card (cases whose citations were captured).",
         formula="share of captured citation outcomes that are ok",
+        gated=False,
     ),
 )
 
-# The retrieval triad: the metrics floors and tolerance apply to.
-GATED_METRICS: tuple[MetricSpec, ...] = tuple(m for m in METRICS if m.floor_flag is not None)
+# The retrieval metrics: scored per case, gated, reported as outputs.
+GATED_METRICS: tuple[MetricSpec, ...] = tuple(m for m in METRICS if m.gated)
+METRIC_KEYS: tuple[str, ...] = tuple(m.key for m in GATED_METRICS)
 
 _BY_KEY = {m.key: m for m in METRICS}
+_GATED_BY_NAME = {m.name: m for m in GATED_METRICS}
 
 
 def metric_spec(key: str) -> MetricSpec:
     """The spec of a known metric key (KeyError for an unknown one: a programming error)."""
     return _BY_KEY[key]
+
+
+def gated_metric(name: str) -> MetricSpec:
+    """The gated metric of a short name or key (``hit`` or ``retrieval_hit_at_k``).
+
+    ValueError naming the known names for anything else."""
+    spec = _GATED_BY_NAME.get(name) or _BY_KEY.get(name)
+    if spec is None or not spec.gated:
+        known = ", ".join(m.name for m in GATED_METRICS)
+        raise ValueError(f"unknown metric {name!r} (known: {known})")
+    return spec
 
 
 def metric_label(key: str, k: int) -> str:
@@ -103,5 +154,5 @@ def floor_flag(key: str) -> str:
 
 
 def floor_key(key: str) -> str:
-    """The floor's config / JSON key of a gated metric (``min_hit``)."""
-    return floor_flag(key).replace("-", "_")
+    """The floor's key under ``gate.floors`` and in the comparison JSON (``hit``)."""
+    return gated_metric(key).name

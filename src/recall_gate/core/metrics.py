@@ -1,4 +1,4 @@
-"""Retrieval metrics over ranked id sequences (ADR-0023 (A)).
+"""Retrieval metrics over ranked id sequences (docs/decisions/retrieval-recall.md).
 
 Conventions, shared by every function here:
 
@@ -6,7 +6,7 @@ Conventions, shared by every function here:
   first occurrence **before** the cut at ``k``: a stray duplicate can neither
   count twice nor push a later card out of the top k.
 * ``gold`` is a set of card ids. Every function assumes it is non-empty; the
-  evaluator never scores a case with empty gold (ADR-0023 (B)).
+  evaluator never scores a case with empty gold (no gold, no score).
 * Relevance is binary: every gold card has gain 1.
 
 Definitions (``top`` = the first ``k`` distinct ids of the ranking):
@@ -30,7 +30,6 @@ from itertools import accumulate, islice
 __all__ = [
     "DEFAULT_K",
     "HIT",
-    "METRIC_KEYS",
     "NDCG",
     "RECALL",
     "dedupe_first",
@@ -43,7 +42,6 @@ __all__ = [
 HIT = "retrieval_hit_at_k"
 RECALL = "retrieval_recall_at_k"
 NDCG = "retrieval_ndcg_at_k"
-METRIC_KEYS: tuple[str, str, str] = (HIT, RECALL, NDCG)
 # The cut-off when neither a flag nor the config sets k.
 DEFAULT_K = 5
 
@@ -94,7 +92,7 @@ def score_ranking(
     ``gold`` is the disjunctive citation field (``must_cite_one_of``): hit@k is
     computed on it. ``relevant`` (``relevant_ids``, when a case carries it) is
     the relevance set for recall@k and nDCG@k; it defaults to ``gold``.
-    Returns ``{}`` when the relevance set is empty (ADR-0023 (B)).
+    Returns ``{}`` when the relevance set is empty (no gold, no score).
     """
     return score_top(ranking, gold=gold, relevant=relevant, k=k)[1]
 

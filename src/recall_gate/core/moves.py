@@ -19,7 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG, RECALL
+from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import CaseResult
 
 __all__ = ["CaseMove", "Direction", "find_moves", "missed_cases"]
@@ -45,8 +46,11 @@ class CaseMove:
     after: Mapping[str, float] = field(default_factory=dict)
 
     def change(self, metric: str) -> float:
-        """This case's change of ``metric`` (current − baseline)."""
-        return self.after.get(metric, 0.0) - self.before.get(metric, 0.0)
+        """This case's change of ``metric`` (current − baseline); 0 when one side
+        lacks it (a baseline made before the metric existed)."""
+        if metric not in self.before or metric not in self.after:
+            return 0.0
+        return self.after[metric] - self.before[metric]
 
 
 def _rank(ranked_ids: Sequence[str], card: str, k: int) -> int | None:
@@ -68,7 +72,7 @@ def _relevance(case: CaseResult) -> tuple[str, ...]:
 
 def _move(before: CaseResult, after: CaseResult, k: int) -> CaseMove | None:
     b, a = before.metrics, after.metrics
-    if all(abs(b[m] - a[m]) <= _EPSILON for m in METRIC_KEYS):
+    if all(abs(b[m] - a[m]) <= _EPSILON for m in METRIC_KEYS if m in b and m in a):
         return None
     direction: Direction
     if b[HIT] != a[HIT]:

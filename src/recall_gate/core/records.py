@@ -6,7 +6,7 @@ error, not a silently ignored key. Field names are the contract of DESIGN.md.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -54,13 +54,20 @@ class _Record(BaseModel):
 
 
 class Card(_Record):
-    """A parent card of the knowledge base."""
+    """A parent card of the knowledge base.
+
+    ``metadata`` holds every other front-matter key of a docs page as it was
+    written (MkDocs ``hide:``, Docusaurus ``sidebar_position:`` …), JSON-safe.
+    It describes the page and takes no part in retrieval or in the KB
+    fingerprint.
+    """
 
     id: str = Field(min_length=1)
     language: Language
     title: str = Field(min_length=1)
     body: str = Field(min_length=1)
     tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class Chunk(_Record):
@@ -76,7 +83,7 @@ class CaseLabel(_Record):
 
     ``must_cite_one_of`` is disjunctive: citing any one card satisfies the
     citation contract; hit@k is computed on it. ``relevant_ids``, when present,
-    is the relevance set for recall@k and nDCG@k (ADR-0023 future work 2).
+    is the relevance set for recall@k and nDCG@k (relevance apart from citation sufficiency).
     """
 
     id: str = Field(min_length=1)
@@ -95,7 +102,7 @@ class CaseLabel(_Record):
             if not self.must_cite_one_of:
                 raise ValueError(
                     "relevant_ids is set but must_cite_one_of is empty: "
-                    "a case is scored only when it carries gold (ADR-0023 (C))"
+                    "a case is scored only when it carries gold in must_cite_one_of"
                 )
         return self
 

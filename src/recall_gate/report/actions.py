@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
-from recall_gate.core.metric_registry import floor_flag, metric_label
+from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.report.comparison_json import (
     CasesRecord,
@@ -25,6 +25,8 @@ from recall_gate.report.markup import shorten_query
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
 
 AnnotationLevel = Literal["error", "warning", "notice"]
+
+_FLOOR_INPUTS: Final = " / ".join(f"{m.floor_flag}" for m in GATED_METRICS)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -48,9 +50,7 @@ def comparison_outputs(doc: ComparisonDocument) -> dict[str, str]:
     profile, which names the sticky comment."""
     return {
         "verdict": doc.verdict,
-        "hit": _number(doc.hit),
-        "recall": _number(doc.recall),
-        "ndcg": _number(doc.ndcg),
+        **{name: _number(mean) for name, mean in doc.metrics.items()},
         "n": _number(doc.n),
         "regressions": _number(doc.regressions),
         "profile": doc.profile,
@@ -195,7 +195,7 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
                     title="recall-gate (report-only): would fail if enforced",
                     message=f"{len(items)} check(s) would fail at the suggested floors and a "
                     f"{would.tolerance:.2f} tolerance: {shown}{more}. "
-                    "Set min-hit / min-recall / min-ndcg or max-regression to enforce.",
+                    f"Set {_FLOOR_INPUTS} or max-regression to enforce.",
                 )
             )
     baseline = doc.baseline

@@ -27,15 +27,22 @@ from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import Comparison, Group, MetricDelta, StaleReason
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression
 from recall_gate.core.github_limits import comment_length
-from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
-from recall_gate.core.metrics import HIT, METRIC_KEYS, NDCG
+from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_flag, metric_label
+from recall_gate.core.metrics import HIT, NDCG
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.profile import comment_marker
 from recall_gate.core.records import Aggregates, MetricSummary
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
-from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
+from recall_gate.report.markup import (
+    Format,
+    escape_markdown,
+    plain_text,
+    shorten,
+    shorten_query,
+    table,
+)
 from recall_gate.report.results import LANGUAGE_CAVEAT, RECALL_CAVEAT, capture_notes, missed_table
 
 __all__ = [
@@ -46,12 +53,17 @@ __all__ = [
 ]
 
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
+# A comment over budget shortens every user string to these lengths in turn.
+USER_CHARS_STEPS = (300, 60)
 
 
 @dataclass(frozen=True)
 class _Style:
     fmt: Format
     limit: int | None  # at most this many items per case list; None = all
+    # At most this many characters of any one user string (label, reason, path,
+    # id, query); None = whole. The comment budget shortens these first.
+    user_chars: int | None = None
 
     @property
     def md(self) -> bool:
@@ -59,12 +71,12 @@ class _Style:
 
     def user(self, text: str) -> str:
         """User text, inert."""
-        if self.md:
-            return escape_markdown(text)
-        return " ".join("".join(c if c.isprintable() else "\ufffd" for c in text).split())
+        text = shorten(text, self.user_chars)
+        return escape_markdown(text) if self.md else plain_text(text)
 
     def literal(self, text: str) -> str:
         """Code-formatted when that is safe (no backtick, printable), else escaped."""
+        text = shorten(text, self.user_chars)
         if self.md and "`" not in text and text.isprintable() and text.strip() == text and text:
             return f"`{text}`"
         return self.user(text)
@@ -405,6 +417,97 @@ def _baseline_ref(baseline: Baseline, style: _Style, *, reason: bool = True) -> 
     return f"made {baseline.created_at}, {sha}{why}"
 
 
+def _ids(items: Sequence[str], style: _Style) -> str:
+    shown, hidden = _listed(items, style)
+    return ", ".join(style.literal(i) for i in shown) + (f" … and {hidden} more" if hidden else "")
+
+
+def _pull_request_banners(comparison: Comparison, style: _Style) -> list[str]:
+    """What a pull request judged at its base changes of its own gate and cases."""
+    pr = comparison.pull_request
+    if pr is None:
+        return []
+    out = []
+    ref = style.literal(pr.ref[:12] if len(pr.ref) == 40 else pr.ref)
+    if pr.gate:
+        changed = "; ".join(
+            f"{style.user(c.label)} {style.user(c.baseline or 'unset')} → "
+            f"{style.user(c.current or 'unset')}"
+            for c in pr.gate
+        )
+        where = f" ({style.literal(pr.config)})" if pr.config else ""
+        base = (
+            "the base's settings"
+            if pr.config_at_base
+            else "the default settings (the base has no config)"
+        )
+        out.append(
+            style.banner(
+                "IMPORTANT",
+                [
+                    f"{style.bold('This pull request changes the gate')}{where}: {changed}. "
+                    f"It is judged by {base} at {ref}; the change applies after merge."
+                ],
+            )
+        )
+    lines = []
+    if pr.removed:
+        lines.append(f"removed: {_ids(pr.removed, style)}")
+    if pr.relabelled:
+        lines.append(f"relabelled (query or labels): {_ids(pr.relabelled, style)}")
+    if lines:
+        out.append(
+            style.banner(
+                "IMPORTANT",
+                [
+                    f"{style.bold('Cases removed / relabelled by this pull request')} "
+                    f"(applies after merge): {'; '.join(lines)}. They are still judged as "
+                    f"the base has them at {ref}."
+                ],
+            )
+        )
+    if pr.not_captured:
+        out.append(
+            style.banner(
+                "WARNING",
+                [
+                    style.bold(f"{len(pr.not_captured)} case(s) of the base are not in the capture")
+                    + f" and score as misses: {_ids(pr.not_captured, style)}. Capture every case "
+                    "of the base branch (`recall-gate capture` does, in a pull request)."
+                ],
+            )
+        )
+    if pr.added:
+        hits = [c.case_id for c in pr.added if c.hit]
+        misses = [c.case_id for c in pr.added if c.hit is False]
+        parts = []
+        if hits:
+            parts.append(f"hit: {_ids(hits, style)}")
+        if misses:
+            parts.append(f"missed: {_ids(misses, style)}")
+        detail = f" — {'; '.join(parts)}" if parts else ""
+        out.append(
+            style.banner(
+                "NOTE",
+                [
+                    f"{style.bold(f'This pull request adds {len(pr.added)} case(s)')}, "
+                    f"evaluated and reported, judged after merge{detail}."
+                ],
+            )
+        )
+    if not pr.cases_at_base:
+        out.append(
+            style.banner(
+                "NOTE",
+                [
+                    f"The base ({ref}) has no cases file yet: this pull request's own cases "
+                    "are evaluated."
+                ],
+            )
+        )
+    return out
+
+
 def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: bool) -> list[str]:
     out = []
     path = comparison.baseline_path
@@ -441,6 +544,7 @@ def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: 
                     + _overall_change(edit.old.aggregates, new.aggregates, new.k)
                 )
             out.append(style.banner("IMPORTANT", lines))
+    out += _pull_request_banners(comparison, style)
     if comparison.status == "missing" and not (edit is not None and edit.old is None):
         command = (
             f"recall-gate baseline update --results results.json --out {path} "
@@ -794,7 +898,7 @@ def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> s
     if unscored:
         notes.append(
             f"{unscored} case{' is' if unscored == 1 else 's are'} without gold (capability, "
-            "no_match): not scored, by design (ADR-0023 (B))."
+            "no_match): not scored, by design: they have no card to find."
         )
     return "\n".join(f"- {n}" for n in notes)
 
@@ -909,22 +1013,34 @@ def render_comment(
     )
     if max_chars is None or comment_length(full) <= max_chars:
         return full
+    # User strings first (a PR controls its retriever label, a reason can be
+    # long), then the case lists; the verdict, the tables and the failing rows stay.
+    for user_chars in USER_CHARS_STEPS:
 
-    def attempt(limit: int) -> str:
-        return _render(
-            comparison, verdict, profile=profile, style=_Style("markdown", limit), truncated=True
-        )
+        def attempt(limit: int | None, chars: int = user_chars) -> str:
+            return _render(
+                comparison,
+                verdict,
+                profile=profile,
+                style=_Style("markdown", limit, chars),
+                truncated=limit is not None,
+            )
 
-    low, high = 0, _longest_list(comparison)
-    best: str | None = None
-    while low <= high:
-        middle = (low + high) // 2
-        text = attempt(middle)
+        text = attempt(None)
         if comment_length(text) <= max_chars:
-            best, low = text, middle + 1
-        else:
-            high = middle - 1
-    return best if best is not None else _hard_cut(attempt(0), max_chars)
+            return text
+        low, high = 0, _longest_list(comparison)
+        best: str | None = None
+        while low <= high:
+            middle = (low + high) // 2
+            text = attempt(middle)
+            if comment_length(text) <= max_chars:
+                best, low = text, middle + 1
+            else:
+                high = middle - 1
+        if best is not None:
+            return best
+    return _hard_cut(attempt(0), max_chars)
 
 
 def render_comparison_text(

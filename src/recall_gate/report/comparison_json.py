@@ -2,9 +2,10 @@
 a typed, versioned document that the Actions step validates before it turns
 it into outputs and annotations.
 
-Top-level ``verdict``, ``regressions``, ``hit``, ``recall``, ``ndcg`` and ``n``
-map one-to-one onto the action's outputs; the keys are documented in the
-README.
+Top-level ``verdict``, ``regressions``, ``n`` and each entry of ``metrics``
+(one per gated metric of the registry, by its short name: ``hit``, ``recall``,
+``ndcg``) map one-to-one onto the action's outputs; the keys are documented in
+the README.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ __all__ = [
 
 COMPARISON_KIND = "recall-gate-comparison"
 # 2: rank moves, regression cases and exempt drops are typed lists.
-COMPARISON_SCHEMA_VERSION = 2
+# 3: the overall means (`metrics`) and the floors (`gate.floors`) are keyed by
+#    the registry's metric names, so a new metric needs no schema change.
+COMPARISON_SCHEMA_VERSION = 3
 
 
 RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant"]
@@ -114,9 +117,7 @@ class GateRecord(_Part):
     max_regression: float | None
     min_group_n: int
     require_significance: bool
-    min_hit: float | None
-    min_recall: float | None
-    min_ndcg: float | None
+    floors: dict[str, float]  # metric name → floor, for the floors that are set
     failed_floors: tuple[FloorRecord, ...]
     regressions: tuple[RegressionRecord, ...]
     exempt: tuple[RegressionRecord, ...]
@@ -161,7 +162,7 @@ class ComparisonDocument(_Part):
     """The whole comparison, as written to disk."""
 
     kind: Literal["recall-gate-comparison"]
-    schema_version: Literal[2]
+    schema_version: Literal[3]
     profile: str
     k: int
     verdict: Verdict
@@ -169,9 +170,7 @@ class ComparisonDocument(_Part):
     would_fail: int
     n: int
     n_cases: int
-    hit: float | None
-    recall: float | None
-    ndcg: float | None
+    metrics: dict[str, float | None]  # metric name → overall mean (None: nothing scored)
     delta: dict[str, float | None]
     baseline: BaselineRecord
     gate: GateRecord
@@ -248,9 +247,7 @@ def comparison_document(
         would_fail=verdict.would_fail_count,
         n=overall[HIT].n if HIT in overall else 0,
         n_cases=len(comparison.current.cases),
-        hit=means["hit"],
-        recall=means["recall"],
-        ndcg=means["ndcg"],
+        metrics=means,
         delta={
             name: (d.delta if (d := comparison.delta_for(key)) is not None else None)
             for key, name in _OUTPUTS.items()
@@ -284,9 +281,7 @@ def comparison_document(
             max_regression=verdict.max_regression,
             min_group_n=comparison.min_group_n,
             require_significance=verdict.require_significance,
-            min_hit=verdict.floors.min_hit,
-            min_recall=verdict.floors.min_recall,
-            min_ndcg=verdict.floors.min_ndcg,
+            floors={floor_key(metric): floor for metric, floor in verdict.floors.values.items()},
             failed_floors=tuple(_floor(c) for c in gate.failed_floors),
             regressions=tuple(_regression(r) for r in gate.regressions),
             exempt=tuple(_regression(r) for r in gate.exempt),

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from recall_gate.core.metric_registry import GATED_METRICS, metric_label
-from recall_gate.core.metrics import HIT, METRIC_KEYS
+from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, metric_label
+from recall_gate.core.metrics import HIT
 from recall_gate.core.trend import TrendPoint
 from recall_gate.report.charts import ChartSeries, line_chart
 from recall_gate.report.markup import Format, escape_markdown, table

@@ -13,10 +13,10 @@ from recall_gate.core.gate import GateResult, suggest_floors
 from recall_gate.core.metric_registry import (
     CITATION_COVERAGE,
     GATED_METRICS,
+    METRIC_KEYS,
     floor_flag,
     metric_label,
 )
-from recall_gate.core.metrics import METRIC_KEYS
 from recall_gate.core.moves import missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
 from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
@@ -174,7 +174,7 @@ def render_summary(
         parts.append(_verdict_lines(gate, k, fmt))
     parts.append(
         f"{scored} of {total} cases carry gold and are scored; "
-        f"{total - scored} without gold are excluded by design (ADR-0023 (B))."
+        f"{total - scored} without gold are excluded by design: they have no card to find."
     )
     for note in capture_notes(k=k, scored=scored, short_of_k=short_of_k, gold_checked=gold_checked):
         parts.append(note if fmt == "markdown" else note.replace("`", ""))

@@ -1,6 +1,6 @@
 """Parent expansion: a chunk ranking → a card ranking (pure).
 
-Retrieval ranks chunks, but the unit a RAG answer cites (and ADR-0023 scores)
+Retrieval ranks chunks, but the unit a RAG answer cites (and recall-gate scores)
 is the parent card. Each card takes the rank of its best chunk; later chunks
 of a card already seen are dropped (first-occurrence de-duplication), so one
 long card cannot fill the top k with its own pieces.

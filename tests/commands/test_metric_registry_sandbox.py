@@ -1,0 +1,162 @@
+"""A metric is one registry entry: add one to a copy of the package and its
+flags, config key, environment variable, results and comparison JSON, action
+outputs and report rows all follow, with no other edit.
+
+The copy runs in a subprocess (the registry is read at import time); the
+metric added is "top1": 1 if the first card is relevant. Synthetic data only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import recall_gate
+from cli_runner import run_cli
+
+PACKAGE = Path(recall_gate.__file__).parent
+ANCHOR = "    MetricSpec(\n        key=CITATION_COVERAGE,"
+ENTRY = """    MetricSpec(
+        key="retrieval_top1_at_k",
+        name="top1",
+        label="top1",
+        definition="1 if the first card is relevant, else 0 (synthetic test metric).",
+        formula="trec_eval success_1",
+        binary=True,
+        kernel=lambda top, gold, relevant, k: 1.0 if top and top[0] in relevant else 0.0,
+    ),
+"""
+DRIVER = """\
+import contextlib, io, json, sys
+from pathlib import Path
+from recall_gate.cli import main
+
+runs = []
+for argv, environ in json.loads(sys.stdin.read()):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out):  # argparse prints --help to sys.stdout
+        code = main(argv, environ, stdout=out, stderr=err, cwd=Path.cwd())
+    runs.append({"code": code, "out": out.getvalue(), "err": err.getvalue()})
+print(json.dumps(runs))
+"""
+
+
+def _artifacts(path: Path) -> None:
+    """12 self-contained lines: gold at rank 1 for 4 cases, at rank 2 for 8
+    (hit@5 = 1.0, top1 = 4/12 = 0.333)."""
+    lines = []
+    for i in range(12):
+        gold = f"card-{i}"
+        ranked = [gold, "other"] if i < 4 else ["other", gold]
+        lines.append(
+            {
+                "case_id": f"c{i:02d}",
+                "retrieved": ranked,
+                "must_cite_one_of": [gold],
+                "language": "en",
+                "case_type": "golden",
+            }
+        )
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def _sandbox(tmp_path: Path) -> Path:
+    """A copy of the package whose registry has one more entry; returns its src folder."""
+    src = tmp_path / "src"
+    shutil.copytree(PACKAGE, src / "recall_gate", ignore=shutil.ignore_patterns("__pycache__"))
+    registry = src / "recall_gate" / "core" / "metric_registry.py"
+    text = registry.read_text(encoding="utf-8")
+    assert text.count(ANCHOR) == 1, "the registry's citation entry moved: update ANCHOR"
+    registry.write_text(text.replace(ANCHOR, ENTRY + ANCHOR), encoding="utf-8")
+    return src
+
+
+def _run(src: Path, cwd: Path, runs: list[tuple[list[str], dict[str, str]]]) -> list[Any]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECALL_GATE_")}
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER],
+        input=json.dumps(runs),
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env={**env, "PYTHONPATH": str(src)},
+        check=True,
+    )
+    result: list[Any] = json.loads(done.stdout)
+    return result
+
+
+def test_a_metric_added_to_the_registry_reaches_every_surface(tmp_path: Path) -> None:
+    src = _sandbox(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    _artifacts(work / "run.jsonl")
+    (work / "config").mkdir()
+    (work / "config" / "recall-gate.yaml").write_text("gate:\n  floors: {top1: 0.9}\n")
+    # A baseline made before the metric existed (by this, unmodified tree).
+    made = run_cli(["score", "--artifacts", "run.jsonl", "--json", "old.json"], cwd=work)
+    assert made.code == 0, made.err
+    assert (
+        run_cli(["baseline", "update", "--results", "old.json", "--reason", "old"], cwd=work).code
+        == 0
+    )
+    score = ["score", "--artifacts", "run.jsonl"]
+    outputs = work / "outputs.txt"
+    help_, by_flag, by_name, by_config, by_env, report = _run(
+        src,
+        work,
+        [
+            (["score", "--help"], {}),
+            (
+                [
+                    *score,
+                    *("--min-top1", "0.9", "--json", "results.json"),
+                    *("--comparison-json", "comparison.json", "--markdown", "report.md"),
+                ],
+                {},
+            ),
+            ([*score, "--min", "top1=0.9"], {}),
+            ([*score, "--config", "config/recall-gate.yaml", "--baseline", "none.json"], {}),
+            (score, {"RECALL_GATE_MIN_TOP1": "0.9"}),
+            (
+                ["actions-report", "--comparison", "comparison.json"],
+                {"GITHUB_OUTPUT": str(outputs)},
+            ),
+        ],
+    )
+    # Flags: generated from the entry, and both spellings gate.
+    assert "--min-top1 X" in help_["out"]
+    assert "(metrics: hit, recall, ndcg, top1;" in " ".join(help_["out"].split())
+    assert [r["code"] for r in (by_flag, by_name, by_config, by_env)] == [1, 1, 1, 1], by_config
+    # Results JSON: the aggregates carry it, per case and overall.
+    results = json.loads((work / "results.json").read_text())
+    assert results["aggregates"]["overall"]["retrieval_top1_at_k"]["mean"] == round(4 / 12, 6)
+    assert results["cases"][0]["metrics"]["retrieval_top1_at_k"] == 1.0
+    # Comparison JSON: its mean, its floor, its failed floor; the old baseline lacks it.
+    comparison = json.loads((work / "comparison.json").read_text())
+    assert comparison["metrics"]["top1"] == pytest.approx(4 / 12)
+    assert comparison["gate"]["floors"] == {"top1": 0.9}
+    assert [f["metric"] for f in comparison["gate"]["failed_floors"]] == ["retrieval_top1_at_k"]
+    assert comparison["delta"]["top1"] is None
+    assert comparison["delta"]["hit"] == 0.0
+    # Action outputs.
+    assert report["code"] == 0, report["err"]
+    heredocs = re.findall(r"^(\S+)<<(\S+)\n(.*?)\n\2$", outputs.read_text(), re.M | re.S)
+    written = {name: value for name, _, value in heredocs}
+    assert written["top1"] == "0.333333"
+    # Report rows: its column in the tables, its floor named by its flag.
+    markdown = (work / "report.md").read_text()
+    assert "top1@5" in markdown
+    assert "min-top1" in markdown
+    # The unmodified tree knows no such metric: the entry is what made all of the above.
+    plain = run_cli([*score, "--min", "top1=0.9"], cwd=work)
+    assert plain.code == 2
+    assert "unknown metric 'top1' (known: hit, recall, ndcg)" in plain.err
