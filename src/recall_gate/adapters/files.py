@@ -59,7 +59,18 @@ _EXPANSION_FACTOR: Final = 10
 _EXPANSION_FLOOR: Final = 16 * 1024 * 1024
 # What a user fixes (space, a read-only mount, permissions, a quota): exit 2 naming the path.
 _WRITE_ERRNOS: Final = frozenset(
-    {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.EFBIG}
+    {
+        errno.ENOSPC,
+        errno.EROFS,
+        errno.EACCES,
+        errno.EPERM,
+        errno.EDQUOT,
+        errno.EFBIG,
+        errno.EISDIR,
+        errno.ENOTDIR,
+        errno.ENAMETOOLONG,
+        errno.ELOOP,
+    }
 )
 
 
@@ -367,6 +378,10 @@ def write_error(path: Path, exc: OSError) -> InputError:
         errno.EDQUOT: "free some of your disk quota (or write elsewhere), then run again",
         errno.EFBIG: "write to a file system that allows larger files",
         errno.EROFS: "write to a writable location: this file system is mounted read-only",
+        errno.EISDIR: "pass a file path, not a folder",
+        errno.ENOTDIR: "a part of the path is a file, not a folder: pass another path",
+        errno.ENAMETOOLONG: "pass a shorter path",
+        errno.ELOOP: "the path goes through a symlink loop: pass another path",
     }
     fix = fixes.get(exc.errno or 0, "check the directory exists and you may write to it")
     reason = exc.strerror or os.strerror(exc.errno or 0)
