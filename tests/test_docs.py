@@ -16,8 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 from ruamel.yaml import YAML
 
+from cli_runner import run_cli
 from recall_gate.adapters.config import Config, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,6 +53,22 @@ def test_the_config_reference_is_a_valid_config_with_the_defaults(tmp_path: Path
     for section in ("embedder", "chunking", "store", "retrieval", "reranker", "gate"):
         shown = getattr(config, section).model_dump(exclude={"path"})
         assert shown == getattr(defaults, section).model_dump(exclude={"path"}), section
+    for section in ("capture",):
+        assert getattr(config, section) == getattr(defaults, section), section
+
+
+def test_the_config_reference_shows_every_key() -> None:
+    text = CONFIG_REFERENCE.read_text(encoding="utf-8")
+    match = re.search(r"```yaml\n(.*?)```", text, re.S)
+    assert match
+    shown = YAML(typ="safe").load(match.group(1))
+    assert set(shown) == set(Config.model_fields), (
+        "document the new key in docs/reference/config.md"
+    )
+    for section, field in Config.model_fields.items():
+        if isinstance(field.default, BaseModel):
+            assert isinstance(shown[section], dict), section
+            assert set(shown[section]) == set(type(field.default).model_fields), section
 
 
 def test_the_site_builds_offline_with_system_fonts_and_no_downloading_plugin() -> None:
@@ -158,3 +176,37 @@ def test_no_text_file_holds_a_merge_conflict_marker() -> None:
         and re.search(r"^(<{7}|>{7}) ", (ROOT / name).read_text(encoding="utf-8"), re.M)
     ]
     assert marked == [], "resolve the merge: keep both sides' intent, drop the markers"
+
+
+# A page of this site (not an example path of a user's docs such as docs/de/setup.md).
+_OUR_PAGE = r"\bdocs/(?:(?:guide|reference|decisions)/)?[\w-]+\.md\b"
+
+
+def test_every_docs_page_the_code_names_exists() -> None:
+    named = {
+        (source.relative_to(ROOT), page)
+        for source in sorted((ROOT / "src").rglob("*.py"))
+        for page in re.findall(_OUR_PAGE, source.read_text(encoding="utf-8"))
+    }
+    assert named, "no message or docstring points to the docs"
+    missing = sorted((str(source), page) for source, page in named if not (ROOT / page).is_file())
+    assert missing == []
+
+
+def test_a_config_that_is_not_a_mapping_points_to_the_config_reference(tmp_path: Path) -> None:
+    (tmp_path / "recall-gate.yaml").write_text("- kb: docs\n", encoding="utf-8")
+
+    done = run_cli(["check"], cwd=tmp_path)
+
+    assert done.code == 2
+    assert "expected a mapping of settings" in done.err
+    assert "fix: write `key: value` lines, as in docs/reference/config.md" in done.err
+
+
+def test_an_unknown_config_key_points_to_the_config_reference(tmp_path: Path) -> None:
+    (tmp_path / "recall-gate.yaml").write_text("kb: docs\nk_: 5\n", encoding="utf-8")
+
+    done = run_cli(["check"], cwd=tmp_path)
+
+    assert done.code == 2
+    assert "fix: see docs/reference/config.md for every key, its type and its default" in done.err

@@ -76,9 +76,7 @@ def _takes_path(action: argparse.Action) -> bool:
 
 # -- what goes in --------------------------------------------------------------------
 
-_TEXT = st.text(
-    st.characters(codec="utf-8", blacklist_characters="\x00"), max_size=40
-)
+_TEXT = st.text(st.characters(codec="utf-8", blacklist_characters="\x00"), max_size=40)
 _JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | _TEXT,
     lambda kids: st.lists(kids, max_size=4) | st.dictionaries(_TEXT, kids, max_size=4),

@@ -10,7 +10,13 @@ from typing import Any, NoReturn
 
 from recall_gate.commands.context import DEFAULT_CONFIG
 from recall_gate.core.gate import MIN_GROUP_N
-from recall_gate.core.metric_registry import GATED_METRICS, gated_metric
+from recall_gate.core.metric_registry import (
+    DEFAULT_METRIC_KEYS,
+    GATED_METRICS,
+    gated_metric,
+    metric_spec,
+    select_metrics,
+)
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.errors import InputError
 
@@ -118,15 +124,67 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
     )
 
 
-def add_outputs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", type=Path, metavar="PATH", help="write the results JSON here")
-    p.add_argument("--markdown", type=Path, metavar="PATH", help="write the Markdown report here")
+def note_deprecation(namespace: argparse.Namespace, line: str) -> None:
+    """Leave a warning in ``args.deprecations``: ``cli.main`` prints each one."""
+    namespace.deprecations = [*(getattr(namespace, "deprecations", None) or []), line]
+
+
+class _Deprecated(argparse.Action):
+    """An old spelling, kept for one minor version: it stores into its new flag's
+    destination and leaves a warning naming the new spelling."""
+
+    def __init__(self, *args: Any, instead: str, **kwargs: Any) -> None:
+        self.instead = instead
+        super().__init__(*args, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        note_deprecation(
+            namespace,
+            f"{option_string} is deprecated; write {self.instead} (the old spelling goes in "
+            "the next minor version)",
+        )
+
+
+def add_deprecated(
+    p: argparse._ActionsContainer, flag: str, *, instead: str, dest: str, **kwargs: Any
+) -> None:
+    """``flag`` as an old spelling of ``instead`` (same ``dest``), with a warning."""
+    p.add_argument(
+        flag,
+        dest=dest,
+        action=_Deprecated,
+        instead=instead,
+        help=f"deprecated: {instead}",
+        **kwargs,
+    )
+
+
+# The output flags mean one thing in every command that has them.
+def add_results_json(p: argparse._ActionsContainer) -> None:
+    p.add_argument("--json", type=optional_path, metavar="PATH", help="write the results JSON here")
+
+
+def add_report_outputs(p: argparse._ActionsContainer) -> None:
+    """``--markdown`` (the full report), ``--comparison-json`` and ``--comment-markdown``."""
+    p.add_argument(
+        "--markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the full Markdown report here (for the job summary)",
+    )
     p.add_argument(
         "--comparison-json",
         type=optional_path,
         metavar="PATH",
-        help="write the comparison with the baseline here (as `compare --json`; compares "
-        "even when there is no baseline yet)",
+        help="write the comparison with the baseline here (compares even when there is no "
+        "baseline yet)",
     )
     p.add_argument(
         "--comment-markdown",
@@ -134,6 +192,11 @@ def add_outputs(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
     )
+
+
+def add_outputs(p: argparse.ArgumentParser) -> None:
+    add_results_json(p)
+    add_report_outputs(p)
 
 
 def add_strict(p: argparse.ArgumentParser) -> None:
@@ -178,6 +241,16 @@ class _Floor(argparse.Action):
         setattr(namespace, self.dest, floors)
 
 
+def metric_selection(text: str) -> tuple[str, ...] | None:
+    """``hit,recall,mrr``: metric keys in the registry's order; empty = unset."""
+    if not text.strip():
+        return None
+    try:
+        return select_metrics(text.split(","))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_gate(p: argparse.ArgumentParser) -> None:
     """The floors: ``--min METRIC=X`` and one ``--min-NAME X`` per gated metric
     of the registry, all into ``args.floors`` (metric key → X; None = unset)."""
@@ -190,6 +263,14 @@ def add_gate(p: argparse.ArgumentParser) -> None:
         type=floor_assignment,
         metavar="METRIC=X",
         help=f"floor on a metric's overall mean, e.g. --min hit=0.8 (metrics: {names}; repeatable)",
+    )
+    g.add_argument(
+        "--metrics",
+        type=metric_selection,
+        metavar="NAME,NAME",
+        help=f"the metrics scored and reported (metrics: {names}; default: "
+        f"{', '.join(metric_spec(key).name for key in DEFAULT_METRIC_KEYS)}); a floor adds "
+        "its metric",
     )
     for spec in GATED_METRICS:
         g.add_argument(
