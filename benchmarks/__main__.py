@@ -2,7 +2,8 @@
 
 * ``scoring`` — recall-gate's ``score`` path against ranx and pytrec_eval
   (``python -m benchmarks scoring --help``);
-* ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present).
+* ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present);
+* ``pr-check`` — the action's score-mode PR check under act, uv against pip.
 """
 
 from __future__ import annotations
@@ -10,7 +11,11 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"scoring": "benchmarks.bench_scoring", "runner": "benchmarks.bench_runner"}
+BENCHMARKS = {
+    "scoring": "benchmarks.bench_scoring",
+    "runner": "benchmarks.bench_runner",
+    "pr-check": "benchmarks.bench_pr_check",
+}
 
 
 def main(argv: list[str]) -> int:
