@@ -5,14 +5,18 @@ the baseline's evidence)."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from recall_gate.adapters.baseline_store import (
+    StoredBaseline,
+    baseline_update_lock,
     dump_baseline,
     git_head_sha,
+    holds_text,
     read_baseline,
     read_current_results,
     write_baseline,
@@ -24,29 +28,44 @@ from recall_gate.commands.arguments import (
     add_baseline_file,
     add_baseline_ref,
     add_config,
+    add_deprecated,
     add_gate,
     add_profile,
+    add_report_outputs,
     add_subcommands,
     add_tolerance,
     fraction,
     optional_path,
     optional_text,
 )
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path, warn
 from recall_gate.commands.gating import report_comparison
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
 from recall_gate.core.compare import compare_to_baseline
-from recall_gate.core.gate import suggest_floors
+from recall_gate.core.gate import MIN_MARGIN, suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
 from recall_gate.core.trend import trend_point
-from recall_gate.errors import InputError
+from recall_gate.errors import InputError, Interrupted
 from recall_gate.report.comparison import (
     render_baseline_update,
 )
 from recall_gate.report.history import history_json, render_history
 from recall_gate.report.markup import table
+
+# Another update of the same folder is waited for this long (it takes a second).
+DEFAULT_LOCK_WAIT = 30.0
+
+
+def non_negative_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds ≥ 0, got {text}")
+    return value
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -64,20 +83,22 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_baseline_file(compare, "--baseline")
     add_baseline_ref(compare)
     add_profile(compare)
-    compare.add_argument(
-        "--markdown",
+    add_report_outputs(compare)
+    add_deprecated(
+        compare,
+        "--json",
+        instead="--comparison-json",
+        dest="comparison_json",
         type=optional_path,
         metavar="PATH",
-        help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
     )
-    compare.add_argument(
+    add_deprecated(
+        compare,
         "--full-markdown",
+        instead="--markdown",
+        dest="full_markdown",
         type=optional_path,
         metavar="PATH",
-        help="write the full report here (for the job summary)",
-    )
-    compare.add_argument(
-        "--json", type=optional_path, metavar="PATH", help="write the comparison JSON here"
     )
     add_gate(compare)
     add_tolerance(compare)
@@ -117,6 +138,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         metavar="PATH",
         help="write the old → new report here (the baseline PR's body)",
     )
+    update.add_argument(
+        "--wait",
+        type=non_negative_seconds,
+        default=DEFAULT_LOCK_WAIT,
+        metavar="SECONDS",
+        help="how long to wait while another update of the same baselines folder runs "
+        f"(default {DEFAULT_LOCK_WAIT:g}); then exit 2",
+    )
 
     floors = sub.add_parser("floors", help="evidence-based floors (observed minus a margin)")
     floor_actions = add_subcommands(floors, dest="floors_command")
@@ -130,7 +159,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_baseline_file(suggest, "--baseline")
     add_profile(suggest)
     suggest.add_argument(
-        "--min-margin", type=fraction, metavar="X", help="smallest margin (default 0.02)"
+        "--min-margin", type=fraction, metavar="X", help=f"smallest margin (default {MIN_MARGIN})"
     )
     suggest.add_argument(
         "--write",
@@ -170,12 +199,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     }
 
 
-def _cmd_history(args: argparse.Namespace, io: Io) -> int:
+def _cmd_history(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.baseline_history import read_baseline_history
 
-    settings = resolve_settings(args, io)
-    shown = display_path(settings.baseline, io)
-    versions = read_baseline_history(settings.baseline, cwd=io.cwd, since=args.since, display=shown)
+    settings = resolve_settings(args, console)
+    shown = display_path(settings.baseline, console)
+    versions = read_baseline_history(
+        settings.baseline, cwd=console.cwd, since=args.since, display=shown
+    )
     points = [
         trend_point(v.baseline, commit=v.commit, committed_at=v.committed_at) for v in versions
     ]
@@ -186,17 +217,17 @@ def _cmd_history(args: argparse.Namespace, io: Io) -> int:
         )
     if args.markdown is not None:
         atomic_write_text(args.markdown, text)
-    io.stdout.write(text)
+    console.stdout.write(text)
     return 0
 
 
-def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
+def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str | None:
     """The committed trend of the baseline at ``path`` plus ``new`` as the proposed
     point, for the update's report; ``None`` outside git or before a first commit."""
     from recall_gate.adapters.baseline_history import read_baseline_history
 
     try:
-        versions = read_baseline_history(path, cwd=io.cwd, display=shown)
+        versions = read_baseline_history(path, cwd=console.cwd, display=shown)
     except InputError:
         return None
     points = [
@@ -207,27 +238,45 @@ def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
     return render_history(points, path=shown, heading=False)
 
 
-def _cmd_compare(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io, judged=True)
+def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console, judged=True)
     current = read_current_results(args.current)
+    full, comment = args.markdown, args.comment_markdown
+    if args.full_markdown is not None:
+        # The old pair `--markdown C --full-markdown F`: C is still the comment.
+        if full is not None and comment is None:
+            comment = full
+            warn(
+                console,
+                "with --full-markdown, --markdown keeps its old meaning (the PR comment); "
+                "write --comment-markdown PATH for the comment and --markdown PATH for the report",
+            )
+        full = args.full_markdown
+    elif full is not None and comment is None:
+        warn(
+            console,
+            "compare --markdown now writes the full report, as in score and run (the same "
+            "text unless it is longer than GitHub's comment limit); the PR comment is "
+            "--comment-markdown",
+        )
     return report_comparison(
         current,
         settings=settings,
-        io=io,
-        comparison_json=args.json,
-        comment_markdown=args.markdown,
-        full_markdown=args.full_markdown,
+        console=console,
+        comparison_json=args.comparison_json,
+        comment_markdown=comment,
+        full_markdown=full,
     )
 
 
-def _created_at(args: argparse.Namespace, io: Io, *, unchanged_since: str | None) -> str:
+def _created_at(args: argparse.Namespace, console: Console, *, unchanged_since: str | None) -> str:
     """--created-at, else $SOURCE_DATE_EPOCH, else ``unchanged_since``, else now."""
     if args.created_at:
         try:
             return normalise_timestamp(args.created_at)
         except ValueError as exc:
             raise InputError(f"--created-at: {exc}", fix="pass e.g. 2026-05-29T12:00:00Z") from None
-    epoch = io.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    epoch = console.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if epoch:
         try:
             moment = datetime.fromtimestamp(int(epoch), tz=UTC)
@@ -254,8 +303,8 @@ def _make_baseline(
         ) from None
 
 
-def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console)
     results = read_current_results(args.results)
     if not any(case.metrics for case in results.cases):
         raise InputError(
@@ -263,7 +312,50 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             fix="score a case set with gold labels (`must_cite_one_of`)",
         )
     out = args.out or settings.baseline
-    shown = display_path(out, io)
+    shown = display_path(out, console)
+    git_sha = args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd)
+    folder = display_path(out.parent, console)
+    attempt = _Attempt()
+    try:
+        with baseline_update_lock(out.parent, wait=args.wait, display=folder):
+            existing, baseline = _update_baseline(
+                args,
+                console,
+                results=results,
+                out=out,
+                shown=shown,
+                git_sha=git_sha,
+                attempt=attempt,
+            )
+        _report_update(args, console, existing=existing, baseline=baseline, out=out, shown=shown)
+    except KeyboardInterrupt:
+        # Ctrl-C may land anywhere, even right after the rename: the file says which.
+        if attempt.text is not None and holds_text(out, attempt.text):
+            raise Interrupted(
+                f"{shown} WAS written and holds the new baseline (its report may be cut short)"
+            ) from None
+        raise Interrupted(f"{shown} was NOT written (any previous baseline is intact)") from None
+    return 0
+
+
+@dataclass
+class _Attempt:
+    """What an update was about to write, for the message of an interrupt."""
+
+    text: str | None = None
+
+
+def _update_baseline(
+    args: argparse.Namespace,
+    console: Console,
+    *,
+    results: Results,
+    out: Path,
+    shown: str,
+    git_sha: str | None,
+    attempt: _Attempt,
+) -> tuple[StoredBaseline | None, Baseline]:
+    """Under the lock: read the current baseline, write the new one; both returned."""
     try:
         existing = read_baseline(out, display=shown)
     except InputError as exc:
@@ -271,7 +363,6 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             f"refusing to overwrite {shown}: {exc.message}",
             fix="move that file away or pass another --out: only a valid baseline is replaced",
         ) from None
-    git_sha = args.git_sha or io.environ.get("GITHUB_SHA") or git_head_sha(io.cwd)
     unchanged_since = None
     if existing is not None:
         candidate = _make_baseline(
@@ -284,39 +375,54 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             unchanged_since = existing.baseline.created_at
     baseline = _make_baseline(
         results,
-        created_at=_created_at(args, io, unchanged_since=unchanged_since),
+        created_at=_created_at(args, console, unchanged_since=unchanged_since),
         git_sha=git_sha,
         reason=args.reason,
     )
     text = dump_baseline(baseline)
     if existing is not None and existing.text == text:
-        io.stdout.write(f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n")
-    else:
-        write_baseline(out, baseline)
-        io.stdout.write(f"recall-gate: wrote {shown}\n")
+        console.stdout.write(
+            f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n"
+        )
+        return existing, baseline
+    attempt.text = text
+    write_baseline(out, baseline)
+    console.stdout.write(f"recall-gate: wrote {shown}\n")
+    return existing, baseline
+
+
+def _report_update(
+    args: argparse.Namespace,
+    console: Console,
+    *,
+    existing: StoredBaseline | None,
+    baseline: Baseline,
+    out: Path,
+    shown: str,
+) -> None:
+    """The old → new report of a written baseline: stdout, and --markdown."""
     comparison = compare_to_baseline(
         current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
     )
     if args.markdown is not None:
         body = render_baseline_update(comparison, new=baseline, path=shown)
-        trend = _trend_with(baseline, out, io, shown)
+        trend = _trend_with(baseline, out, console, shown)
         if trend is not None:
             body += f"\n#### Trend\n\n{trend}"
         atomic_write_text(args.markdown, body)
-    io.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
-    return 0
+    console.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
 
 
-def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
-    path = resolve_settings(args, io).baseline
-    shown = display_path(path, io)
+def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
+    path = resolve_settings(args, console).baseline
+    shown = display_path(path, console)
     stored = read_baseline(path, display=shown)
     if stored is None:
         raise InputError(
             f"{shown}: no baseline yet, so no evidence for a floor",
             fix=f"create it: `recall-gate baseline update --results results.json --out {shown}`",
         )
-    margin = args.min_margin if args.min_margin is not None else 0.02
+    margin = args.min_margin if args.min_margin is not None else MIN_MARGIN
     suggested = suggest_floors(stored.baseline.aggregates, min_margin=margin)
     k = stored.baseline.k
     rows = [
@@ -330,7 +436,7 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         ]
         for s in suggested
     ]
-    io.stdout.write(
+    console.stdout.write(
         f"recall-gate: floors suggested from {shown} (observed − margin, down to the Wilson "
         f"95% lower bound, at least {margin:.2f})\n\n"
         + table(["flag", "metric", "observed", "n", "margin", "floor"], rows, "text")
@@ -340,7 +446,6 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         floors = {floor_key(s.metric): s.floor for s in suggested}
         write_floors(args.write, floors)
         written = ", ".join(f"{key}: {value:.2f}" for key, value in floors.items())
-        io.stdout.write(
-            f"\nrecall-gate: wrote gate floors into {display_path(args.write, io)}: {written}\n"
-        )
+        target = display_path(args.write, console)
+        console.stdout.write(f"\nrecall-gate: wrote gate floors into {target}: {written}\n")
     return 0
