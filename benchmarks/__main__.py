@@ -3,6 +3,8 @@
 * ``scoring`` — recall-gate's ``score`` path against ranx and pytrec_eval
   (``python -m benchmarks scoring --help``);
 * ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present);
+* ``capture`` — ``capture --concurrency`` over a retriever that sleeps
+  (``python -m benchmarks capture --help``);
 * ``pr-check`` — the action's score-mode PR check under act, uv against pip.
 """
 
@@ -14,6 +16,7 @@ import sys
 BENCHMARKS = {
     "scoring": "benchmarks.bench_scoring",
     "runner": "benchmarks.bench_runner",
+    "capture": "benchmarks.bench_capture",
     "pr-check": "benchmarks.bench_pr_check",
 }
 
