@@ -26,6 +26,8 @@ from pathlib import Path
 
 CALLS = Path(__file__).parent / "calls.txt"
 HANG = threading.Event()
+LOCK = threading.Lock()
+SENT = []
 
 def answer(query, k):
     i = int(query.rsplit(" ", 1)[1])
@@ -51,8 +53,10 @@ def interrupted(query, k):
     """Answers 10 cases, then the user presses Ctrl-C (SIGINT to the process)."""
     with CALLS.open("a") as calls:
         calls.write(query + "\\n")
-    if sum(1 for _ in CALLS.open()) == 10:
-        os.kill(os.getpid(), signal.SIGINT)
+    with LOCK:  # once, whichever thread counts past ten first
+        if sum(1 for _ in CALLS.open()) >= 10 and not SENT:
+            SENT.append(True)
+            os.kill(os.getpid(), signal.SIGINT)
     return answer(query, k)
 
 def killed(query, k):
