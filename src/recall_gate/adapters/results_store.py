@@ -27,7 +27,14 @@ from recall_gate.adapters.files import (
     parse_json,
     read_text,
 )
-from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
+from recall_gate.core.records import (
+    FLOAT_DIGITS,
+    SCHEMA_VERSION,
+    Aggregates,
+    OutsideKb,
+    Provenance,
+    Results,
+)
 from recall_gate.errors import InputError
 from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
 
@@ -124,6 +131,7 @@ class ResultsWriter:
         provenance: Provenance,
         aggregates: Aggregates,
         cases_short_of_k: int = 0,
+        outside_kb: OutsideKb | None = None,
     ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
@@ -133,6 +141,7 @@ class ResultsWriter:
             cases=(),
             aggregates=aggregates,
             cases_short_of_k=cases_short_of_k,
+            outside_kb=outside_kb,
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]

@@ -146,4 +146,5 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         settings=settings,
         args=args,
         io=io,
+        card_ids=card_ids,
     )

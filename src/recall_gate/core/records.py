@@ -28,6 +28,7 @@ __all__ = [
     "CitationOutcome",
     "Language",
     "MetricSummary",
+    "OutsideKb",
     "Provenance",
     "Results",
     "RetrievedItem",
@@ -164,11 +165,17 @@ class Retriever(_Record):
 
 
 class RetrievedItem(_Record):
-    """One retrieved item; card identity is ``parent_id`` if set, else ``id``."""
+    """One retrieved item; card identity is ``parent_id`` if set, else ``id``.
+
+    ``outside_kb``: a document that maps to no card (a page the index holds but
+    the KB does not, e.g. release notes); ``id`` is the document's own
+    reference. It keeps its rank and is never relevant.
+    """
 
     id: str = Field(min_length=1)
     parent_id: str | None = None
     score: float | None = None
+    outside_kb: bool = False
 
     @property
     def card_id(self) -> str:
@@ -191,6 +198,9 @@ class Artifact(_Record):
     case_type: CaseType | None = None
     query: str | None = None
     timings_ms: dict[str, float] | None = None
+    # How many documents the retriever was asked for (capture asks deeper than k
+    # when a case holds fewer than k distinct cards).
+    depth: int | None = Field(default=None, gt=0)
     # What captured this line (``recall-gate capture`` and ``run`` write it).
     retriever: Retriever | None = None
 
@@ -269,6 +279,15 @@ class Provenance(_Record):
     retriever: Retriever | None = None
 
 
+class OutsideKb(_Record):
+    """Retrieved documents that map to no KB card (pages the index holds but the
+    KB does not): kept at their rank as non-relevant, counted here with examples."""
+
+    entries: int = Field(ge=0)
+    cases: int = Field(ge=0)
+    examples: tuple[str, ...] = ()
+
+
 class Results(_Record):
     """The ``--json`` output of ``score`` and ``run``."""
 
@@ -280,3 +299,5 @@ class Results(_Record):
     # Scored cases whose capture holds fewer than k distinct cards: their
     # metrics are computed on a shorter list than k.
     cases_short_of_k: int = Field(default=0, ge=0)
+    # Retrieved documents outside the KB (None: none, or no KB to tell).
+    outside_kb: OutsideKb | None = None

@@ -782,8 +782,9 @@ def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> s
         scored=sum(1 for c in current.cases if c.metrics),
         short_of_k=current.cases_short_of_k,
         gold_checked=current.provenance.kb_fingerprint is not None,
+        outside_kb=current.outside_kb,
     ):
-        notes.append(note if style.md else note.replace("`", ""))
+        notes.append(note if style.md else note.replace("`", "").replace("\\*", "*"))
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(f"† {LANGUAGE_CAVEAT}")
     if comparison.deltas:

@@ -8,7 +8,7 @@ carries its case's fields, so the capture is self-contained for ``score``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from recall_gate.core.records import Artifact, Case, RetrievedItem, Retriever
 from recall_gate.errors import InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
+from recall_gate.retrievers.depth import retrieve_case
 from recall_gate.retrievers.documents import IdMapper
 from recall_gate.retrievers.failures import EXIT_FIX, describe
 
@@ -82,6 +83,21 @@ def _card_ids(kb: str | Path | Iterable[str] | None) -> frozenset[str] | None:
     return frozenset(kb)
 
 
+def _refuse_all_outside(artifacts: Sequence[Artifact], mapper: IdMapper) -> None:
+    """Pages outside the KB are kept at their rank; but when no document of the
+    whole capture maps to a card, the mapping is wrong, not the retriever."""
+    items = [i for a in artifacts for i in a.retrieved if isinstance(i, RetrievedItem)]
+    if items and all(i.outside_kb for i in items):
+        fields = f"--id-from {mapper.id_from}" if mapper.id_from else "the default id fields"
+        raise InputError(
+            f"no retrieved document maps to a KB card ({len(items)} documents, e.g. "
+            f"{items[0].id!r}, read from {fields})",
+            fix="pass --id-from FIELD naming the field that holds the card id or file path "
+            "(e.g. --id-from metadata.source), and check that `kb:` is the folder those "
+            "paths are under",
+        )
+
+
 def capture(
     retriever: Any,
     cases: str | Path | Iterable[Case | Mapping[str, Any]],
@@ -98,8 +114,10 @@ def capture(
     returning ids or dicts. ``cases``: a cases file, or case records / mappings.
     ``id_from``: the dotted field holding the card id (default: the common
     fields, see :data:`~recall_gate.retrievers.documents.DEFAULT_ID_FIELDS`).
-    ``kb``: the KB (a path, or its card ids) to map file paths to card ids and
-    refuse documents that are no card. ``label``: your name for this retriever,
+    ``kb``: the KB (a path, or its card ids) to map file paths to card ids; a
+    document that maps to no card is kept at its rank as a page outside the KB.
+    A case that holds fewer than ``k`` distinct cards is asked again, deeper
+    (:func:`~recall_gate.retrievers.depth.retrieve_case`). ``label``: your name for this retriever,
     recorded in the provenance. Raises :class:`~recall_gate.errors.InputError`
     naming the case and the fix when a query fails or a document maps to no id.
     """
@@ -112,7 +130,8 @@ def capture(
     artifacts = []
     for case in all_cases:
         try:
-            hits = adapter.search(case.query, k)
+            # Deeper than k when a chunk retriever's k documents hold fewer than k cards.
+            retrieved = retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
         except InputError:
             raise
         except Exception as exc:
@@ -126,17 +145,11 @@ def capture(
                 f"case {case.id!r}: the retriever {describe(exc)} (query {case.query!r})",
                 fix=EXIT_FIX,
             ) from None
-        items = []
-        for rank, hit in enumerate(hits, start=1):
-            card = mapper.card_id(hit, case_id=case.id, rank=rank)
-            chunk = hit.chunk_id if hit.chunk_id and hit.chunk_id != card else None
-            items.append(
-                RetrievedItem(id=chunk or card, parent_id=card if chunk else None, score=hit.score)
-            )
         artifacts.append(
             Artifact(
                 case_id=case.id,
-                retrieved=tuple(items),
+                retrieved=retrieved.items,
+                depth=retrieved.depth,
                 must_cite_one_of=case.must_cite_one_of,
                 relevant_ids=case.relevant_ids,
                 language=case.language,
@@ -144,6 +157,7 @@ def capture(
                 query=case.query,
             )
         )
+    _refuse_all_outside(artifacts, mapper)
     params = {"k": k, **adapter.params()}
     if id_from:
         params["id_from"] = id_from

@@ -78,8 +78,19 @@ class IdMapper:
     gold_ids: frozenset[str] = frozenset()
 
     def card_id(self, hit: Hit, *, case_id: str, rank: int) -> str:
+        """The hit's card id; with a KB, a hit that maps to no card is an error
+        (:meth:`map` keeps it as a page outside the KB instead)."""
+        return self.map(hit, case_id=case_id, rank=rank, outside_ok=False)[0]
+
+    def map(
+        self, hit: Hit, *, case_id: str, rank: int, outside_ok: bool = True
+    ) -> tuple[str, bool]:
+        """The hit's card id and False; or, with a KB, for a document that maps to
+        no card (a blog post, release notes, an API page in the same index), the
+        document's own reference (its first id field) and True: a page outside the KB."""
         fields = (self.id_from,) if self.id_from else DEFAULT_ID_FIELDS
         tried = []
+        first: str | None = None
         where = f"case {case_id!r}, document {rank}"
         for name in fields:
             value = lookup(hit.fields, name)
@@ -91,8 +102,11 @@ class IdMapper:
             if card is not None:
                 if self.card_ids is None:
                     self._refuse_unmapped_path(text, card, where=where, field=name)
-                return card
+                return card, False
+            first = first or text.replace("\\", "/")
             tried.append(f"{name}: {text!r} is no KB card")
+        if first is not None and outside_ok:
+            return first, True
         if self.id_from:
             raise InputError(
                 f"{where}: --id-from {self.id_from}: {tried[0].split(': ', 1)[1]}",
