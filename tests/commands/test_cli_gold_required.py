@@ -1,6 +1,6 @@
 """A ``golden`` case without gold is an integrity error (exit 1) in every
 command that reads cases: it would otherwise be silently unscored. (An
-adversarial case may have none, ADR-0023 (C): `check` names it.) And every
+adversarial case may have none, a prompt to refuse: `check` names it.) And every
 field error of a cases file is reported in one run."""
 
 from __future__ import annotations

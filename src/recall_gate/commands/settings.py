@@ -92,7 +92,7 @@ class Settings:
             exclude=config.kb_exclude,
         )
 
-    def _config_shown(self, io: Io) -> str:
+    def config_shown(self, io: Io) -> str:
         """The config file as the header names it; one found in a parent folder
         is shown relative to the current one, so where it came from is plain."""
         if self.config_path is None:
@@ -109,7 +109,7 @@ class Settings:
             baseline += f" at {self.baseline_ref}"
         elif not self.baseline.is_file():
             baseline += " (not found)"
-        rows = [("config", self._config_shown(io))]
+        rows = [("config", self.config_shown(io))]
         if self.kb is not None:
             rows.append(("KB", display_path(self.kb, io)))
         if self.cases:

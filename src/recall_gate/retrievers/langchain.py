@@ -9,10 +9,15 @@ from recall_gate.core.records import ParamValue
 from recall_gate.retrievers.adapter import class_name, embedder_name, has_base, readable_params
 from recall_gate.retrievers.documents import Hit, clean_score
 
-__all__ = ["LangChainRetriever", "LangChainVectorStore", "detect"]
+__all__ = [
+    "LangChainRetriever",
+    "LangChainVectorStore",
+    "detect",
+    "document_hit",
+]
 
 
-def _hit(document: Any, score: Any = None) -> Hit:
+def document_hit(document: Any, score: Any = None) -> Hit:
     metadata = dict(getattr(document, "metadata", None) or {})
     ident = getattr(document, "id", None)
     if score is None:
@@ -39,7 +44,7 @@ class LangChainRetriever:
             documents = self.retriever.invoke(query, k=k)
         else:
             documents = self.retriever.invoke(query)
-        return [_hit(d) for d in list(documents)[:k]]
+        return [document_hit(d) for d in list(documents)[:k]]
 
     def params(self) -> dict[str, ParamValue]:
         r = self.retriever
@@ -64,7 +69,7 @@ class LangChainVectorStore:
         self.name = class_name(store)
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return [_hit(d, s) for d, s in self.store.similarity_search_with_score(query, k=k)]
+        return [document_hit(d, s) for d, s in self.store.similarity_search_with_score(query, k=k)]
 
     def params(self) -> dict[str, ParamValue]:
         return readable_params({"embedder": embedder_name(getattr(self.store, "embeddings", None))})
