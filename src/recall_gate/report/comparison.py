@@ -417,6 +417,97 @@ def _baseline_ref(baseline: Baseline, style: _Style, *, reason: bool = True) -> 
     return f"made {baseline.created_at}, {sha}{why}"
 
 
+def _ids(items: Sequence[str], style: _Style) -> str:
+    shown, hidden = _listed(items, style)
+    return ", ".join(style.literal(i) for i in shown) + (f" … and {hidden} more" if hidden else "")
+
+
+def _pull_request_banners(comparison: Comparison, style: _Style) -> list[str]:
+    """What a pull request judged at its base changes of its own gate and cases."""
+    pr = comparison.pull_request
+    if pr is None:
+        return []
+    out = []
+    ref = style.literal(pr.ref[:12] if len(pr.ref) == 40 else pr.ref)
+    if pr.gate:
+        changed = "; ".join(
+            f"{style.user(c.label)} {style.user(c.baseline or 'unset')} → "
+            f"{style.user(c.current or 'unset')}"
+            for c in pr.gate
+        )
+        where = f" ({style.literal(pr.config)})" if pr.config else ""
+        base = (
+            "the base's settings"
+            if pr.config_at_base
+            else "the default settings (the base has no config)"
+        )
+        out.append(
+            style.banner(
+                "IMPORTANT",
+                [
+                    f"{style.bold('This pull request changes the gate')}{where}: {changed}. "
+                    f"It is judged by {base} at {ref}; the change applies after merge."
+                ],
+            )
+        )
+    lines = []
+    if pr.removed:
+        lines.append(f"removed: {_ids(pr.removed, style)}")
+    if pr.relabelled:
+        lines.append(f"relabelled (query or labels): {_ids(pr.relabelled, style)}")
+    if lines:
+        out.append(
+            style.banner(
+                "IMPORTANT",
+                [
+                    f"{style.bold('Cases removed / relabelled by this pull request')} "
+                    f"(applies after merge): {'; '.join(lines)}. They are still judged as "
+                    f"the base has them at {ref}."
+                ],
+            )
+        )
+    if pr.not_captured:
+        out.append(
+            style.banner(
+                "WARNING",
+                [
+                    style.bold(f"{len(pr.not_captured)} case(s) of the base are not in the capture")
+                    + f" and score as misses: {_ids(pr.not_captured, style)}. Capture every case "
+                    "of the base branch (`recall-gate capture` does, in a pull request)."
+                ],
+            )
+        )
+    if pr.added:
+        hits = [c.case_id for c in pr.added if c.hit]
+        misses = [c.case_id for c in pr.added if c.hit is False]
+        parts = []
+        if hits:
+            parts.append(f"hit: {_ids(hits, style)}")
+        if misses:
+            parts.append(f"missed: {_ids(misses, style)}")
+        detail = f" — {'; '.join(parts)}" if parts else ""
+        out.append(
+            style.banner(
+                "NOTE",
+                [
+                    f"{style.bold(f'This pull request adds {len(pr.added)} case(s)')}, "
+                    f"evaluated and reported, judged after merge{detail}."
+                ],
+            )
+        )
+    if not pr.cases_at_base:
+        out.append(
+            style.banner(
+                "NOTE",
+                [
+                    f"The base ({ref}) has no cases file yet: this pull request's own cases "
+                    "are evaluated."
+                ],
+            )
+        )
+    return out
+
+
 def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: bool) -> list[str]:
     out = []
     path = comparison.baseline_path
@@ -453,6 +544,7 @@ def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: 
                     + _overall_change(edit.old.aggregates, new.aggregates, new.k)
                 )
             out.append(style.banner("IMPORTANT", lines))
+    out += _pull_request_banners(comparison, style)
     if comparison.status == "missing" and not (edit is not None and edit.old is None):
         command = (
             f"recall-gate baseline update --results results.json --out {path} "

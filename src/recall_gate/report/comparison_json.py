@@ -5,7 +5,7 @@ it into outputs and annotations.
 Top-level ``verdict``, ``regressions``, ``n`` and each entry of ``metrics``
 (one per gated metric of the registry, by its short name: ``hit``, ``recall``,
 ``ndcg``) map one-to-one onto the action's outputs; the keys are documented in
-the README.
+docs/guide/baselines.md.
 """
 
 from __future__ import annotations
