@@ -49,7 +49,7 @@ def project(tmp_path: Path) -> Path:
     blog = tmp_path / "docs" / "blog" / "post.md"
     blog.parent.mkdir(parents=True)
     blog.write_text("# Post\n\nNews.\n", encoding="utf-8")
-    (tmp_path / "app.py").write_text(APP, encoding="utf-8")
+    (tmp_path / "depth_app.py").write_text(APP, encoding="utf-8")
     (tmp_path / "cases.yaml").write_text(
         "- {id: q1, language: en, case_type: golden, query: q, must_cite_one_of: [en/e]}\n"
         "- {id: q2, language: en, case_type: golden, query: r, must_cite_one_of: [en/a]}\n",
@@ -66,7 +66,7 @@ def lines(path: Path) -> list[dict[str, Any]]:
 
 
 def test_a_chunk_retriever_is_asked_deeper_until_a_case_holds_k_cards(project: Path) -> None:
-    run = run_cli(["capture", "--retriever", "app:sections", "--out", "c.jsonl"], cwd=project)
+    run = run_cli(["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl"], cwd=project)
     assert run.code == 0, run.err
     line = lines(project / "c.jsonl")[0]
     # k = 5 sections hold 2 pages; 10 hold 4; 20 hold all 6 (5 cards and the blog post).
@@ -80,7 +80,7 @@ def test_a_chunk_retriever_is_asked_deeper_until_a_case_holds_k_cards(project: P
 def test_a_retriever_that_ignores_k_is_not_asked_again_and_the_report_says_so(
     project: Path,
 ) -> None:
-    run = run_cli(["capture", "--retriever", "app:shallow", "--out", "c.jsonl"], cwd=project)
+    run = run_cli(["capture", "--retriever", "depth_app:shallow", "--out", "c.jsonl"], cwd=project)
     assert run.code == 0, run.err
     assert [line["depth"] for line in lines(project / "c.jsonl")] == [5, 5]
     assert "(2 of 2 scored cases hold fewer than 5 cards*)" in run.out
@@ -90,7 +90,7 @@ def test_a_retriever_that_ignores_k_is_not_asked_again_and_the_report_says_so(
 
 def test_a_page_outside_the_kb_keeps_its_rank_and_is_counted(project: Path) -> None:
     run = run_cli(
-        ["capture", "--retriever", "app:sections", "--out", "c.jsonl", "--json", "r.json"],
+        ["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl", "--json", "r.json"],
         cwd=project,
     )
     assert run.code == 0, run.err
@@ -110,7 +110,7 @@ def test_a_page_outside_the_kb_keeps_its_rank_and_is_counted(project: Path) -> N
 
 def test_rescoring_the_capture_counts_the_same_pages_outside_the_kb(project: Path) -> None:
     assert (
-        run_cli(["capture", "--retriever", "app:sections", "--out", "c.jsonl"], cwd=project).code
+        run_cli(["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl"], cwd=project).code
         == 0
     )
     run = run_cli(["score", "--artifacts", "c.jsonl"], cwd=project)
@@ -120,7 +120,7 @@ def test_rescoring_the_capture_counts_the_same_pages_outside_the_kb(project: Pat
 
 def test_strict_refuses_pages_outside_the_kb(project: Path) -> None:
     assert (
-        run_cli(["capture", "--retriever", "app:sections", "--out", "c.jsonl"], cwd=project).code
+        run_cli(["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl"], cwd=project).code
         == 0
     )
     run = run_cli(["score", "--artifacts", "c.jsonl", "--strict"], cwd=project)
@@ -129,10 +129,8 @@ def test_strict_refuses_pages_outside_the_kb(project: Path) -> None:
 
 
 def test_a_capture_where_no_document_is_a_card_is_a_mapping_error(project: Path) -> None:
-    run = run_cli(["capture", "--retriever", "app:blog_only", "--out", "c.jsonl"], cwd=project)
+    run = run_cli(["capture", "--retriever", "depth_app:blog_only", "--out", "c.jsonl"], cwd=project)
     assert run.code == 2
-    assert (
-        "no retrieved document maps to a KB card (2 documents, e.g. 'docs/blog/post.md'" in run.err
-    )
+    assert "case 'q1', document 1: no field maps to a KB card (tried " in run.err
     assert "--id-from FIELD" in run.err
     assert not (project / "c.jsonl").exists()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ def site(tmp_path: Path) -> Path:
     root = tmp_path / "site"
     shutil.copytree(FIXTURE, root, ignore=shutil.ignore_patterns("__pycache__"))
     (root / ".git").mkdir()
+    sys.modules.pop("rag_app", None)  # each test imports its own copy's module
     return root
 
 

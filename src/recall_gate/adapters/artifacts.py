@@ -15,6 +15,7 @@ from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
 from recall_gate.core.integrity import (
     Problem,
+    card_of_path,
     looks_like_file_path,
     missing_gold,
     unresolved_gold,
@@ -77,7 +78,9 @@ class CaptureWatch:
     def watch(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
         card_ids = self.card_ids
         self_labelled = self.self_labelled
-        for number, artifact in artifacts:
+        for number, line in artifacts:
+            # File paths under the KB read as their card ids, as capture maps them.
+            artifact = line if self.kb_ids is None else self._mapped(line, self.kb_ids)
             if artifact.retriever is not None:
                 self._see_retriever(number, artifact.retriever)
             self._see_outside(artifact)
@@ -99,6 +102,28 @@ class CaptureWatch:
                     card_ids=card_ids,
                 )
             yield number, artifact
+
+    @staticmethod
+    def _mapped(artifact: Artifact, kb_ids: frozenset[str]) -> Artifact:
+        """Retrieved ids that are file paths under the KB read as their card ids
+        (as ``capture`` maps them); the rest are left as they are."""
+        items: list[RetrievedItem | str] = []
+        changed = False
+        for item in artifact.retrieved:
+            ident = item if isinstance(item, str) else item.card_id
+            if ident in kb_ids or (isinstance(item, RetrievedItem) and item.outside_kb):
+                items.append(item)
+                continue
+            card = card_of_path(ident, kb_ids)
+            if card is None:
+                items.append(item)
+                continue
+            changed = True
+            if isinstance(item, str):
+                items.append(card)
+            else:
+                items.append(item.model_copy(update={"parent_id": card}))
+        return artifact.model_copy(update={"retrieved": tuple(items)}) if changed else artifact
 
     def _see_outside(self, artifact: Artifact) -> None:
         kb_ids = self.kb_ids

@@ -175,7 +175,7 @@ class RetrievedItem(_Record):
     id: str = Field(min_length=1)
     parent_id: str | None = None
     score: float | None = None
-    outside_kb: bool = False
+    outside_kb: bool | None = None  # True, or absent
 
     @property
     def card_id(self) -> str:

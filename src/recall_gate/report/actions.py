@@ -73,8 +73,10 @@ _EXEMPT_TEXT: Final = {
 }
 
 
-def _rank_text(rank: int | None, k: int) -> str:
-    return f"out of top {k}" if rank is None else str(rank)
+def _rank_text(rank: int | None, k: int, returned: int | None = None) -> str:
+    if rank is not None:
+        return str(rank)
+    return f"out of top {k}" if returned is None else f"not retrieved ({returned} returned)"
 
 
 def _case_text(case: MoveRecord, k: int) -> str:
@@ -82,7 +84,8 @@ def _case_text(case: MoveRecord, k: int) -> str:
     said = f" “{query}”" if query else ""
     return (
         f"{case.case_id}{said} ({case.language}, {case.case_type}) "
-        f"rank {_rank_text(case.rank_before, k)} → {_rank_text(case.rank_after, k)}"
+        f"rank {_rank_text(case.rank_before, k, case.returned_before)} → "
+        f"{_rank_text(case.rank_after, k, case.returned_after)}"
     )
 
 

@@ -114,8 +114,12 @@ def _signed(value: float | None) -> str:
     return f"{value:+.3f}".replace("-", "−")
 
 
-def _rank(rank: int | None, k: int) -> str:
-    return f"out of top {k}" if rank is None else str(rank)
+def _rank(rank: int | None, k: int, returned: int | None = None) -> str:
+    """A rank, or why there is none: a ranking of fewer than k cards did not
+    retrieve the card at all, which "out of top k" would misstate."""
+    if rank is not None:
+        return str(rank)
+    return f"out of top {k}" if returned is None else f"not retrieved ({returned} returned)"
 
 
 def _query(query: str | None, style: _Style) -> str:
@@ -275,7 +279,8 @@ def _move_table(moves: Sequence[CaseMove], style: _Style, k: int) -> str:
             style.user(m.language),
             style.user(m.case_type),
             style.user(m.card),
-            f"{_rank(m.rank_before, k)} → {_rank(m.rank_after, k)}",
+            f"{_rank(m.rank_before, k, m.returned_before)} → "
+            f"{_rank(m.rank_after, k, m.returned_after)}",
             _change(m, k),
         ]
         for m in shown

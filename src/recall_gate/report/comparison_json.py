@@ -54,6 +54,9 @@ class MoveRecord(_Part):
     rank_after: int | None
     before: dict[str, float]  # output name (hit, recall, ndcg) → value
     after: dict[str, float]
+    # Distinct cards returned when fewer than k (a short answer), else absent.
+    returned_before: int | None = None
+    returned_after: int | None = None
 
 
 class MissedRecord(_Part):
@@ -197,6 +200,8 @@ def _move(move: CaseMove) -> MoveRecord:
         rank_after=move.rank_after,
         before={_OUTPUTS[m]: v for m, v in move.before.items() if m in _OUTPUTS},
         after={_OUTPUTS[m]: v for m, v in move.after.items() if m in _OUTPUTS},
+        returned_before=move.returned_before,
+        returned_after=move.returned_after,
     )
 
 

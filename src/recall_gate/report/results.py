@@ -66,7 +66,9 @@ def missed_table(
             _cell(c.language, fmt),
             _cell(c.case_type, fmt),
             _cell(", ".join(c.must_cite_one_of), fmt),
-            f"out of top {k}",
+            f"out of top {k}"
+            if len(held := dict.fromkeys(c.ranked_ids)) >= k
+            else f"not retrieved ({len(held)} returned)",
         ]
         for c in shown
     ]

@@ -87,15 +87,8 @@ def _refuse_all_outside(artifacts: Sequence[Artifact], mapper: IdMapper) -> None
     """Pages outside the KB are kept at their rank; but when no document of the
     whole capture maps to a card, the mapping is wrong, not the retriever."""
     items = [i for a in artifacts for i in a.retrieved if isinstance(i, RetrievedItem)]
-    if items and all(i.outside_kb for i in items):
-        fields = f"--id-from {mapper.id_from}" if mapper.id_from else "the default id fields"
-        raise InputError(
-            f"no retrieved document maps to a KB card ({len(items)} documents, e.g. "
-            f"{items[0].id!r}, read from {fields})",
-            fix="pass --id-from FIELD naming the field that holds the card id or file path "
-            "(e.g. --id-from metadata.source), and check that `kb:` is the folder those "
-            "paths are under",
-        )
+    if items and all(i.outside_kb for i in items) and mapper.first_unmapped is not None:
+        raise mapper.first_unmapped
 
 
 def capture(
@@ -132,8 +125,10 @@ def capture(
         try:
             # Deeper than k when a chunk retriever's k documents hold fewer than k cards.
             retrieved = retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
-        except InputError:
-            raise
+        except InputError as exc:
+            if exc.message.startswith("case "):
+                raise
+            raise InputError(f"case {case.id!r}: {exc.message}", fix=exc.fix) from None
         except Exception as exc:
             raise InputError(
                 f"case {case.id!r}: the retriever {describe(exc)} (query {case.query!r})",

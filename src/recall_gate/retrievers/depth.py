@@ -48,7 +48,7 @@ def _items(
                 id=chunk or card,
                 parent_id=card if chunk else None,
                 score=hit.score,
-                outside_kb=outside,
+                outside_kb=True if outside else None,
             )
         )
     return items, len(hits)
