@@ -110,7 +110,9 @@ def test_a_page_outside_the_kb_keeps_its_rank_and_is_counted(project: Path) -> N
 
 def test_rescoring_the_capture_counts_the_same_pages_outside_the_kb(project: Path) -> None:
     assert (
-        run_cli(["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl"], cwd=project).code
+        run_cli(
+            ["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl"], cwd=project
+        ).code
         == 0
     )
     run = run_cli(["score", "--artifacts", "c.jsonl"], cwd=project)
@@ -120,7 +122,9 @@ def test_rescoring_the_capture_counts_the_same_pages_outside_the_kb(project: Pat
 
 def test_strict_refuses_pages_outside_the_kb(project: Path) -> None:
     assert (
-        run_cli(["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl"], cwd=project).code
+        run_cli(
+            ["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl"], cwd=project
+        ).code
         == 0
     )
     run = run_cli(["score", "--artifacts", "c.jsonl", "--strict"], cwd=project)
@@ -129,7 +133,9 @@ def test_strict_refuses_pages_outside_the_kb(project: Path) -> None:
 
 
 def test_a_capture_where_no_document_is_a_card_is_a_mapping_error(project: Path) -> None:
-    run = run_cli(["capture", "--retriever", "depth_app:blog_only", "--out", "c.jsonl"], cwd=project)
+    run = run_cli(
+        ["capture", "--retriever", "depth_app:blog_only", "--out", "c.jsonl"], cwd=project
+    )
     assert run.code == 2
     assert "case 'q1', document 1: no field maps to a KB card (tried " in run.err
     assert "--id-from FIELD" in run.err

@@ -277,6 +277,7 @@ def score_and_report(
             cases_source=cases_source,
             results=writer,
             fingerprint=cases is None,
+            metrics=settings.metrics,
         )
         watch.refuse_unmapped_paths()
         watch.refuse_outside(strict=args.strict)

@@ -27,7 +27,12 @@ from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import Comparison, Group, MetricDelta, StaleReason
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression
 from recall_gate.core.github_limits import comment_length
-from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_flag, metric_label
+from recall_gate.core.metric_registry import (
+    GATED_METRICS,
+    floor_flag,
+    metric_label,
+    shown_metrics,
+)
 from recall_gate.core.metrics import HIT, NDCG
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.profile import comment_marker
@@ -223,7 +228,7 @@ def _chart_section(comparison: Comparison, style: _Style) -> str | None:
     groups = list(dict.fromkeys(d.group for d in comparison.deltas))
     labels = [g.name if g.kind != "overall" else "overall" for g in groups]
     charts = []
-    for metric in METRIC_KEYS:
+    for metric in shown_metrics(d.metric for d in comparison.deltas):
         by_group = {d.group: d for d in comparison.deltas if d.metric == metric}
         charts.append(
             bar_and_line_chart(
@@ -239,18 +244,20 @@ def _chart_section(comparison: Comparison, style: _Style) -> str | None:
 
 
 def _current_table(aggregates: Aggregates, k: int, style: _Style) -> str:
+    shown = shown_metrics(aggregates.overall)
+
     def row(name: str, group: dict[str, MetricSummary]) -> list[str]:
-        n = max((s.n for m, s in group.items() if m in METRIC_KEYS), default=0)
+        n = max((s.n for m, s in group.items() if m in shown), default=0)
         return [
             style.user(name),
             str(n),
-            *(_mean(s.mean if (s := group.get(m)) else None) for m in METRIC_KEYS),
+            *(_mean(s.mean if (s := group.get(m)) else None) for m in shown),
         ]
 
     rows = [row("overall", aggregates.overall)]
     rows += [row(f"type {g}", v) for g, v in aggregates.by_case_type.items() if v]
     rows += [row(f"language {g} †", v) for g, v in aggregates.by_language.items() if v]
-    header = ["group", "n", *(metric_label(m, k) for m in METRIC_KEYS)]
+    header = ["group", "n", *(metric_label(m, k) for m in shown)]
     return table(header, rows, style.fmt)
 
 
@@ -402,7 +409,7 @@ def _edited_queries(comparison: Comparison) -> int:
 
 def _overall_change(old: Aggregates, new: Aggregates, k: int) -> str:
     parts = []
-    for metric in METRIC_KEYS:
+    for metric in shown_metrics(old.overall, new.overall):
         a, b = old.overall.get(metric), new.overall.get(metric)
         n = f" (n {a.n if a else 0} → {b.n if b else 0})" if metric == HIT else ""
         parts.append(
@@ -818,7 +825,7 @@ def _headline(comparison: Comparison, style: _Style) -> str:
         return f"No case carries gold: nothing is scored ({len(comparison.current.cases)} cases)."
     same_set = comparison.comparable and not comparison.cases.changed
     parts = []
-    for metric in METRIC_KEYS:
+    for metric in shown_metrics(overall):
         summary = overall.get(metric)
         text = f"{metric_label(metric, k)} {style.bold(_mean(summary.mean if summary else None))}"
         delta = comparison.delta_for(metric)
@@ -909,11 +916,12 @@ def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> s
     return "\n".join(f"- {n}" for n in notes)
 
 
-def _definitions(style: _Style) -> str:
+def _definitions(style: _Style, shown: Sequence[str]) -> str:
+    specs = [m for m in GATED_METRICS if m.key in shown]
     if style.md:
-        items = [f"- `{m.key}`: {m.definition}" for m in GATED_METRICS]
+        items = [f"- `{m.key}`: {m.definition}" for m in specs]
     else:
-        items = [f"- {m.key}: {m.definition.replace('`', '')}" for m in GATED_METRICS]
+        items = [f"- {m.key}: {m.definition.replace('`', '')}" for m in specs]
     return style.collapsed("Metric definitions", ["\n".join(items)])
 
 
@@ -974,7 +982,14 @@ def _render(
     if suggestions:
         parts.append(suggestions)
     parts.append(_notes(comparison, style, legend=legend))
-    parts.append(_definitions(style))
+    parts.append(
+        _definitions(
+            style,
+            shown_metrics(
+                comparison.current.aggregates.overall, (d.metric for d in comparison.deltas)
+            ),
+        )
+    )
     return "\n\n".join(parts) + "\n"
 
 
