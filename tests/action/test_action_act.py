@@ -40,7 +40,8 @@ import pytest
 from fake_github import BOT_LOGIN, TOKEN, Failure, FakeGitHub
 from recall_gate.cli import main as recall_gate
 
-pytestmark = pytest.mark.act
+# A test runs act up to a few times, each bounded by ACT_TIMEOUT.
+pytestmark = [pytest.mark.act, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[2]
 ACT_DIR = ROOT / "tests" / "act"

@@ -85,6 +85,32 @@ def test_ci_runs_make_check_on_push_and_pull_request() -> None:
     assert data["jobs"]["check"]["permissions"] == {"contents": "read"}
 
 
+def test_ci_covers_every_supported_python_the_whole_suite_on_the_oldest() -> None:
+    """The fast suite on 3.11, 3.12 and 3.13 (``requires-python >= 3.11``); act and
+    integration once, inside ``make check`` on the oldest."""
+    jobs = load("ci.yml")["jobs"]
+    oldest = [s for s in jobs["check"]["steps"] if "python-version" in s.get("with", {})]
+    assert [s["with"]["python-version"] for s in oldest] == ["3.11"]
+    assert jobs["fast"]["strategy"]["matrix"]["python"] == ["3.12", "3.13"]
+    assert jobs["fast"]["strategy"]["fail-fast"] is False
+    assert [s["run"] for s in jobs["fast"]["steps"] if "run" in s] == ["make test-fast"]
+    assert jobs["fast"]["permissions"] == {"contents": "read"}
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'requires-python = ">=3.11"' in pyproject
+
+
+def test_every_test_has_a_timeout_and_the_log_lists_the_slowest() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r"^timeout = \d+$", pyproject, re.M), "pytest-timeout: set `timeout`"
+    assert "pytest-timeout" in pyproject
+    assert re.search(r"^pytest-timeout==", (ROOT / "constraints.txt").read_text(), re.M)
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target in ("test", "test-fast", "test-act"):
+        recipe = makefile.split(f"\n{target}: ", 1)[1].split("\n\n", 1)[0]
+        assert "$(DURATIONS)" in recipe, f"make {target}: pass --durations"
+    assert "DURATIONS := --durations=" in makefile
+
+
 def test_the_pr_check_uses_this_action_with_least_privilege_per_pr() -> None:
     data = load("retrieval-eval.yml")
     assert set(data["on"]) == {"pull_request"}

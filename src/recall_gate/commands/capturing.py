@@ -19,7 +19,7 @@ from recall_gate.commands.arguments import (
     add_strict,
     positive_int,
 )
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.evaluation import (
     fail_on_integrity_problems,
     judged_cases,
@@ -91,8 +91,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     return {"capture": _cmd_capture}
 
 
-def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io, judged=True)
+def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console, judged=True)
     chosen = settings.config.capture if settings.config is not None else None
     args.retriever = args.retriever or (chosen.retriever if chosen else None)
     args.label = args.label or (chosen.label if chosen else None)
@@ -118,11 +118,11 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     if settings.kb is not None:
         cards = load_cards(settings.kb, files=settings.kb_files())
         # A typo'd gold id fails before the retriever runs.
-        fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+        fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
     else:
-        fail_on_integrity_problems(label_problems(located), io)
+        fail_on_integrity_problems(label_problems(located), console)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
     labels = [c.label() for c in judged]
     dataset_fingerprint = fingerprint_labels(labels)
@@ -139,7 +139,7 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     # Kept until the file is written: a failed capture leaves it, so `score` refuses
     # the earlier file rather than reporting its numbers as this capture's.
     with CaptureJournal.start(args.out, identity) as journal:
-        retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
+        retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
         captured = capture(
             retriever, cases, k=settings.k, id_from=args.id_from, label=args.label, kb=card_ids
         )
@@ -149,10 +149,10 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
                 args.trec_out, captured.artifacts, source=str(args.out), tag="recall-gate"
             )
         journal.finish()
-    io.stderr.write(
+    console.stderr.write(
         f"recall-gate: captured {len(captured.artifacts)} cases at k = {settings.k} with "
         f"{captured.retriever.name} ({captured.retriever.adapter}) → "
-        f"{display_path(args.out, io)}\n"
+        f"{display_path(args.out, console)}\n"
     )
     provenance = Provenance(
         tool_version=__version__,
@@ -170,18 +170,18 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         provenance=lambda _scored, _watch: provenance,
         settings=settings,
         args=args,
-        io=io,
+        console=console,
         card_ids=card_ids,
         pull_request=lambda: pull_request_changes(
             settings,
-            io,
+            console,
             plan=plan,
             cases_at_base=plan is not None,
             added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
         ),
     )
     if code == 1 and args.no_gate:
-        io.stderr.write(
+        console.stderr.write(
             "recall-gate: the gate failed (see the report above); exit 0 because of --no-gate\n"
         )
         return 0

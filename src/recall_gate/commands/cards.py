@@ -14,7 +14,7 @@ from typing import Any
 from recall_gate.adapters.dataset import KbCard, load_kb
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.errors import InputError
 
@@ -120,21 +120,21 @@ def render_cards(entries: Sequence[KbCard]) -> str:
     return "\n".join([*lines, "", *table]) + "\n"
 
 
-def _cmd_cards(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console)
     if settings.kb is None:
         raise InputError(
             "cards needs a KB",
             fix="pass --kb PATH, or set `kb:` in recall-gate.yaml",
         )
     entries = load_kb(settings.kb, settings.kb_files())
-    shown = display_path(settings.kb, io)
+    shown = display_path(settings.kb, console)
     if shown.startswith("/"):
-        shown = Path(os.path.relpath(settings.kb, io.cwd)).as_posix()
+        shown = Path(os.path.relpath(settings.kb, console.cwd)).as_posix()
     if args.json is not None:
         atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown)))
-    io.stdout.write(
-        f"config: {settings.config_shown(io)}\nKB:     {shown} ({len(entries)} cards)\n\n"
+    console.stdout.write(
+        f"config: {settings.config_shown(console)}\nKB:     {shown} ({len(entries)} cards)\n\n"
     )
-    io.stdout.write(render_cards(entries))
+    console.stdout.write(render_cards(entries))
     return 0

@@ -6,13 +6,10 @@ Read from the validated comparison document, never from an untyped dict.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
-from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
-from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
-from recall_gate.core.staleness import describe_embedder
-from recall_gate.report.comparison_json import (
+from recall_gate.core.annotations import Annotation, AnnotationLevel
+from recall_gate.core.comparison_json import (
     CasesRecord,
     ComparisonDocument,
     FloorRecord,
@@ -20,20 +17,15 @@ from recall_gate.report.comparison_json import (
     RegressionRecord,
     StaleRecord,
 )
+from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
+from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
+from recall_gate.core.staleness import describe_embedder
 from recall_gate.report.markup import shorten_query
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
 
-AnnotationLevel = Literal["error", "warning", "notice"]
 
 _FLOOR_INPUTS: Final = " / ".join(f"{m.floor_flag}" for m in GATED_METRICS)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Annotation:
-    level: AnnotationLevel
-    title: str
-    message: str
 
 
 def _number(value: float | int | str | None) -> str:
