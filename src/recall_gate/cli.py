@@ -44,6 +44,7 @@ from recall_gate.commands import (
     converting,
     evaluation,
     github_actions,
+    merging,
 )
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
@@ -73,6 +74,7 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         **evaluation.add_commands(sub),
         **cards.add_commands(sub),
         **capturing.add_commands(sub),
+        **merging.add_commands(sub),
         **converting.add_commands(sub),
         **baselines.add_commands(sub),
         **github_actions.add_commands(sub),

@@ -137,7 +137,7 @@ BAD = {
     "raises on a query": (
         "shop_rag:broken_query",
         "case 'de-1': the retriever raised ConnectionError: embedding API unreachable "
-        "(query 'wie kann ich meine Rechnung bezahlen')\n"
+        "(query 'wie kann ich meine Rechnung bezahlen'; 4 attempts)\n"
         "  fix: make the retriever answer this query",
     ),
     "no mappable id": (
@@ -203,7 +203,7 @@ def test_a_callable_that_returns_no_list_names_the_case(app: Path) -> None:
     code, _, err = cli(app, "capture", "--retriever", "odd_rag:search", "--out", "a.jsonl")
     assert code == 2
     assert err.startswith(
-        "recall-gate: error: case 'en-1': odd_rag.search() returned a str, not a list\n"
+        "recall-gate: error: odd_rag.search() returned a str, not a list\n"
         "  fix: return a list of card ids or file paths"
     )
     assert not (app / "a.jsonl").exists()

@@ -87,8 +87,9 @@ def test_a_section_retriever_capture_holds_k_distinct_cards(site: Path, factory:
     assert run.code == 0, run.err
     lines = captured(site / "c.jsonl")
     full = sum(1 for line in lines if distinct_cards(line) >= K)
-    assert full / len(lines) >= 0.9, [(c["case_id"], c["depth"]) for c in lines]
-    assert any(line["depth"] > K for line in lines)  # sections from one page: asked deeper
+    assert full / len(lines) >= 0.9, [c["case_id"] for c in lines]
+    # Sections from one page: asked deeper, more than k documents kept.
+    assert any(len(line["retrieved"]) > K for line in lines)
     results = json.loads((site / "r.json").read_text(encoding="utf-8"))
     assert results["cases_short_of_k"] <= len(lines) // 10
 

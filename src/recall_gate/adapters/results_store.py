@@ -32,6 +32,7 @@ from recall_gate.core.records import (
     FLOAT_DIGITS,
     SCHEMA_VERSION,
     Aggregates,
+    Latency,
     OutsideKb,
     Provenance,
     Results,
@@ -132,6 +133,8 @@ class ResultsWriter:
         aggregates: Aggregates,
         cases_short_of_k: int = 0,
         outside_kb: OutsideKb | None = None,
+        latency: Latency | None = None,
+        failed_cases: tuple[str, ...] = (),
     ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
@@ -142,6 +145,8 @@ class ResultsWriter:
             aggregates=aggregates,
             cases_short_of_k=cases_short_of_k,
             outside_kb=outside_kb,
+            latency=latency,
+            failed_cases=failed_cases,
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]

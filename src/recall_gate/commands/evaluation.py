@@ -291,6 +291,8 @@ def score_and_report(
                 aggregates=scored.aggregates,
                 cases_short_of_k=scored.short_of_k,
                 outside_kb=watch.outside_kb(),
+                latency=watch.latency(),
+                failed_cases=tuple(watch.failed),
             )
         if compares:
             assert out is not None
@@ -320,6 +322,8 @@ def score_and_report(
             short_of_k=scored.short_of_k,
             gold_checked=made.kb_fingerprint is not None,
             outside_kb=watch.outside_kb(),
+            latency=watch.latency(),
+            failed_cases=watch.failed,
         )
 
     if args.markdown is not None:

@@ -48,7 +48,14 @@ from recall_gate.report.markup import (
     shorten_query,
     table,
 )
-from recall_gate.report.results import LANGUAGE_CAVEAT, RECALL_CAVEAT, capture_notes, missed_table
+from recall_gate.report.results import (
+    LANGUAGE_CAVEAT,
+    RECALL_CAVEAT,
+    capture_notes,
+    failures_note,
+    latency_table,
+    missed_table,
+)
 
 __all__ = [
     "JOB_SUMMARY_POINTER",
@@ -925,6 +932,23 @@ def _definitions(style: _Style, shown: Sequence[str]) -> str:
     return style.collapsed("Metric definitions", ["\n".join(items)])
 
 
+def _capture_section(comparison: Comparison, style: _Style) -> str | None:
+    """Cases the retriever could not answer, and the query latency against the
+    baseline's when it has one (report-only)."""
+    current = comparison.current
+    parts = []
+    if current.failed_cases:
+        parts.append(failures_note(current.failed_cases, style.fmt))
+    if current.latency is not None:
+        before = comparison.baseline.latency if comparison.baseline is not None else None
+        parts.append(latency_table(current.latency, style.fmt, baseline=before))
+    if not parts:
+        return None
+    return (
+        style.collapsed("Capture: failures and latency", parts) if style.md else "\n\n".join(parts)
+    )
+
+
 def _render(
     comparison: Comparison,
     verdict: ComparisonVerdict,
@@ -975,6 +999,7 @@ def _render(
         _flips_section(comparison, style),
         _cases_section(comparison, style),
         _missed_section(comparison, style),
+        _capture_section(comparison, style),
     ):
         if section:
             parts.append(section)

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 from recall_gate.core.records import RetrievedItem
 from recall_gate.retrievers.adapter import Adapter
-from recall_gate.retrievers.documents import IdMapper
+from recall_gate.retrievers.documents import Hit, IdMapper
 
-__all__ = ["MAX_DEPTH_FACTOR", "Retrieved", "retrieve_case"]
+__all__ = ["MAX_DEPTH_FACTOR", "Retrieved", "aretrieve_case", "retrieve_case"]
 
 # The deepest a case is asked: 16 × k documents (5 rounds: k, 2k, 4k, 8k, 16k).
 MAX_DEPTH_FACTOR = 16
@@ -35,10 +35,7 @@ class Retrieved:
     distinct: int
 
 
-def _items(
-    adapter: Adapter, mapper: IdMapper, query: str, depth: int, *, case_id: str
-) -> tuple[list[RetrievedItem], int]:
-    hits = adapter.search(query, depth)
+def _items(hits: list[Hit], mapper: IdMapper, *, case_id: str) -> tuple[list[RetrievedItem], int]:
     items = []
     for rank, hit in enumerate(hits, start=1):
         card, outside = mapper.map(hit, case_id=case_id, rank=rank)
@@ -76,9 +73,35 @@ def retrieve_case(
     (see the module docstring); ``deepen=False`` asks for k documents once."""
     depth = k
     while True:
-        items, returned = _items(adapter, mapper, query, depth, case_id=case_id)
-        kept, distinct = _up_to_k_distinct(items, k)
-        exhausted = returned < depth
-        if distinct >= k or exhausted or not deepen or depth >= MAX_DEPTH_FACTOR * k:
-            return Retrieved(items=kept, depth=depth, distinct=distinct)
+        hits = adapter.search(query, depth)
+        done = _round(hits, mapper, k=k, depth=depth, case_id=case_id, deepen=deepen)
+        if done is not None:
+            return done
+        depth *= 2
+
+
+def _round(
+    hits: list[Hit], mapper: IdMapper, *, k: int, depth: int, case_id: str, deepen: bool
+) -> Retrieved | None:
+    """One round's result, or None when the case should be asked deeper."""
+    items, returned = _items(hits, mapper, case_id=case_id)
+    kept, distinct = _up_to_k_distinct(items, k)
+    exhausted = returned < depth
+    if distinct >= k or exhausted or not deepen or depth >= MAX_DEPTH_FACTOR * k:
+        return Retrieved(items=kept, depth=depth, distinct=distinct)
+    return None
+
+
+async def aretrieve_case(
+    adapter: Adapter, mapper: IdMapper, query: str, *, k: int, case_id: str
+) -> Retrieved:
+    """:func:`retrieve_case` for a natively async retriever (``adapter.asearch``)."""
+    asearch = adapter.asearch
+    assert asearch is not None
+    depth = k
+    while True:
+        hits = await asearch(query, depth)
+        done = _round(hits, mapper, k=k, depth=depth, case_id=case_id, deepen=True)
+        if done is not None:
+            return done
         depth *= 2

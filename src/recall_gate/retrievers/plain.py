@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from recall_gate.core.records import ParamValue
@@ -72,17 +72,33 @@ def _hit(item: Any, *, where: str) -> Hit:
     return hit
 
 
+def _is_async(function: Any) -> bool:
+    """``async def``, also as a callable object's ``__call__``."""
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(type(function), "__call__", None)  # noqa: B004 - its method, not callable()
+    )
+
+
 class PlainCallable:
+    """``function(query, k)``, awaited when it is ``async def``."""
+
     kind = "callable"
+    asearch: Callable[[str, int], Awaitable[list[Hit]]] | None
 
     def __init__(self, function: Callable[[str, int], Any]) -> None:
         self.function = function
         module = getattr(function, "__module__", None) or type(function).__module__
         qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
         self.name = f"{module}.{qualname}"
+        self.asearch = self._asearch if _is_async(function) else None
 
     def search(self, query: str, k: int) -> list[Hit]:
-        items = self.function(query, k)
+        return self._hits(self.function(query, k), k)
+
+    async def _asearch(self, query: str, k: int) -> list[Hit]:
+        return self._hits(await self.function(query, k), k)
+
+    def _hits(self, items: Any, k: int) -> list[Hit]:
         if isinstance(items, Mapping) and isinstance(items.get("documents"), list):
             items = items["documents"]  # a Haystack pipeline's or component's output
         if isinstance(items, str | bytes | Mapping) or not hasattr(items, "__iter__"):
