@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from cli_runner import run_cli
 from recall_gate.adapters.config import Config, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -158,3 +159,37 @@ def test_no_text_file_holds_a_merge_conflict_marker() -> None:
         and re.search(r"^(<{7}|>{7}) ", (ROOT / name).read_text(encoding="utf-8"), re.M)
     ]
     assert marked == [], "resolve the merge: keep both sides' intent, drop the markers"
+
+
+# A page of this site (not an example path of a user's docs such as docs/de/setup.md).
+_OUR_PAGE = r"\bdocs/(?:(?:guide|reference|decisions)/)?[\w-]+\.md\b"
+
+
+def test_every_docs_page_the_code_names_exists() -> None:
+    named = {
+        (source.relative_to(ROOT), page)
+        for source in sorted((ROOT / "src").rglob("*.py"))
+        for page in re.findall(_OUR_PAGE, source.read_text(encoding="utf-8"))
+    }
+    assert named, "no message or docstring points to the docs"
+    missing = sorted((str(source), page) for source, page in named if not (ROOT / page).is_file())
+    assert missing == []
+
+
+def test_a_config_that_is_not_a_mapping_points_to_the_config_reference(tmp_path: Path) -> None:
+    (tmp_path / "recall-gate.yaml").write_text("- kb: docs\n", encoding="utf-8")
+
+    done = run_cli(["check"], cwd=tmp_path)
+
+    assert done.code == 2
+    assert "expected a mapping of settings" in done.err
+    assert "fix: write `key: value` lines, as in docs/reference/config.md" in done.err
+
+
+def test_an_unknown_config_key_points_to_the_config_reference(tmp_path: Path) -> None:
+    (tmp_path / "recall-gate.yaml").write_text("kb: docs\nk_: 5\n", encoding="utf-8")
+
+    done = run_cli(["check"], cwd=tmp_path)
+
+    assert done.code == 2
+    assert "fix: see docs/reference/config.md for every key, its type and its default" in done.err

@@ -9,6 +9,7 @@ quick-start workflow is checked here too.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -187,7 +188,34 @@ def test_the_comment_step_cannot_fail_the_action() -> None:
     assert "set -e" not in comment["run"].replace("set -uo pipefail", "")
     last = steps()[-1]
     assert last["name"] == "Enforce the verdict"
-    assert 'if [ "$RG_VERDICT" = fail ]' in last["run"]
+
+
+@pytest.mark.parametrize(
+    ("verdict", "fail_on_gate", "code"),
+    [
+        ("pass", "true", 0),
+        ("report-only", "true", 0),
+        ("fail", "true", 1),
+        ("fail", "false", 0),
+        ("error", "true", 2),
+        ("error", "false", 2),  # an evaluation that did not run is never a pass
+        ("", "true", 2),  # nor is a job that reached no verdict
+        ("", "false", 2),
+    ],
+)
+def test_the_last_step_enforces_the_verdict_and_never_passes_without_one(
+    verdict: str, fail_on_gate: str, code: int
+) -> None:
+    last = steps()[-1]
+    assert "if" not in last, "the verdict is enforced whatever fail-on-gate says about errors"
+    done = subprocess.run(
+        ["bash", "-c", last["run"]],
+        env={**os.environ, "RG_VERDICT": verdict, "RG_FAIL_ON_GATE": fail_on_gate},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == code, done.stdout + done.stderr
 
 
 # -- the docs and the README ------------------------------------------------------

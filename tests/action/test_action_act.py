@@ -129,6 +129,7 @@ class Repo:
     scratch: Path
     fake: FakeGitHub
     venv: Path
+    base_sha: str  # the base branch's commit: what a pull request event names
 
     def run(
         self,
@@ -142,7 +143,8 @@ class Repo:
         venv: Path | None = None,
     ) -> ActRun:
         event_file = self.scratch / f"event-{len(list(self.scratch.glob('event-*')))}.json"
-        event_file.write_text(json.dumps(event), encoding="utf-8")
+        text = json.dumps(event).replace(BASE_SHA_OF_THE_REPO, self.base_sha)
+        event_file.write_text(text, encoding="utf-8")
         argv = [
             _act_binary(),
             event_name,
@@ -292,11 +294,21 @@ def repo(base_tree: Path, tmp_path: Path, fake_github: FakeGitHub) -> Repo:
             "baselines/default.json": (path / "baselines" / "default.json").read_bytes(),
         },
     )
-    return Repo(path=path, scratch=scratch, fake=fake_github, venv=Path(sys.prefix))
+    return Repo(
+        path=path,
+        scratch=scratch,
+        fake=fake_github,
+        venv=Path(sys.prefix),
+        base_sha=_git(path, "rev-parse", "HEAD"),
+    )
+
+
+# Stands for the base commit of the prepared repository (Repo.run writes it in).
+BASE_SHA_OF_THE_REPO = "c" * 40
 
 
 def pr_event(
-    number: int, head_sha: str, *, fork: bool = False, base_sha: str = "c" * 40
+    number: int, head_sha: str, *, fork: bool = False, base_sha: str = BASE_SHA_OF_THE_REPO
 ) -> dict[str, Any]:
     head_repo = "contributor/app" if fork else REPO
     return {
@@ -398,6 +410,10 @@ def test_first_run_installs_comments_once_and_writes_summary_and_outputs(
 def test_a_config_profile_names_the_comment_and_the_baseline(repo: Repo) -> None:
     config = repo.path / "tests" / "act" / "data" / "nightly.yaml"
     config.write_text("profile: nightly\nk: 5\n", encoding="utf-8")
+    # On the base branch: a profile the pull request itself adds applies after merge.
+    _git(repo.path, "add", str(config))
+    _git(repo.path, "commit", "-q", "-m", "a nightly profile")
+    repo.base_sha = _git(repo.path, "rev-parse", "HEAD")
     number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
 
     run = repo.run(
@@ -415,7 +431,7 @@ def test_a_config_profile_names_the_comment_and_the_baseline(repo: Repo) -> None
     assert len(bodies) == 1
     assert bodies[0].startswith("<!-- recall-gate:nightly -->")
     # nightly's baseline is beside its config, and there is none yet.
-    assert "baseline: tests/act/data/baselines/nightly.json (not found)" in run.step_output
+    assert f"baseline: tests/act/data/baselines/nightly.json at {repo.base_sha}" in run.step_output
     assert "No baseline yet" in bodies[0]
     assert_one_evaluation_and_one_comparison(run, profile="nightly")
 

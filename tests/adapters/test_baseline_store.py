@@ -272,7 +272,7 @@ def test_a_corrupted_baseline_at_the_revision_names_ref_and_path(tmp_path: Path)
 
 @pytest.mark.parametrize("ref", ["--output=x", "main branch", ""])
 def test_an_option_like_or_blank_ref_is_refused_before_git_runs(tmp_path: Path, ref: str) -> None:
-    with pytest.raises(InputError, match="not a git revision"):
+    with pytest.raises(InputError, match="not a commit SHA or a git ref name"):
         read_baseline_at_ref(Path("b.json"), ref=ref, cwd=tmp_path)
 
 

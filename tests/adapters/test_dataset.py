@@ -146,8 +146,9 @@ def test_load_cards_from_yaml_and_jsonl(tmp_path: Path) -> None:
 def test_load_cards_empty_directory(tmp_path: Path) -> None:
     (tmp_path / "kb").mkdir()
     assert input_error(load_cards, tmp_path / "kb") == (
-        f"{tmp_path / 'kb'}: no *.md card files in the KB directory\n"
-        "  fix: add Markdown files (front matter optional), or point `kb` elsewhere"
+        f"{tmp_path / 'kb'}: no Markdown card files (.md, .markdown, .mdx) in the KB directory\n"
+        "  fix: add Markdown files (front matter optional), point `kb` elsewhere, or widen "
+        "`kb_include` / `kb_exclude` in recall-gate.yaml"
     )
 
 
@@ -156,13 +157,11 @@ def test_load_cards_empty_directory(tmp_path: Path) -> None:
     [
         ("id: x\n\nbody\n", "no language for this card"),
         ("---\nid: x\nlanguage: en\n", "front matter is not closed"),
-        ("---\n- a\n- b\n---\nbody\n", "front matter must be a mapping of fields"),
-        ("---\nid: x\nlanguage: en\ntitle: t\nbody: b\n---\n", "field `body` in front matter"),
-        (card_md(language="french"), "field `language`: language 'french' is not a well-formed"),
-        (card_md(extra="tilte: typo\n"), "field `tilte`: unknown field (check its spelling)"),
+        ("---\n- a\n- b\n---\nbody\n", "front matter is a list, not a mapping of keys"),
+        (card_md(language="french"), "front-matter `language: french` is not a BCP-47 tag"),
         (card_md(extra="tags: synthetic\n"), 'line 6 invalid YAML: found duplicate key "tags"'),
         ("---\nid: x\nlanguage: en\ntitle: a: b\n---\nbody\n", "line 4 invalid YAML"),
-        ("---\nid: x\nlanguage: en\ntitle: t\n---\n\n", "field `body`: String should have"),
+        ("---\nid: x\nlanguage: en\ntitle: t\n---\n\n", "the page has no text below its front"),
     ],
 )
 def test_load_cards_bad_markdown_card(tmp_path: Path, content: str, expected: str) -> None:
@@ -205,12 +204,13 @@ def test_front_matter_fields_win_and_missing_ones_are_derived(tmp_path: Path) ->
     assert cards["notitle"].title == "notitle"  # no heading: the file name
 
 
-def test_a_card_with_no_language_anywhere_names_the_three_ways_to_give_one(tmp_path: Path) -> None:
+def test_a_card_with_no_language_anywhere_names_the_four_ways_to_give_one(tmp_path: Path) -> None:
     path = write(tmp_path / "kb" / "guides" / "a.md", "# A\n\nText.\n")
     assert input_error(load_cards, tmp_path / "kb") == (
         f"{path}: no language for this card\n"
         "  fix: add `language: <tag>` front matter, keep the file under a folder named after its "
-        "language (e.g. de/ or fr-CA/), or set `default_language` in recall-gate.yaml"
+        "language directly under the KB root (e.g. de/ or fr-CA/), map its folder in "
+        "`languages:`, or set `default_language` in recall-gate.yaml"
     )
 
 
@@ -225,14 +225,14 @@ def test_every_bad_kb_file_is_reported_in_one_run(tmp_path: Path) -> None:
     for path in (first, second, third):
         assert f"\n  {path}: " in message
     assert message.count("\n    fix: ") == 3
-    assert message.endswith("\n  fix: fix each file listed above")
+    assert message.endswith("\n  fix: fix each one listed above")
 
 
 def test_load_cards_unknown_format(tmp_path: Path) -> None:
     path = write(tmp_path / "kb.csv", "id,language\n")
     assert input_error(load_cards, path) == (
         f"{path}: unknown KB format '.csv'\n"
-        "  fix: use a directory of .md cards, or a .yaml / .jsonl file of cards"
+        "  fix: use a directory of Markdown cards (.md, .mdx), or a .yaml / .jsonl file of cards"
     )
 
 

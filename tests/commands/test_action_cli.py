@@ -94,6 +94,63 @@ def test_actions_report_refuses_a_file_that_is_not_a_comparison(tmp_path: Path) 
     assert "not a recall-gate comparison" in err
 
 
+def test_a_failed_capture_is_reported_as_an_error_never_a_pass(tmp_path: Path) -> None:
+    # What `recall-gate capture` printed when the retriever raised (user text included).
+    (tmp_path / "stderr.log").write_text(
+        "recall-gate: error: case 'en-1' <img src=x>: the retriever raised "
+        "ConnectionError: embedding API unreachable @team\n"
+        "  fix: make the retriever work for this query, or fix the case\n",
+        encoding="utf-8",
+    )
+    environ = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "RECALL_GATE_PROFILE": "nightly",
+    }
+
+    code, out, _ = run(
+        [
+            "actions-report", "--error-log", "stderr.log", "--what", "the capture",
+            "--comment-markdown", "comment.md",
+        ],
+        environ,
+        cwd=tmp_path,
+    )  # fmt: skip
+
+    assert code == 0, "reporting never fails: the action's last step enforces the verdict"
+    output = (tmp_path / "output").read_text()
+    assert "verdict<<" in output
+    assert "\nerror\n" in output
+    assert "profile<<" in output
+    assert "\nnightly\n" in output
+    comment = (tmp_path / "comment.md").read_text()
+    assert comment.startswith("<!-- recall-gate:nightly -->\n")
+    assert "**error**" in comment
+    assert "pass" not in comment.lower().replace("this pull request", "")
+    # User text is inert: no HTML, no mention.
+    assert "\\<img src=x\\>" in comment
+    assert "@team" not in comment
+    assert "Fix: make the retriever work for this query" in comment
+    assert (tmp_path / "summary.md").read_text() == comment
+    errors = [line for line in out.splitlines() if line.startswith("::error")]
+    assert len(errors) == 1
+    assert errors[0].startswith("::error title=recall-gate::the capture failed: case 'en-1'")
+
+
+def test_an_error_log_without_recall_gates_own_line_shows_its_last_lines(tmp_path: Path) -> None:
+    (tmp_path / "stderr.log").write_text("Traceback (most recent call last):\nBoom\n")
+    code, _, _ = run(
+        ["actions-report", "--error-log", "stderr.log", "--comment-markdown", "c.md"],
+        {},
+        cwd=tmp_path,
+    )
+    assert code == 0
+    comment = (tmp_path / "c.md").read_text()
+    assert "the evaluation failed; its log ends with the lines below" in comment
+    assert "> Boom" in comment
+
+
 @pytest.fixture
 def baseline_repo(tmp_path: Path, fake_github: FakeGitHub) -> Path:
     old = b'{"old": true}\n'

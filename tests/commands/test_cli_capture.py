@@ -207,3 +207,27 @@ def test_a_callable_that_returns_no_list_names_the_case(app: Path) -> None:
         "expected a list"
     )
     assert not (app / "a.jsonl").exists()
+
+
+def test_the_retriever_and_its_label_may_live_in_the_config(app: Path) -> None:
+    (app / "recall-gate.yaml").write_text(
+        "k: 3\nkb: docs\ncases: cases.yaml\n"
+        "capture: {retriever: 'shop_rag:build', label: shop-v2}\n",
+        encoding="utf-8",
+    )
+    code, _, err = cli(app, "capture", "--out", "a.jsonl")
+    assert code == 0, err
+    first = json.loads((app / "a.jsonl").read_text().splitlines()[0])
+    assert first["retriever"]["name"] == "shop_rag.search"
+    assert first["retriever"]["label"] == "shop-v2"
+
+
+def test_capture_without_a_retriever_anywhere_exits_2_saying_where_to_put_one(app: Path) -> None:
+    code, _, err = cli(app, "capture", "--out", "a.jsonl")
+    assert code == 2
+    assert err == (
+        "recall-gate: error: capture needs the retriever to run\n"
+        "  fix: pass --retriever MODULE:FACTORY (e.g. app.rag:build_retriever), or set "
+        "`capture: {retriever: MODULE:FACTORY}` in recall-gate.yaml\n"
+    )
+    assert not (app / "a.jsonl").exists()

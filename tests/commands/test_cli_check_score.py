@@ -179,7 +179,7 @@ def test_check_lists_all_duplicate_card_and_case_ids_and_fails(dataset: Path) ->
         {
             "kb/copy-of-refills.md": card_md("en-refills"),
             "more.yaml": "- {id: en-1, language: en, case_type: golden, query: q, "
-            "must_cite_one_of: []}\n",
+            "must_cite_one_of: [en-refills]}\n",
         },
     )
     done = cli(dataset, "check", "--kb", "kb", "--cases", "cases.yaml", "--cases", "more.yaml")

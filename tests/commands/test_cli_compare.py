@@ -215,7 +215,10 @@ def test_an_unchanged_run_passes_an_enforced_zero_tolerance(
     update(tmp_path, runs["good"])
     run = cli(["compare", "--current", str(runs["good"]), "--max-regression", "0"], tmp_path)
     assert run.code == 0
-    assert run.out.startswith("config:   none\nbaseline: baselines/default.json\n\n")
+    assert run.out.startswith(
+        "config:   none (no recall-gate.yaml here or in a parent folder)\n"
+        "baseline: baselines/default.json\n\n"
+    )
     assert run.out.partition("\n\n")[2].startswith(
         "recall-gate default: PASS\n\nPassed: no drop beyond the 0.000 tolerance."
     )

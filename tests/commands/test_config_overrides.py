@@ -100,6 +100,7 @@ def test_the_cli_set_flag_overrides_the_config_and_needs_one(
     assert "hit@3" in out.getvalue()
 
     err = io.StringIO()
+    (tmp_path / "nowhere" / ".git").mkdir(parents=True)  # its own repository: no config
     code = main(
         ["score", "--artifacts", str(capture), "--set", "k=3"],
         {},
@@ -108,4 +109,4 @@ def test_the_cli_set_flag_overrides_the_config_and_needs_one(
         cwd=tmp_path / "nowhere",
     )
     assert code == 2
-    assert "no config file for --set to override" in err.getvalue()
+    assert "or a parent folder up to the repository root for --set to override" in err.getvalue()

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from recall_gate.core.integrity import Problem, find_problems, languages_without_cards
+from recall_gate.core.integrity import (
+    Problem,
+    find_problems,
+    languages_without_cards,
+    unscored_adversarial,
+)
 from recall_gate.core.records import Card, Case
 
 
@@ -16,7 +21,7 @@ def case(case_id: str, **fields: Any) -> Case:
     data = {
         "id": case_id,
         "language": "en",
-        "case_type": "golden",
+        "case_type": "capability",
         "query": "q",
         "must_cite_one_of": [],
         **fields,
@@ -139,3 +144,21 @@ def test_same_language_counts_the_cases_of_each_language_without_cards() -> None
     ]
     assert languages_without_cards(cards, cases) == {"de": 2, "es": 1}
     assert languages_without_cards(cards, [case("5")]) == {}
+
+
+def test_a_golden_case_without_gold_is_a_problem_an_adversarial_one_is_not() -> None:
+    cases = [
+        ("c.yaml case #1 (id g)", case("g", case_type="golden")),
+        ("c.yaml case #2 (id a)", case("a", case_type="adversarial")),
+        ("c.yaml case #3 (id c)", case("c", case_type="capability")),
+        ("c.yaml case #4 (id n)", case("n", case_type="no_match")),
+    ]
+    assert find_problems(cards=CARDS, cases=cases) == [
+        Problem(
+            where="c.yaml case #1 (id g)",
+            message="a golden case with no gold: must_cite_one_of is empty",
+            hint="list the card ids that answer it, or make it a capability or no_match case",
+        ),
+    ]
+    # A prompt to refuse may have no relevant card; check names it.
+    assert unscored_adversarial(cases) == ["a"]

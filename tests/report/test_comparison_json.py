@@ -55,7 +55,7 @@ def test_comparison_json_carries_the_action_outputs_and_details() -> None:
         "kind", "schema_version", "profile", "k", "verdict", "regressions", "would_fail",
         "metrics", "n", "n_cases", "delta", "baseline", "gate",
         "would_fail_detail", "suggested_floors", "suggested_detail", "deltas", "flips",
-        "missed", "cases", "run",
+        "missed", "cases", "run", "pull_request",
     }  # fmt: skip
     # Everything the report says is in the document: it is rendered from it.
     assert payload["run"]["scored"] == 20

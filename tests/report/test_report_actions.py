@@ -70,6 +70,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
             "edited_queries": 0,
             "groups": [],
         },
+        "pull_request": None,
     }
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(payload.get(key), dict):

@@ -33,8 +33,28 @@ def test_the_default_fields_are_tried_in_order_until_one_is_a_card() -> None:
 
 def test_without_a_kb_the_first_present_field_is_used_without_its_extension() -> None:
     hit = Hit(fields={"id": "uuid-1", "metadata": {"source": "docs/faq.md"}})
-    assert IdMapper().card_id(hit, case_id="c", rank=1) == "docs/faq"
+    assert IdMapper(gold_ids=frozenset({"docs/faq"})).card_id(hit, case_id="c", rank=1) == (
+        "docs/faq"
+    )
     assert IdMapper(id_from="id").card_id(hit, case_id="c", rank=1) == "uuid-1"
+
+
+def test_without_a_kb_a_file_path_that_is_no_gold_id_names_kb() -> None:
+    hit = Hit(fields={"metadata": {"source": "/srv/app/docs/en/faq.md"}})
+    with pytest.raises(InputError) as caught:
+        IdMapper(gold_ids=frozenset({"en/faq"})).card_id(hit, case_id="q1", rank=1)
+    assert str(caught.value) == (
+        "case 'q1', document 1: metadata.source '/srv/app/docs/en/faq.md' looks like a file "
+        "path and no `kb:` is set to map it to a card id: every case would score 0\n"
+        "  fix: set `kb:` in recall-gate.yaml (or pass --kb PATH) to the folder of your docs, "
+        "so each path maps to its card id (the path under that folder, without extension)"
+    )
+
+
+def test_without_a_kb_paths_pass_when_the_gold_ids_are_paths_too() -> None:
+    hit = Hit(fields={"metadata": {"source": "docs/other.md"}})
+    mapper = IdMapper(gold_ids=frozenset({"docs/faq.md"}))
+    assert mapper.card_id(hit, case_id="q1", rank=1) == "docs/other"
 
 
 def test_id_from_names_one_field_and_its_value_must_be_a_card() -> None:

@@ -177,15 +177,26 @@ class _PullHead(_EventRecord):
     label: str | None = None
 
 
+class _PullBase(_EventRecord):
+    sha: str
+
+
 class _PullRequest(_EventRecord):
     number: int
     head: _PullHead
+    base: _PullBase | None = None
+
+
+class _RunPull(_EventRecord):
+    # An entry of workflow_run.pull_requests (empty for a fork's pull request).
+    base: _PullBase | None = None
 
 
 class _WorkflowRun(_EventRecord):
     head_sha: str
     head_branch: str | None = None
     head_repository: _Repository | None = None
+    pull_requests: tuple[_RunPull, ...] = ()
 
 
 class _Event(_EventRecord):
@@ -208,6 +219,8 @@ class EventContext:
     pr_number: int | None = None
     head_sha: str | None = None
     head_label: str | None = None
+    # The pull request's base commit: the revision that judges it.
+    base_sha: str | None = None
 
 
 def load_event(path: Path) -> EventContext:
@@ -237,6 +250,7 @@ def load_event(path: Path) -> EventContext:
             pr_number=pull.number,
             head_sha=pull.head.sha,
             head_label=pull.head.label,
+            base_sha=pull.base.sha if pull.base is not None else None,
         )
     if event.workflow_run is not None:
         run = event.workflow_run
@@ -244,5 +258,11 @@ def load_event(path: Path) -> EventContext:
         label = None
         if head_repo is not None and head_repo.owner is not None and run.head_branch:
             label = f"{head_repo.owner.login}:{run.head_branch}"
-        return EventContext(repository=repository, head_sha=run.head_sha, head_label=label)
+        base = run.pull_requests[0].base if run.pull_requests else None
+        return EventContext(
+            repository=repository,
+            head_sha=run.head_sha,
+            head_label=label,
+            base_sha=base.sha if base is not None else None,
+        )
     return EventContext(repository=repository)

@@ -13,7 +13,12 @@ from pathlib import Path
 
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
-from recall_gate.core.integrity import Problem, unresolved_gold
+from recall_gate.core.integrity import (
+    Problem,
+    looks_like_file_path,
+    missing_gold,
+    unresolved_gold,
+)
 from recall_gate.core.records import Artifact, Retriever
 from recall_gate.errors import InputError
 
@@ -36,21 +41,46 @@ def write_artifacts(
 
 class CaptureWatch:
     """What a capture says about itself, gathered as its artifacts stream to the scorer:
-    the retriever its lines record, and (given the KB's ``card_ids``) every gold or
-    relevant id of a self-labelled line that resolves to no card."""
+    the retriever its lines record; for a ``self_labelled`` capture (no cases
+    file) every golden or adversarial line without gold, and (given the KB's
+    ``card_ids``) every gold or relevant id that resolves to no card."""
 
-    def __init__(self, source: str, *, card_ids: frozenset[str] | None = None) -> None:
+    def __init__(
+        self,
+        source: str,
+        *,
+        card_ids: frozenset[str] | None = None,
+        self_labelled: bool = False,
+        unmapped_paths: bool = False,
+        gold_ids: frozenset[str] = frozenset(),
+    ) -> None:
         self.source = source
         self.card_ids = card_ids
+        self.self_labelled = self_labelled
+        # With no KB to map them, retrieved ids that are file paths match no gold id:
+        # every case would score 0. Watched unless the gold ids are file paths too.
+        self.unmapped_paths = unmapped_paths
+        self._gold_paths = any(looks_like_file_path(g) for g in gold_ids)
+        self._path_examples: list[str] = []
         self.retriever: Retriever | None = None
         self.problems: list[Problem] = []
         self._retriever_line = 0
 
     def watch(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
         card_ids = self.card_ids
+        self_labelled = self.self_labelled
         for number, artifact in artifacts:
             if artifact.retriever is not None:
                 self._see_retriever(number, artifact.retriever)
+            if self.unmapped_paths and not self._gold_paths:
+                self._see_paths(artifact)
+            if self_labelled and artifact.case_type is not None:
+                self.problems += missing_gold(
+                    f"{self.source}:{number}",
+                    artifact.case_id,
+                    case_type=artifact.case_type,
+                    must_cite_one_of=artifact.must_cite_one_of,
+                )
             if card_ids is not None:
                 self.problems += unresolved_gold(
                     f"{self.source}:{number}",
@@ -60,6 +90,29 @@ class CaptureWatch:
                     card_ids=card_ids,
                 )
             yield number, artifact
+
+    def _see_paths(self, artifact: Artifact) -> None:
+        for gold in (*(artifact.must_cite_one_of or ()), *(artifact.relevant_ids or ())):
+            if looks_like_file_path(gold):
+                self._gold_paths = True
+                return
+        if len(self._path_examples) < 3:
+            for ident in artifact.ranked_card_ids():
+                if looks_like_file_path(ident) and ident not in self._path_examples:
+                    self._path_examples.append(ident)
+                    break
+
+    def refuse_unmapped_paths(self) -> None:
+        """Exit 2 when the capture's ids are file paths that no KB maps to card ids."""
+        if self._path_examples and not self._gold_paths:
+            shown = ", ".join(repr(e) for e in self._path_examples)
+            raise InputError(
+                f"{self.source}: the retrieved ids look like file paths ({shown}) and no "
+                "`kb:` is set to map them to card ids: every case would score 0",
+                fix="set `kb:` in recall-gate.yaml (or pass --kb PATH) to the folder of your "
+                "docs, so each path maps to its card id (the path under that folder, "
+                "without extension)",
+            )
 
     def _see_retriever(self, number: int, retriever: Retriever) -> None:
         if self.retriever is None:

@@ -68,7 +68,8 @@ def _commits(root: Path, relative: str, since: str | None) -> list[list[str]]:
         known = (
             is_safe_ref(since)
             and not _git(
-                ["rev-parse", "--verify", "--quiet", f"{since}^{{commit}}"], cwd=root
+                ["rev-parse", "--verify", "--quiet", "--end-of-options", f"{since}^{{commit}}"],
+                cwd=root,
             ).returncode
         )
         if not known:
@@ -77,14 +78,16 @@ def _commits(root: Path, relative: str, since: str | None) -> list[list[str]]:
                 fix="pass a branch, tag or commit (fetch it first in a shallow clone)",
             )
         revisions = [f"{since}..HEAD"]
-    log = _git(["log", "--reverse", _FORMAT, *revisions, "--", relative], cwd=root)
+    log = _git(
+        ["log", "--reverse", _FORMAT, "--end-of-options", *revisions, "--", relative], cwd=root
+    )
     if log.returncode != 0:
         raise InputError(
             f"git log of {relative}: {first_error_line(log)}", fix="check the repository"
         )
     lines = log.stdout.decode("utf-8", "replace").splitlines()
     if since is not None:
-        start = _git(["log", "-1", _FORMAT, since, "--", relative], cwd=root)
+        start = _git(["log", "-1", _FORMAT, "--end-of-options", since, "--", relative], cwd=root)
         if start.returncode == 0:
             lines = start.stdout.decode("utf-8", "replace").splitlines()[:1] + lines
     return [line.split("\t", 2) for line in lines if line.count("\t") >= 2]
@@ -93,9 +96,9 @@ def _commits(root: Path, relative: str, since: str | None) -> list[list[str]]:
 def _version(root: Path, sha: str, relative: str) -> Baseline | None:
     """The baseline as committed in ``sha``; ``None`` if that commit deleted it."""
     spec = f"{sha}:{relative}"
-    if _git(["cat-file", "-e", spec], cwd=root).returncode:
+    if _git(["cat-file", "-e", "--end-of-options", spec], cwd=root).returncode:
         return None
-    blob = _git(["cat-file", "blob", spec], cwd=root)
+    blob = _git(["cat-file", "blob", "--end-of-options", spec], cwd=root)
     if blob.returncode:
         raise InputError(f"{spec}: git cannot read it ({first_error_line(blob)})", fix="check git")
     try:

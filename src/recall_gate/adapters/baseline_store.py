@@ -30,7 +30,7 @@ from recall_gate.adapters.files import (
     read_text,
     too_deep,
 )
-from recall_gate.adapters.git import is_safe_ref, run_git
+from recall_gate.adapters.git import BaseTree
 from recall_gate.adapters.results_store import read_results
 from recall_gate.core.baseline import (
     BASELINE_KIND,
@@ -50,6 +50,7 @@ __all__ = [
     "parse_baseline",
     "read_baseline",
     "read_baseline_at_ref",
+    "read_baseline_in",
     "read_current_results",
     "write_baseline",
 ]
@@ -160,53 +161,27 @@ def read_current_results(path: Path) -> Results:
     return read_results(path)
 
 
-def _git(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    return run_git(
-        args, cwd=cwd, needed_by="--baseline-ref", fix="install git, or drop --baseline-ref"
-    )
-
-
 def read_baseline_at_ref(path: Path, *, ref: str, cwd: Path) -> StoredBaseline | None:
-    """The baseline at ``path`` as it is at git revision ``ref``; ``None`` when
-    the file does not exist at that revision (no baseline there yet)."""
-    if not is_safe_ref(ref):
+    """The baseline at ``path`` (against ``cwd``) as it is at git revision
+    ``ref``; ``None`` when the file does not exist there (no baseline yet)."""
+    return read_baseline_in(BaseTree(ref, cwd=cwd), cwd / path)
+
+
+def read_baseline_in(tree: BaseTree, path: Path) -> StoredBaseline | None:
+    """The baseline at ``path`` as it is at the revision of ``tree``; ``None``
+    when the file does not exist there (no baseline there yet)."""
+    relative = tree.relative(path)
+    if relative is None:
         raise InputError(
-            f"--baseline-ref {ref!r}: not a git revision",
-            fix="pass a branch, tag or commit, e.g. the PR's base SHA",
-        )
-    top = _git(["rev-parse", "--show-toplevel"], cwd=cwd)
-    if top.returncode != 0:
-        raise InputError(
-            f"--baseline-ref {ref}: {cwd} is not inside a git work tree",
-            fix="run from a clone of the repository, or drop --baseline-ref",
-        )
-    root = Path(top.stdout.decode("utf-8", "replace").strip())
-    absolute = (cwd / path).resolve()
-    try:
-        relative = absolute.relative_to(root.resolve()).as_posix()
-    except ValueError:
-        raise InputError(
-            f"{path}: the baseline is outside the git work tree {root}",
+            f"{path}: the baseline is outside the git work tree {tree.root}",
             fix="pass a baseline path inside the repository",
-        ) from None
-    if _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], cwd=root).returncode:
-        raise InputError(
-            f"--baseline-ref {ref}: unknown git revision (not fetched?)",
-            fix="fetch it first: `actions/checkout` with `fetch-depth: 0`, "
-            f"or `git fetch origin {ref}`",
         )
-    spec = f"{ref}:{relative}"
-    if _git(["cat-file", "-e", spec], cwd=root).returncode:
+    data = tree.read(relative)
+    if data is None:
         return None
-    shown = _git(["cat-file", "blob", spec], cwd=root)
-    if shown.returncode:
-        message = shown.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise InputError(
-            f"{spec}: git cannot read the baseline ({message[0] if message else 'error'})",
-            fix="check the revision and the path",
-        )
+    spec = tree.source(relative)
     try:
-        text = shown.stdout.decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputError(
             f"{spec}: corrupted baseline: not UTF-8 text", fix="restore the file on that branch"

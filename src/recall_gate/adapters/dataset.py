@@ -3,13 +3,19 @@
 Every failure becomes one :class:`InputError` naming the file (and line or
 case) and the fix. Formats:
 
-* **KB**: a directory of Markdown files (``*.md``, ``*.markdown``), each
-  optionally with YAML front matter (``id``, ``language``, ``title``, optional
-  ``tags``) above the body. A field the front matter does not give is derived:
-  ``id`` = the path under the KB root without extension (``de/setup`` for
-  ``kb/de/setup.md``), ``title`` = the first heading (else the file name),
-  ``language`` = the nearest folder named after a language (``de/``,
-  ``fr-CA/``), else the config's ``default_language``. Or a YAML / JSONL file
+* **KB**: a directory of Markdown files (``.md``, ``.markdown``, ``.mdx``), each
+  optionally with YAML front matter above the body: a docs tree as it is
+  (MkDocs, Docusaurus, Hugo, Jekyll, MyST). The front matter's ``id``,
+  ``language``, ``title`` and ``tags`` are the card's; every other key
+  (``hide:``, ``description:``, ``sidebar_position:`` …) is kept as the card's
+  ``metadata``, never an error. A field the front matter does not give is
+  derived: ``id`` = the path under the KB root without extension
+  (``de/setup`` for ``kb/de/setup.md``), ``title`` = the first heading with its
+  ``{ #anchor }`` attribute list and inline markup removed (else the file
+  name), ``language`` = the config's folder map (``languages:``), else a
+  language-tag folder directly under the KB root (``de/``, ``fr-CA/``; never a
+  nested one: ``en/it/`` is a topic), else ``default_language``. ``kb_include``
+  / ``kb_exclude`` globs choose which files are cards. Or a YAML / JSONL file
   of card objects (``id``, ``language``, ``title``, ``body``, optional ``tags``).
 * **Cases**: YAML (a top-level list, or a mapping with a ``cases:`` list) or
   JSONL (one case object per line). Several files may be given.
@@ -18,10 +24,12 @@ case) and the fix. Formats:
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -34,16 +42,22 @@ from recall_gate.adapters.files import (
     read_text,
     too_deep,
 )
-from recall_gate.core.language import folder_language
+from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.errors import InputError
 
 __all__ = [
     "ARTIFACTS_WHAT",
+    "MARKDOWN_SUFFIXES",
+    "KbCard",
+    "KbFiles",
+    "clean_title",
     "iter_artifacts",
+    "kb_files",
     "load_artifacts",
     "load_cards",
     "load_cases",
+    "load_kb",
     "parse_artifact_line",
 ]
 
@@ -89,9 +103,53 @@ def _json_line(line: str, *, number: int, source: str) -> Any:
 _CARD_FIX = (
     "a card needs id, language (a BCP-47 tag such as en, de, es-419, pt-BR), title and a body"
 )
-_MARKDOWN_SUFFIXES = (".md", ".markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
+# The front-matter keys that are the card's own fields; every other key is metadata.
+_CARD_KEYS = ("id", "language", "title", "tags")
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
+# A heading's trailing attribute list: MkDocs/Python-Markdown `{ #anchor .class }`,
+# kramdown `{: #anchor}`, Pandoc/MyST `{#anchor}`.
+_ATTRIBUTE_LIST = re.compile(r"\s*\{:?\s*(?:[#.][\w-]|[\w-]+=)[^{}]*\}\s*$")
+_MARKUP = (
+    (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), r"\1"),  # image: its alt text
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # inline link: its text
+    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # reference link: its text
+    (re.compile(r"<[^<>]+>"), ""),  # HTML / JSX tags
+    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # code spans
+    (re.compile(r"(\*\*|__)(.+?)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?!\w)"), r"\1"),  # emphasis
+    (re.compile(r"(?<!\w)_(?!\s)(.+?)(?<!\s)_(?!\w)"), r"\1"),
+    (re.compile(r"~~(.+?)~~"), r"\1"),  # strikethrough
+)
+# MDX: module imports and exports at the top level are code, not the page's text.
+_MDX_ESM = re.compile(r"^(?:import|export)\s")
+_FENCE = re.compile(r"^ {0,3}(```|~~~)")
+
+
+@dataclass(frozen=True)
+class KbCard:
+    """A card with where it came from: the file (or line) that defined it, its
+    path under the KB root (Markdown cards), and where its language came from
+    (``front matter``, ``languages: pt/`` (the config's folder map), ``folder en/``,
+    ``default_language``, or ``card field`` for YAML / JSONL KBs)."""
+
+    where: str
+    card: Card
+    path: str | None = None
+    language_source: str = "card field"
+    size: int = 0  # bytes of the file (Markdown) or of the card's body
+
+
+@dataclass(frozen=True)
+class KbFiles:
+    """Which files of a KB directory are cards, and how languages are assigned."""
+
+    default_language: str | None = None
+    # Folder (a path under the KB root, "." for all of it) → language tag.
+    languages: Mapping[str, str] = field(default_factory=dict)
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
 
 
 def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
@@ -100,7 +158,7 @@ def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
     if not lines or lines[0].strip() != "---":
         return {}, text.strip()
     for end in range(1, len(lines)):
-        if lines[end].strip() == "---":
+        if lines[end].strip() in ("---", "..."):
             # A leading newline stands in for the opening '---', so YAML errors
             # name the line of the file, not of the front matter.
             meta_text = "\n".join(lines[1:end])
@@ -111,113 +169,300 @@ def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
     )
 
 
+def clean_title(text: str) -> str:
+    """A heading as plain text: its attribute list and inline markup removed."""
+    text = _ATTRIBUTE_LIST.sub("", text)
+    for pattern, replacement in _MARKUP:
+        text = pattern.sub(replacement, text)
+    return " ".join(text.split())
+
+
 def _first_heading(body: str) -> str | None:
-    """The text of the first ATX (``# Title``) or setext (``Title`` over ``===``) heading."""
+    """The text of the first ATX (``# Title``) or setext (``Title`` over ``===``) heading,
+    outside code fences."""
     lines = body.splitlines()
+    fenced = False
     for i, line in enumerate(lines):
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
         match = _HEADING.match(line)
         if match:
-            return match.group(1).strip()
+            return clean_title(match.group(1)) or None
         if (
             line.strip()
             and i + 1 < len(lines)
             and _SETEXT_UNDERLINE.match(lines[i + 1])
             and not line.lstrip().startswith(("-", "*", ">"))
         ):
-            return line.strip()
+            return clean_title(line) or None
     return None
 
 
-def _folder_language(path: Path, root: Path) -> str | None:
-    """The nearest folder between the card and the KB root named after a language."""
-    for folder in path.relative_to(root).parents:
-        if folder.name and (tag := folder_language(folder.name)) is not None:
-            return tag
+def _without_mdx_esm(body: str) -> str:
+    """An MDX body without its top-level ``import`` / ``export`` lines."""
+    kept, fenced = [], False
+    for line in body.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+        if not fenced and _MDX_ESM.match(line):
+            continue
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def _json_safe(value: Any) -> Any:
+    """A front-matter value as JSON: dates as ISO text, other scalars as text."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, datetime.date):  # datetime too
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return str(value)
+
+
+def _tags(value: Any) -> tuple[str, ...] | None:
+    """Front-matter tags as text: a list of names, or of Docusaurus ``{label: …}``
+    objects, or one name; None when they are something else (kept as metadata)."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list):
+        return None
+    tags = []
+    for item in items:
+        if isinstance(item, Mapping) and isinstance(item.get("label"), str):
+            tags.append(item["label"])
+        elif isinstance(item, str | int | float) and not isinstance(item, bool):
+            tags.append(str(item))
+        else:
+            return None
+    return tuple(tags)
+
+
+def _folder_key(folder: str) -> str:
+    return folder.strip().strip("/") or "."
+
+
+def _language_of(relative: PurePosixPath, files: KbFiles) -> tuple[str, str] | None:
+    """A card's language and its source, from its place in the KB: the config's
+    folder map (the longest matching folder), else a language-tag folder
+    directly under the KB root, else ``default_language``. A nested folder is
+    never a language: ``en/it/`` is a topic (IT) in English, not Italian."""
+    folders = relative.parts[:-1]
+    mapped = {_folder_key(k): v for k, v in files.languages.items()}
+    for depth in range(len(folders), -1, -1):
+        key = "/".join(folders[:depth]) or "."
+        if key in mapped:
+            return mapped[key], f"languages: {key}" + ("" if key == "." else "/")
+    if folders and (tag := folder_language(folders[0])) is not None:
+        return tag, f"folder {folders[0]}/"
+    if files.default_language is not None:
+        return files.default_language, "default_language"
     return None
 
 
-def _card_from_markdown(path: Path, *, root: Path, default_language: str | None) -> Card:
-    """A Markdown card; without front matter (or without some of its fields) the id
-    is the path under the KB root without extension, the title the first heading
-    (else the file name), the language the nearest language-named folder, else
-    ``default_language``."""
-    source = str(path)
-    meta, body = _split_front_matter(read_text(path, what="card"), source=source)
-    if not isinstance(meta, dict):
-        raise InputError(f"{source}: front matter must be a mapping of fields", fix=_CARD_FIX)
-    if "body" in meta:
-        raise InputError(
-            f"{source}: field `body` in front matter", fix="write the body below the front matter"
-        )
-    derived: dict[str, Any] = {}
-    if "id" not in meta:
-        derived["id"] = path.relative_to(root).with_suffix("").as_posix()
-    if "title" not in meta:
-        derived["title"] = _first_heading(body) or path.stem
-    if "language" not in meta:
-        language = _folder_language(path, root) or default_language
-        if language is None:
+def _card_id(meta: Mapping[str, Any], relative: PurePosixPath, *, source: str) -> str:
+    """Front matter's ``id``, else the path under the KB root without extension."""
+    ident = meta.get("id")
+    if ident is None:
+        return relative.with_suffix("").as_posix()
+    if isinstance(ident, str | int) and not isinstance(ident, bool) and str(ident).strip():
+        return str(ident).strip()
+    raise InputError(
+        f"{source}: front-matter `id` is {ident!r}, not a card id",
+        fix="set `id:` to text, or remove it: the id is then the path under the KB root "
+        "without extension",
+    )
+
+
+def _card_language(
+    meta: Mapping[str, Any], relative: PurePosixPath, files: KbFiles, *, source: str
+) -> tuple[str, str]:
+    """The card's language and where it came from (front matter first)."""
+    language = meta.get("language")
+    if language is None:
+        found = _language_of(relative, files)
+        if found is None:
             raise InputError(
                 f"{source}: no language for this card",
                 fix="add `language: <tag>` front matter, keep the file under a folder named "
-                "after its language (e.g. de/ or fr-CA/), or set `default_language` in "
-                "recall-gate.yaml",
+                "after its language directly under the KB root (e.g. de/ or fr-CA/), map "
+                "its folder in `languages:`, or set `default_language` in recall-gate.yaml",
             )
-        derived["language"] = language
-    return _validate(Card, {**derived, **meta, "body": body}, where=source, fix=_CARD_FIX)
+        return found
+    problem = language_error(language) if isinstance(language, str) else "not text"
+    if problem is not None:
+        raise InputError(
+            f"{source}: front-matter `language: {language}` is not a BCP-47 tag",
+            fix="write a tag such as en, de, es-419 or pt-BR, or remove the key so the "
+            "folder (or `languages:` in recall-gate.yaml) decides",
+        )
+    return language, "front matter"
 
 
-def _all_or_report(
-    results: Sequence[tuple[str, Card | InputError]], *, total: int
-) -> list[tuple[str, Card]]:
-    """The cards, or one error listing every bad file (a fix must find them all)."""
-    errors = [r for _, r in results if isinstance(r, InputError)]
+def _card_from_markdown(path: Path, *, root: Path, files: KbFiles) -> KbCard:
+    """A Markdown card (see the module docstring for what is derived, and how)."""
+    source = str(path)
+    relative = PurePosixPath(path.relative_to(root).as_posix())
+    raw = read_text(path, what="card")
+    meta, body = _split_front_matter(raw, source=source)
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise InputError(
+            f"{source}: front matter is a {type(meta).__name__}, not a mapping of keys",
+            fix="write the front matter as `key: value` lines between the two '---' lines",
+        )
+    if path.suffix == ".mdx":
+        body = _without_mdx_esm(body)
+    if not body:
+        raise InputError(
+            f"{source}: the page has no text below its front matter",
+            fix="write the page's text, or leave the file out of the KB with `kb_exclude:` "
+            "in recall-gate.yaml",
+        )
+    metadata = {str(k): _json_safe(v) for k, v in meta.items() if k not in _CARD_KEYS}
+    fields: dict[str, Any] = {"body": body, "id": _card_id(meta, relative, source=source)}
+    title = meta.get("title")
+    if isinstance(title, str | int | float) and not isinstance(title, bool) and str(title).strip():
+        fields["title"] = " ".join(str(title).split())
+    else:
+        if title is not None:
+            metadata["title"] = _json_safe(title)
+        fields["title"] = _first_heading(body) or path.stem
+    if "tags" in meta:
+        tags = _tags(meta["tags"])
+        if tags is None:
+            metadata["tags"] = _json_safe(meta["tags"])
+        else:
+            fields["tags"] = tags
+    fields["language"], language_source = _card_language(meta, relative, files, source=source)
+    fields["metadata"] = metadata
+    card = _validate(Card, fields, where=source, fix=_CARD_FIX)
+    return KbCard(
+        where=source,
+        card=card,
+        path=relative.as_posix(),
+        language_source=language_source,
+        size=len(raw.encode("utf-8")),
+    )
+
+
+def _glob_pattern(glob: str) -> re.Pattern[str]:
+    """A glob over paths under the KB root: ``*`` within a folder, ``**`` across
+    folders, ``?`` one character; a pattern without ``/`` matches a name at any depth."""
+    glob = glob.strip().strip("/")
+    if "/" not in glob:
+        glob = "**/" + glob
+    out, i = [], 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    return re.compile("".join(out))
+
+
+def _matches(relative: str, patterns: Sequence[re.Pattern[str]]) -> bool:
+    """Whether the path, or one of its folders, matches one of ``patterns``."""
+    parts = relative.split("/")
+    prefixes = ["/".join(parts[: n + 1]) for n in range(len(parts))]
+    return any(p.fullmatch(prefix) for p in patterns for prefix in prefixes)
+
+
+def kb_files(root: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Path]:
+    """The Markdown files of a KB directory that are cards: every ``.md``,
+    ``.markdown`` and ``.mdx`` file outside hidden folders, narrowed to the
+    ``include`` globs when given, minus the ``exclude`` globs."""
+    included = [_glob_pattern(g) for g in include]
+    excluded = [_glob_pattern(g) for g in exclude]
+    files = []
+    for path in root.rglob("*"):
+        if path.suffix not in MARKDOWN_SUFFIXES or not path.is_file():
+            continue
+        relative = path.relative_to(root).as_posix()
+        if any(part.startswith(".") for part in relative.split("/")[:-1]):
+            continue
+        if included and not _matches(relative, included):
+            continue
+        if excluded and _matches(relative, excluded):
+            continue
+        files.append(path)
+    return sorted(files)
+
+
+def _markdown_cards(root: Path, files: KbFiles) -> list[KbCard]:
+    paths = kb_files(root, include=files.include, exclude=files.exclude)
+    if not paths:
+        narrowed = (
+            " matching `kb_include` / outside `kb_exclude`"
+            if (files.include or files.exclude)
+            else ""
+        )
+        raise InputError(
+            f"{root}: no Markdown card files (.md, .markdown, .mdx){narrowed} in the KB directory",
+            fix="add Markdown files (front matter optional), point `kb` elsewhere, or widen "
+            "`kb_include` / `kb_exclude` in recall-gate.yaml",
+        )
+    results: list[KbCard | InputError] = []
+    for path in paths:
+        try:
+            results.append(_card_from_markdown(path, root=root, files=files))
+        except InputError as exc:
+            results.append(exc)
+    report_all(
+        [r for r in results if isinstance(r, InputError)], total=len(paths), what="KB card files"
+    )
+    return [r for r in results if isinstance(r, KbCard)]
+
+
+def report_all(errors: Sequence[InputError], *, total: int, what: str) -> None:
+    """Raise one error listing every one of ``errors`` (a fix must find them all)."""
     if not errors:
-        return [(w, r) for w, r in results if isinstance(r, Card)]
+        return
     if len(errors) == 1:
         raise errors[0]
     listed = "\n".join(f"  {e.message}\n    fix: {e.fix}" for e in errors)
     raise InputError(
-        f"{len(errors)} of {total} KB card files are unusable:\n{listed}",
-        fix="fix each file listed above",
+        f"{len(errors)} of {total} {what} are unusable:\n{listed}",
+        fix="fix each one listed above",
     )
 
 
-def _markdown_cards(root: Path, *, default_language: str | None) -> list[tuple[str, Card]]:
-    files = sorted(p for p in root.rglob("*") if p.suffix in _MARKDOWN_SUFFIXES and p.is_file())
-    if not files:
-        raise InputError(
-            f"{root}: no *.md card files in the KB directory",
-            fix="add Markdown files (front matter optional), or point `kb` elsewhere",
-        )
-    results: list[tuple[str, Card | InputError]] = []
-    for file in files:
-        try:
-            card: Card | InputError = _card_from_markdown(
-                file, root=root, default_language=default_language
-            )
-        except InputError as exc:
-            card = exc
-        results.append((str(file), card))
-    return _all_or_report(results, total=len(files))
+def _record_card(where: str, obj: Any) -> KbCard:
+    card = _validate(Card, obj, where=where, fix=_CARD_FIX)
+    return KbCard(where=where, card=card, size=len(card.body.encode("utf-8")))
 
 
-def load_cards(path: Path, *, default_language: str | None = None) -> list[tuple[str, Card]]:
-    """Cards with where each was defined; see the module docstring for formats.
+def load_kb(path: Path, files: KbFiles | None = None) -> list[KbCard]:
+    """The KB's cards with where each came from; see the module docstring for formats.
 
-    ``default_language`` labels Markdown cards that name no language themselves
-    and sit under no language-named folder. Every bad Markdown file of a KB
-    directory is reported in one error.
+    Every bad Markdown file of a KB directory is reported in one error.
     """
+    files = files or KbFiles()
     if path.is_dir():
-        return _markdown_cards(path, default_language=default_language)
+        return _markdown_cards(path, files)
     source = str(path)
+    if path.suffix in MARKDOWN_SUFFIXES:
+        return [_card_from_markdown(path, root=path.parent, files=files)]
     text = read_text(path, what="KB file")
     if path.suffix in _JSONL_SUFFIXES:
-        return [
-            (f"{source}:{n}", _validate(Card, obj, where=f"{source}:{n}", fix=_CARD_FIX))
-            for n, obj in _jsonl(text, source=source)
-        ]
+        return [_record_card(f"{source}:{n}", obj) for n, obj in _jsonl(text, source=source)]
     if path.suffix in _YAML_SUFFIXES:
         data = parse_yaml(text, source=source)
         items = data.get("cards") if isinstance(data, dict) else data
@@ -225,15 +470,25 @@ def load_cards(path: Path, *, default_language: str | None = None) -> list[tuple
             raise InputError(
                 f"{source}: expected a list of cards (or a `cards:` list)", fix=_CARD_FIX
             )
-        located = ((f"{source} card #{i}", obj) for i, obj in enumerate(items, start=1))
-        return [(w, _validate(Card, obj, where=w, fix=_CARD_FIX)) for w, obj in located]
-    if path.suffix in _MARKDOWN_SUFFIXES:
-        card = _card_from_markdown(path, root=path.parent, default_language=default_language)
-        return [(source, card)]
+        return [_record_card(f"{source} card #{i}", obj) for i, obj in enumerate(items, start=1)]
     raise InputError(
         f"{source}: unknown KB format {path.suffix!r}",
-        fix="use a directory of .md cards, or a .yaml / .jsonl file of cards",
+        fix="use a directory of Markdown cards (.md, .mdx), or a .yaml / .jsonl file of cards",
     )
+
+
+def load_cards(
+    path: Path, *, default_language: str | None = None, files: KbFiles | None = None
+) -> list[tuple[str, Card]]:
+    """Cards with where each was defined (:func:`load_kb` without the rest).
+
+    ``default_language`` labels Markdown cards that name no language
+    themselves and sit under no language folder (``files`` gives it too,
+    with the folder map and the include / exclude globs).
+    """
+    if files is None:
+        files = KbFiles(default_language=default_language)
+    return [(entry.where, entry.card) for entry in load_kb(path, files)]
 
 
 # --- cases -------------------------------------------------------------------
@@ -250,14 +505,30 @@ def _case_where(source: str, index: int, obj: Any) -> str:
     return f"{source} case #{index}" + (f" (id {ident})" if isinstance(ident, str) else "")
 
 
-def _load_case_file(path: Path) -> list[tuple[str, Case]]:
+def _located_case(where: str, obj: Any) -> tuple[str, Case | InputError]:
+    try:
+        return where, _validate(Case, obj, where=where, fix=_CASE_FIX)
+    except InputError as exc:
+        return where, exc
+
+
+def _load_case_file(path: Path) -> list[tuple[str, Case | InputError]]:
+    """Every case of one file, or the error of each case that is unusable."""
     source = str(path)
     text = read_text(path, what="cases file")
     if path.suffix in _JSONL_SUFFIXES:
-        return [
-            (f"{source}:{n}", _validate(Case, obj, where=f"{source}:{n}", fix=_CASE_FIX))
-            for n, obj in _jsonl(text, source=source)
-        ]
+        out: list[tuple[str, Case | InputError]] = []
+        for number, line in enumerate(text.split("\n"), start=1):
+            if not line.strip():
+                continue
+            where = f"{source}:{number}"
+            try:
+                obj = _json_line(line, number=number, source=source)
+            except InputError as exc:
+                out.append((where, exc))
+                continue
+            out.append(_located_case(where, obj))
+        return out
     data = parse_yaml(text, source=source)
     items = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(items, list):
@@ -267,11 +538,7 @@ def _load_case_file(path: Path) -> list[tuple[str, Case]]:
         )
     if not items:
         raise InputError(f"{source}: the case list is empty", fix="add at least one case")
-    out = []
-    for i, obj in enumerate(items, start=1):
-        where = _case_where(source, i, obj)
-        out.append((where, _validate(Case, obj, where=where, fix=_CASE_FIX)))
-    return out
+    return [_located_case(_case_where(source, i, obj), obj) for i, obj in enumerate(items, start=1)]
 
 
 def load_cases(paths: Sequence[Path]) -> list[tuple[str, Case]]:
@@ -290,7 +557,12 @@ def load_cases(paths: Sequence[Path]) -> list[tuple[str, Case]]:
             files.extend(found)
         else:
             files.append(path)
-    return [located for f in files for located in _load_case_file(f)]
+    results = [located for f in files for located in _load_case_file(f)]
+    # Every unusable case of every file in one run: three typos, one fix round.
+    report_all(
+        [r for _, r in results if isinstance(r, InputError)], total=len(results), what="cases"
+    )
+    return [(where, case) for where, case in results if isinstance(case, Case)]
 
 
 # --- artifacts ---------------------------------------------------------------

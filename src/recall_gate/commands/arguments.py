@@ -100,7 +100,8 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
         type=Path,
         metavar="PATH",
         default=None,
-        help=f"recall-gate.yaml (default: ./{DEFAULT_CONFIG}{'' if required else ' if present'})",
+        help=f"the config file (default: the nearest {DEFAULT_CONFIG} from the current "
+        "directory up to the repository root" + ("" if required else ", if any") + ")",
     )
     p.add_argument(
         "--set",
@@ -204,6 +205,17 @@ def add_baseline_file(
     p.add_argument(flag, type=optional_path, metavar="PATH", help=help)
 
 
+def add_baseline_ref(p: argparse._ActionsContainer) -> None:
+    p.add_argument(
+        "--baseline-ref",
+        type=optional_text,
+        metavar="REF",
+        help="judge by this git revision (the PR's base; in a pull request event on GitHub "
+        "Actions, its base SHA): its baseline, gate settings and cases apply, and what the "
+        "working tree changes of them is reported",
+    )
+
+
 def add_profile(p: argparse._ActionsContainer) -> None:
     p.add_argument(
         "--profile",
@@ -245,4 +257,5 @@ def add_baseline_comparison(p: argparse.ArgumentParser) -> None:
         g, "--baseline", help="the baseline file (default: baselines/<profile>.json if present)"
     )
     add_profile(g)
+    add_baseline_ref(g)
     add_tolerance(g)

@@ -22,6 +22,7 @@ from recall_gate.adapters.files import atomic_write_text, describe_validation_er
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_file,
+    add_baseline_ref,
     add_config,
     add_gate,
     add_profile,
@@ -61,13 +62,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "--current", type=Path, required=True, metavar="PATH", help="this run's results JSON"
     )
     add_baseline_file(compare, "--baseline")
-    compare.add_argument(
-        "--baseline-ref",
-        type=optional_text,
-        metavar="REF",
-        help="read the baseline as it is at this git revision (the PR's base); a different "
-        "working-tree file is reported as the PR's edit of the baseline",
-    )
+    add_baseline_ref(compare)
     add_profile(compare)
     compare.add_argument(
         "--markdown",
@@ -213,7 +208,7 @@ def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
 
 
 def _cmd_compare(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+    settings = resolve_settings(args, io, judged=True)
     current = read_current_results(args.current)
     return report_comparison(
         current,

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from recall_gate import __version__
-from recall_gate.adapters.dataset import load_cards, load_cases
+from recall_gate.adapters.dataset import load_cards
 from recall_gate.adapters.journal import CaptureJournal
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.commands.arguments import (
@@ -22,12 +22,16 @@ from recall_gate.commands.arguments import (
 from recall_gate.commands.context import Handler, Io, display_path
 from recall_gate.commands.evaluation import (
     fail_on_integrity_problems,
+    judged_cases,
+    new_case_results,
     score_and_report,
     unique_cases,
+    working_tree_cases,
 )
+from recall_gate.commands.gating import pull_request_changes
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
-from recall_gate.core.integrity import find_problems
+from recall_gate.core.integrity import find_problems, label_problems
 from recall_gate.core.records import Provenance
 from recall_gate.errors import InputError
 from recall_gate.retrievers import capture
@@ -46,9 +50,9 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(p)
     p.add_argument(
         "--retriever",
-        required=True,
         metavar="MODULE:FACTORY",
-        help="e.g. app.rag:build_retriever (imported from the current directory)",
+        help="e.g. app.rag:build_retriever (imported from the current directory; "
+        "default: the config's capture.retriever)",
     )
     p.add_argument("--out", type=Path, required=True, metavar="PATH", help="the artifacts file")
     p.add_argument(
@@ -82,28 +86,41 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+    settings = resolve_settings(args, io, judged=True)
+    chosen = settings.config.capture if settings.config is not None else None
+    args.retriever = args.retriever or (chosen.retriever if chosen else None)
+    args.label = args.label or (chosen.label if chosen else None)
+    args.id_from = args.id_from or (chosen.id_from if chosen else None)
+    if not args.retriever:
+        raise InputError(
+            "capture needs the retriever to run",
+            fix="pass --retriever MODULE:FACTORY (e.g. app.rag:build_retriever), or set "
+            "`capture: {retriever: MODULE:FACTORY}` in recall-gate.yaml",
+        )
     if not settings.cases:
         raise InputError(
             "capture needs the cases whose queries it runs",
             fix="pass --cases PATH, or set `cases:` in recall-gate.yaml",
         )
-    located = load_cases(settings.cases)
+    # Judged at a base revision: the base's cases run (as the base has them) plus the
+    # pull request's new ones; only the base's are judged.
+    located, plan = judged_cases(settings, working_tree_cases(settings))
     cases = unique_cases(located)
+    judged = list(plan.judged) if plan is not None else cases
+    judged_ids = {c.id for c in judged}
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        config = settings.config
-        cards = load_cards(
-            settings.kb, default_language=config.default_language if config else None
-        )
+        cards = load_cards(settings.kb, files=settings.kb_files())
         # A typo'd gold id fails before the retriever runs.
         fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
+    else:
+        fail_on_integrity_problems(label_problems(located), io)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
-    labels = [c.label() for c in cases]
+    labels = [c.label() for c in judged]
     dataset_fingerprint = fingerprint_labels(labels)
-    queries_fingerprint = fingerprint_queries((c.id, c.query) for c in cases)
+    queries_fingerprint = fingerprint_queries((c.id, c.query) for c in judged)
     identity = {
         "retriever": args.retriever,
         "k": settings.k,
@@ -138,8 +155,9 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         kb_fingerprint=kb_fingerprint,
         retriever=captured.retriever,
     )
+    new = [a for a in captured.artifacts if a.case_id not in judged_ids]
     return score_and_report(
-        artifacts=enumerate(captured.artifacts, start=1),
+        artifacts=enumerate((a for a in captured.artifacts if a.case_id in judged_ids), start=1),
         cases=labels,
         artifacts_source=str(args.out),
         cases_source=", ".join(map(str, settings.cases)),
@@ -147,4 +165,11 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         settings=settings,
         args=args,
         io=io,
+        pull_request=lambda: pull_request_changes(
+            settings,
+            io,
+            plan=plan,
+            cases_at_base=plan is not None,
+            added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
+        ),
     )

@@ -7,12 +7,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal, TypeVar
 
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
+from recall_gate.adapters.base_revision import load_cases_at
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
@@ -39,8 +40,9 @@ from recall_gate.commands.arguments import (
     positive_int,
 )
 from recall_gate.commands.context import Handler, Io, display_path
-from recall_gate.commands.gating import exit_for, report_comparison
+from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
+from recall_gate.core.base_judging import CasePlan, NewCase, PullRequestChanges, plan_cases
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
     fingerprint_cases,
@@ -53,7 +55,9 @@ from recall_gate.core.integrity import (
     Problem,
     duplicate_cases,
     find_problems,
+    label_problems,
     languages_without_cards,
+    unscored_adversarial,
 )
 from recall_gate.core.leakage import (
     DUPLICATE_JACCARD,
@@ -132,6 +136,97 @@ def unique_cases(located: Sequence[tuple[str, L]]) -> list[L]:
     return [case for _, case in located]
 
 
+def working_tree_cases(settings: Settings) -> list[tuple[str, Case]]:
+    """The cases of the working tree. Judged at a base revision, a cases file
+    the pull request deletes is no error: its cases are "removed", and judged."""
+    paths = settings.cases
+    if settings.base is not None:
+        paths = tuple(p for p in paths if p.exists())
+        if not paths:
+            return []
+    return load_cases(paths)
+
+
+def judged_cases(
+    settings: Settings, located: Sequence[tuple[str, Case]]
+) -> tuple[list[tuple[str, Case]], CasePlan | None]:
+    """The cases to evaluate (with where each is defined), and the plan of a
+    run judged at the base revision: the base's cases as the base has them,
+    plus the pull request's new ones. Without a base judge, or when the base
+    has no cases yet, the working tree's cases and no plan."""
+    base = settings.base
+    if base is None:
+        return list(located), None
+    base_located = load_cases_at(base.tree, base.cases or settings.cases)
+    if base_located is None:
+        return list(located), None
+    plan = plan_cases(base=unique_cases(base_located), pull_request=unique_cases(located))
+    added = {case.id for case in plan.added}
+    return [*base_located, *((s, c) for s, c in located if c.id in added)], plan
+
+
+def new_case_results(
+    artifacts: Sequence[Artifact], cases: Sequence[Case], *, k: int
+) -> tuple[NewCase, ...]:
+    """Hit or miss of each case a pull request adds (reported, not judged)."""
+    by_id = {a.case_id: a for a in artifacts}
+    present = [c for c in cases if c.id in by_id]
+    if not present:
+        return ()
+    scored = score_capture(
+        ((n, _unlabelled(by_id[c.id])) for n, c in enumerate(present, start=1)),
+        k=k,
+        cases=[c.label() for c in present],
+        artifacts_source="the new cases",
+    )
+    missed = {c.case_id for c in scored.missed}
+    return tuple(
+        NewCase(case_id=c.id, hit=(c.id not in missed) if c.gold_labelled else None)
+        for c in present
+    )
+
+
+_LABEL_FIELDS = ("must_cite_one_of", "relevant_ids", "language", "case_type")
+
+
+def _unlabelled(artifact: Artifact) -> Artifact:
+    """The line without its case fields: the cases that judge it label it."""
+    return artifact.model_copy(update=dict.fromkeys(_LABEL_FIELDS))
+
+
+def split_for_plan(
+    artifacts: Iterable[tuple[int, Artifact]],
+    plan: CasePlan,
+    *,
+    added: list[Artifact],
+    not_captured: list[str],
+) -> Iterator[tuple[int, Artifact]]:
+    """A capture as the base judges it: the base's cases labelled by the base
+    (a line's own fields are the pull request's), the new cases set aside in
+    ``added``, and every base case the capture lacks scored as a miss (an
+    empty line), its id noted in ``not_captured`` — a case deleted by the pull
+    request never leaves the verdict."""
+    judged = {case.id for case in plan.judged}
+    new = {case.id for case in plan.added}
+    seen: set[str] = set()
+    last = 0
+    for number, artifact in artifacts:
+        last = number
+        case_id = artifact.case_id
+        if case_id in judged:
+            seen.add(case_id)
+            yield number, _unlabelled(artifact)
+        elif case_id in new:
+            added.append(artifact)
+        else:
+            yield number, artifact  # an unknown case: the labeller's error
+    for case in plan.judged:
+        if case.id not in seen:
+            last += 1
+            not_captured.append(case.id)
+            yield last, Artifact(case_id=case.id, retrieved=())
+
+
 def score_and_report(
     *,
     artifacts: Iterable[tuple[int, Artifact]],
@@ -143,6 +238,8 @@ def score_and_report(
     args: argparse.Namespace,
     io: Io,
     card_ids: frozenset[str] | None = None,
+    pull_request: Callable[[], PullRequestChanges | None] | None = None,
+    kb_known: bool = True,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -151,9 +248,18 @@ def score_and_report(
     so without ``--json`` it reads them back from a temp results file. With
     ``card_ids`` (a known KB) and no cases file, the capture's own gold ids are
     checked as they stream by; an integrity failure or ``--strict`` depth
-    refusal comes before any results file is written.
+    refusal comes before any results file is written. ``pull_request`` says,
+    once the capture is scored, what a pull request judged at its base changes.
     """
-    watch = CaptureWatch(artifacts_source, card_ids=card_ids if cases is None else None)
+    watch = CaptureWatch(
+        artifacts_source,
+        card_ids=card_ids if cases is None else None,
+        self_labelled=cases is None,
+        unmapped_paths=not kb_known,
+        gold_ids=frozenset(
+            g for c in cases or () for g in (*c.must_cite_one_of, *(c.relevant_ids or ()))
+        ),
+    )
     k = settings.k
     compares = _compares(args, settings)
     with contextlib.ExitStack() as stack:
@@ -170,6 +276,7 @@ def score_and_report(
             results=writer,
             fingerprint=cases is None,
         )
+        watch.refuse_unmapped_paths()
         fail_on_integrity_problems(watch.problems, io)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
@@ -190,6 +297,7 @@ def score_and_report(
                 comparison_json=args.comparison_json,
                 comment_markdown=args.comment_markdown,
                 full_markdown=args.markdown,
+                pull_request=pull_request() if pull_request is not None else None,
             )
     gate = decide(scored.aggregates, floors=settings.floors)
 
@@ -257,8 +365,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
             "check needs a KB and cases",
             fix="pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml",
         )
-    config = settings.config
-    cards = load_cards(kb, default_language=config.default_language if config else None)
+    cards = load_cards(kb, files=settings.kb_files())
     cases = load_cases(case_paths)
     problems = find_problems(cards=cards, cases=cases)
     if problems:
@@ -271,9 +378,16 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
         )
     _report_leakage([c for _, c in cards], cases, io, strict=args.strict)
     gold = sum(1 for _, c in cases if c.gold_labelled)
+    refusals = unscored_adversarial(cases)
+    unscored = (
+        f"; {len(refusals)} adversarial without gold, not scored: {', '.join(refusals[:5])}"
+        + (", …" if len(refusals) > 5 else "")
+        if refusals
+        else ""
+    )
     io.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
-        f"({gold} gold-labelled), every gold and relevant id resolves\n"
+        f"({gold} gold-labelled{unscored}), every gold and relevant id resolves\n"
     )
     return 0
 
@@ -308,7 +422,7 @@ def _report_leakage(
 
 
 def _cmd_score(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+    settings = resolve_settings(args, io, judged=True)
     if args.qrels is not None or args.run is not None:
         return _score_run(args, settings, io)
     if args.artifacts is None:
@@ -319,15 +433,37 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
         )
     refuse_unfinished_capture(args.artifacts)
     case_paths = settings.cases
-    located = load_cases(case_paths) if case_paths else None
+    located: list[tuple[str, Case]] | None = None
+    plan = None
+    if case_paths:
+        located, plan = judged_cases(settings, working_tree_cases(settings))
+    artifacts: Iterable[tuple[int, Artifact]] = iter_artifacts(args.artifacts)
+    added: list[Artifact] = []
+    not_captured: list[str] = []
+    if plan is not None:
+        artifacts = split_for_plan(artifacts, plan, added=added, not_captured=not_captured)
+
+    def pull_request() -> PullRequestChanges | None:
+        if plan is None:
+            return pull_request_changes(settings, io, cases_at_base=not case_paths)
+        return pull_request_changes(
+            settings,
+            io,
+            plan=plan,
+            added=new_case_results(added, plan.added, k=settings.k),
+            not_captured=tuple(not_captured),
+        )
+
     return _score_labelled(
         args,
         settings,
         io,
-        artifacts=iter_artifacts(args.artifacts),
+        artifacts=artifacts,
         artifacts_source=str(args.artifacts),
         located=located,
+        judged=plan.judged if plan is not None else None,
         cases_source=", ".join(map(str, case_paths)) if case_paths else "the cases file",
+        pull_request=pull_request,
     )
 
 
@@ -419,18 +555,23 @@ def _score_labelled(
     artifacts_source: str,
     located: Sequence[tuple[str, CaseLabel]] | None,
     cases_source: str,
+    judged: Sequence[Case] | None = None,
+    pull_request: Callable[[], PullRequestChanges | None] | None = None,
 ) -> int:
-    labels = unique_cases(located) if located is not None else None
+    """Score labelled artifacts; ``located`` is what the integrity check reads,
+    ``judged`` (a run judged at its base) the cases that label the verdict."""
+    labels: list[CaseLabel] | None = unique_cases(located) if located is not None else None
+    if judged is not None:
+        labels = list(judged)
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        config = settings.config
-        cards = load_cards(
-            settings.kb, default_language=config.default_language if config else None
-        )
+        cards = load_cards(settings.kb, files=settings.kb_files())
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
         if located is not None:
             fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+    elif located is not None:
+        fail_on_integrity_problems(label_problems(located), io)
     cases = None if labels is None else [c for c in labels if isinstance(c, Case)]
     queries = (
         None
@@ -464,6 +605,8 @@ def _score_labelled(
         args=args,
         io=io,
         card_ids=card_ids,
+        pull_request=pull_request,
+        kb_known=settings.kb is not None,
     )
 
 
@@ -497,7 +640,7 @@ def _builtin_retriever(config: Config, embedder_id: str) -> Retriever:
 def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.runner import run_pipeline  # heavy: torch, chromadb
 
-    settings = resolve_settings(args, io, config_required=True)
+    settings = resolve_settings(args, io, config_required=True, judged=True)
     config = settings.config
     assert config is not None
     if config.kb is None or not config.cases:
@@ -505,10 +648,11 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
             "the config sets no `kb` or no `cases`",
             fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config",
         )
-    cards = load_cards(config.kb, default_language=config.default_language)
-    located = load_cases(config.cases)
+    cards = load_cards(config.kb, files=settings.kb_files())
+    located, plan = judged_cases(settings, working_tree_cases(settings))
     fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
     cases = [case for _, case in located]
+    judged = list(plan.judged) if plan is not None else cases
     if config.retrieval.same_language:
         _warn_languages_without_cards([c for _, c in cards], cases, io)
     progress = io.stderr.isatty() and not io.environ.get("CI")
@@ -517,10 +661,13 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
     retriever = _builtin_retriever(config, captured.embedder_id)
     if args.artifacts_out is not None:
         write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
+    judged_ids = {c.id for c in judged}
+    artifacts = [a for a in captured.artifacts if a.case_id in judged_ids]
+    new = [a for a in captured.artifacts if a.case_id not in judged_ids]
     provenance = Provenance(
         tool_version=__version__,
-        dataset_fingerprint=fingerprint_cases(cases),
-        queries_fingerprint=fingerprint_queries((c.id, c.query) for c in cases),
+        dataset_fingerprint=fingerprint_cases(judged),
+        queries_fingerprint=fingerprint_queries((c.id, c.query) for c in judged),
         kb_fingerprint=fingerprint_cards(c for _, c in cards),
         config_fingerprint=fingerprint_settings(config.retrieval_fingerprint_payload()),
         embedder=captured.embedder_id,
@@ -532,12 +679,19 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         retriever=retriever,
     )
     return score_and_report(
-        artifacts=enumerate(captured.artifacts, start=1),
-        cases=[c.label() for c in cases],
+        artifacts=enumerate(artifacts, start=1),
+        cases=[c.label() for c in judged],
         artifacts_source="the capture",
         cases_source=", ".join(map(str, config.cases)),
         provenance=lambda _scored, _watch: provenance,
         settings=settings,
         args=args,
         io=io,
+        pull_request=lambda: pull_request_changes(
+            settings,
+            io,
+            plan=plan,
+            cases_at_base=plan is not None,
+            added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
+        ),
     )

@@ -4,11 +4,13 @@ judged by the resolved floors and tolerance, and the exit code of a verdict."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from recall_gate.adapters.baseline_store import read_baseline, read_baseline_at_ref
+from recall_gate.adapters.baseline_store import read_baseline, read_baseline_in
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.context import Io, display_path
 from recall_gate.commands.settings import Settings, write_settings_header
+from recall_gate.core.base_judging import CasePlan, PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
 from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
@@ -17,18 +19,44 @@ from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.report.comparison_json import comparison_document
 
 
+def pull_request_changes(
+    settings: Settings, io: Io, *, plan: CasePlan | None = None, **found: Any
+) -> PullRequestChanges | None:
+    """What the report says of a run judged at the base revision (``None``
+    when no base judges): the gate settings the working tree changes and, with
+    a case plan, the cases it adds, removes and relabels."""
+    base = settings.base
+    if base is None:
+        return None
+    cases: dict[str, Any] = {}
+    if plan is not None:
+        cases = {"removed": plan.removed, "relabelled": plan.relabelled}
+    return PullRequestChanges(
+        ref=base.ref,
+        config=base.config_shown,
+        config_at_base=base.config_source is not None,
+        gate=base.gate_changes,
+        **cases,
+        **found,
+    )
+
+
 def judge_against_baseline(
-    current: Results, *, settings: Settings, io: Io
+    current: Results,
+    *,
+    settings: Settings,
+    io: Io,
+    pull_request: PullRequestChanges | None = None,
 ) -> tuple[Comparison, ComparisonVerdict]:
     """Compare ``current`` with the settings' baseline (at its ref when given)
     and apply the floors and the tolerance."""
-    path, ref = settings.baseline, settings.baseline_ref
+    if pull_request is None:
+        pull_request = pull_request_changes(settings, io)
+    path, base = settings.baseline, settings.base
     shown = display_path(path, io)
     edit = None
-    if ref:
-        # git runs where the baseline lives: the config's repository, wherever the cwd is.
-        where = next((p for p in path.parents if p.is_dir()), io.cwd)
-        stored = read_baseline_at_ref(path, ref=ref, cwd=where)
+    if base is not None:
+        stored = read_baseline_in(base.tree, path)
         working = read_baseline(path, display=shown)
         old = stored.baseline if stored else None
         new = working.baseline if working else None
@@ -40,7 +68,8 @@ def judge_against_baseline(
         current=current,
         baseline=stored.baseline if stored else None,
         baseline_path=shown,
-        baseline_ref=ref,
+        baseline_ref=base.ref if base is not None else None,
+        pull_request=pull_request,
         edit=edit,
         min_group_n=settings.min_group_n,
     )
@@ -61,10 +90,13 @@ def report_comparison(
     comparison_json: Path | None,
     comment_markdown: Path | None,
     full_markdown: Path | None,
+    pull_request: PullRequestChanges | None = None,
 ) -> int:
     """The one comparison of a command: judged, written where asked (comparison
     JSON, the PR comment within GitHub's limit, the full report) and printed."""
-    comparison, verdict = judge_against_baseline(current, settings=settings, io=io)
+    comparison, verdict = judge_against_baseline(
+        current, settings=settings, io=io, pull_request=pull_request
+    )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
     doc = comparison_document(comparison, verdict, profile=settings.profile)
     if comparison_json is not None:

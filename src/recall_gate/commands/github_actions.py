@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from recall_gate.commands.arguments import Parser, positive_int
 from recall_gate.commands.context import Handler, Io
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.profile import DEFAULT_PROFILE
 from recall_gate.errors import InputError
+
+if TYPE_CHECKING:
+    from recall_gate.adapters.actions_runner import ActionsRunner
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -190,9 +194,28 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
         "failed floors, regressions and a stale or missing baseline. Outside GitHub Actions "
         "the annotations are printed as plain lines.",
     )
+    report.add_argument("--comparison", type=Path, metavar="PATH", help="`compare --json` output")
     report.add_argument(
-        "--comparison", type=Path, required=True, metavar="PATH", help="`compare --json` output"
+        "--error-log",
+        type=Path,
+        metavar="PATH",
+        help="instead of a comparison: the log of an evaluation that failed; the verdict "
+        "is `error`, the summary and --comment-markdown say why (exit 0: the action "
+        "enforces it last)",
     )
+    report.add_argument(
+        "--what",
+        default="the evaluation",
+        metavar="TEXT",
+        help="with --error-log: what failed, e.g. 'the capture'",
+    )
+    report.add_argument(
+        "--comment-markdown",
+        type=Path,
+        metavar="PATH",
+        help="with --error-log: write the error's PR comment here",
+    )
+    report.add_argument("--profile", metavar="NAME", help="with --error-log: the comment's profile")
     report.add_argument(
         "--summary", type=Path, metavar="PATH", help="Markdown to append to the job summary"
     )
@@ -204,8 +227,15 @@ def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.adapters.results_store import read_comparison
     from recall_gate.report.actions import comparison_annotations, comparison_outputs
 
-    comparison = read_comparison(args.comparison)
     runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
+    if args.error_log is not None:
+        return _report_error(args, io, runner)
+    if args.comparison is None:
+        raise InputError(
+            "actions-report needs --comparison (or --error-log)",
+            fix="pass the `compare --json` output as --comparison PATH",
+        )
+    comparison = read_comparison(args.comparison)
     outputs = comparison_outputs(comparison)
     runner.set_outputs(outputs)
     if args.summary is not None:
@@ -217,6 +247,39 @@ def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
         + ", ".join(f"{key}={value or '—'}" for key, value in outputs.items())
         + "\n"
     )
+    return 0
+
+
+def _report_error(args: argparse.Namespace, io: Io, runner: ActionsRunner) -> int:
+    """An evaluation that could not run: verdict `error` (never a pass), one
+    annotation with the message and its fix, the summary and the comment."""
+    from recall_gate.adapters.files import atomic_write_text, read_text
+    from recall_gate.report.error import parse_error_log, render_error_comment
+
+    try:
+        log = read_text(args.error_log, what="error log")
+    except InputError:
+        log = ""  # an empty log: the error is still reported, by its last lines (none)
+    error = parse_error_log(log, what=args.what)
+    profile = args.profile or io.environ.get("RECALL_GATE_PROFILE", "").strip()
+    profile = profile or DEFAULT_PROFILE
+    markdown = render_error_comment(error, profile=profile, what=args.what)
+    runner.set_outputs(
+        {
+            "verdict": "error",
+            "hit": "",
+            "recall": "",
+            "ndcg": "",
+            "n": "",
+            "regressions": "",
+            "profile": profile,
+        }
+    )
+    runner.append_summary(markdown)
+    runner.annotate("error", f"{args.what} failed: {error.one_line}", title="recall-gate")
+    if args.comment_markdown is not None:
+        atomic_write_text(args.comment_markdown, markdown)
+    io.stdout.write(f"recall-gate: verdict=error ({args.what} failed)\n")
     return 0
 
 

@@ -17,11 +17,20 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
-from recall_gate.adapters.config import Config, GateSettings, load_config
+from recall_gate.adapters.actions_runner import load_event
+from recall_gate.adapters.config import (
+    Config,
+    GateSettings,
+    find_config,
+    load_config,
+    parse_config,
+)
+from recall_gate.adapters.dataset import KbFiles
+from recall_gate.adapters.git import BaseTree
 from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
 from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path, warn
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors
@@ -31,9 +40,10 @@ from recall_gate.core.profile import (
     DEFAULT_PROFILE,
     baseline_relpath,
 )
+from recall_gate.core.staleness import SettingChange, SettingValue, diff_settings, flatten_settings
 from recall_gate.errors import InputError
 
-__all__ = ["ENVIRONMENT", "Settings", "resolve_settings"]
+__all__ = ["ENVIRONMENT", "GATE_KEYS", "BaseJudge", "Settings", "resolve_settings"]
 
 T = TypeVar("T")
 
@@ -58,6 +68,35 @@ ENVIRONMENT: Mapping[str, str] = {
 }
 
 
+# The config keys that make the gate: in a pull request the base revision's
+# values apply (a key a newer config adds joins by being listed here).
+GATE_KEYS: tuple[str, ...] = tuple(
+    key
+    for key in ("profile", "k", "baseline", "gate", "floors", "metrics")
+    if key in Config.model_fields
+)
+
+# Events whose payload names the pull request's base commit.
+_PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "workflow_run")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaseJudge:
+    """The base revision that judges this run: its gate settings apply, its
+    cases are the oracle; what the working tree changes of them is reported."""
+
+    tree: BaseTree
+    given_as: str  # where the ref came from, as messages name it
+    config_source: str | None  # ``REF:path`` of the base's config, when it has one
+    config_shown: str | None  # the config's path, as the report names it
+    cases: tuple[Path, ...]  # the base config's cases paths (read at the ref)
+    gate_changes: tuple[SettingChange, ...]
+
+    @property
+    def ref(self) -> str:
+        return self.tree.ref
+
+
 @dataclass(frozen=True, kw_only=True)
 class Settings:
     """Everything a command acts on, each value from exactly one source."""
@@ -76,6 +115,32 @@ class Settings:
     baseline: Path
     baseline_given: bool  # named by a flag, the environment or the config (not the default)
     baseline_ref: str | None
+    # Found by looking up from the current directory (not named by flag or environment).
+    config_discovered: bool = False
+    # Set when a baseline ref is: the base revision judges (see BaseJudge).
+    base: BaseJudge | None = None
+
+    def kb_files(self) -> KbFiles:
+        """How the KB directory's files become cards (the config's KB keys)."""
+        config = self.config
+        if config is None:
+            return KbFiles()
+        return KbFiles(
+            default_language=config.default_language,
+            languages=config.languages,
+            include=config.kb_include,
+            exclude=config.kb_exclude,
+        )
+
+    def _config_shown(self, io: Io) -> str:
+        """The config file as the header names it; one found in a parent folder
+        is shown relative to the current one, so where it came from is plain."""
+        if self.config_path is None:
+            return f"none (no {DEFAULT_CONFIG} here or in a parent folder)"
+        if self.config_discovered and self.config_path.parent != io.cwd:
+            relative = Path(os.path.relpath(self.config_path, io.cwd)).as_posix()
+            return f"{relative} (the nearest, in a parent folder)"
+        return display_path(self.config_path, io)
 
     def paths(self, io: Io) -> list[tuple[str, str]]:
         """The resolved paths, as the report header shows them."""
@@ -84,7 +149,7 @@ class Settings:
             baseline += f" at {self.baseline_ref}"
         elif not self.baseline.is_file():
             baseline += " (not found)"
-        rows = [("config", display_path(self.config_path, io) if self.config_path else "none")]
+        rows = [("config", self._config_shown(io))]
         if self.kb is not None:
             rows.append(("KB", display_path(self.kb, io)))
         if self.cases:
@@ -136,18 +201,31 @@ def _path_flag_or_env(args: argparse.Namespace, io: Io, dest: str) -> Path | Non
 def _load_config(
     args: argparse.Namespace, io: Io, *, required: bool
 ) -> tuple[Path | None, Config | None]:
+    """The config named by ``--config`` / ``RECALL_GATE_CONFIG`` (which must
+    exist), else the nearest ``recall-gate.yaml`` up to the repository root."""
     overrides: Sequence[str] = getattr(args, "set", None) or ()
     path = _path_flag_or_env(args, io, "config")
-    if path is None:
-        default = io.cwd / DEFAULT_CONFIG
-        if default.is_file():
-            path = default
-        elif required or overrides:
-            raise InputError(
-                f"{default}: no config file" + (" for --set to override" if overrides else ""),
-                fix=f"create {DEFAULT_CONFIG} (see the README) or pass --config PATH",
+    if path is not None:
+        if not path.is_file():
+            named = (
+                "--config" if getattr(args, "config", None) is not None else ENVIRONMENT["config"]
             )
-        else:
+            raise InputError(
+                f"{path}: config file not found (named by {named})"
+                if not path.is_dir()
+                else f"{path}: is a directory, not a config file (named by {named})",
+                fix=f"point {named} at an existing {DEFAULT_CONFIG}, or leave it unset to use "
+                "the nearest one from the current directory up to the repository root",
+            )
+    else:
+        path = find_config(io.cwd, DEFAULT_CONFIG)
+        if path is None:
+            if required or overrides:
+                raise InputError(
+                    f"no {DEFAULT_CONFIG} in {io.cwd} or a parent folder up to the repository "
+                    "root" + (" for --set to override" if overrides else ""),
+                    fix=f"create {DEFAULT_CONFIG} (docs/reference/config.md) or pass --config PATH",
+                )
             return None, None
     return path, load_config(path, overrides=overrides, warn=lambda line: warn(io, line))
 
@@ -177,11 +255,151 @@ def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floo
     return Floors(floors)
 
 
+def _cases(
+    args: argparse.Namespace, io: Io, config: Config | None
+) -> tuple[tuple[Path, ...], bool]:
+    """The cases paths, and whether a flag or the environment named them."""
+    case_flags = getattr(args, "cases", None)
+    if case_flags:
+        return tuple(_against_cwd(io, p) for p in case_flags), True
+    if (text := _env(io, "cases")) is not None:
+        return (_against_cwd(io, text),), True
+    return (config.cases if config is not None else ()), False
+
+
+def _gate_view(config: Config | None, folder: Path) -> dict[str, SettingValue]:
+    """The gate settings of a config, flat (``gate.min_hit: 0.8``), as a
+    reviewer compares them; paths relative to the config's folder."""
+    if config is None:
+        config = Config()
+    dumped = config.model_dump(mode="json", include=set(GATE_KEYS))
+    if config.baseline is not None:
+        dumped["baseline"] = os.path.relpath(config.baseline, folder)
+    return flatten_settings(dumped)
+
+
+def _event_base_sha(io: Io) -> str | None:
+    """The pull request's base SHA from the Actions event payload; ``None``
+    outside a pull request event (or a ``workflow_run`` of one: a fork's
+    names none, and its run checks out the base repository's own tree)."""
+    if io.environ.get("GITHUB_ACTIONS") != "true":
+        return None
+    event = io.environ.get("GITHUB_EVENT_NAME", "")
+    path = io.environ.get("GITHUB_EVENT_PATH", "")
+    if event not in _PULL_REQUEST_EVENTS or not path:
+        return None
+    sha = load_event(_against_cwd(io, path)).base_sha
+    if sha is None and event != "workflow_run":
+        raise InputError(
+            f"{path}: the {event} event names no pull_request.base.sha",
+            fix="run the check on a pull request event, or set the baseline-ref input",
+        )
+    return sha
+
+
+def _baseline_ref(
+    args: argparse.Namespace, io: Io, config_path: Path | None, config: Config | None
+) -> tuple[str, str] | None:
+    """The ref that judges, with where it came from: the flag, the environment
+    (the action input), the pull request event's base SHA, the config's."""
+    flag = getattr(args, "baseline_ref", None)
+    if flag:
+        return flag, "--baseline-ref"
+    if (text := _env(io, "baseline_ref")) is not None:
+        return text, ENVIRONMENT["baseline_ref"]
+    if (sha := _event_base_sha(io)) is not None:
+        return sha, "the pull request's base SHA"
+    ref = getattr(config, "baseline_ref", None) if config is not None else None
+    if ref:
+        return ref, f"{config_path}: baseline_ref"
+    return None
+
+
+def _base_judge(
+    args: argparse.Namespace,
+    io: Io,
+    *,
+    ref: str,
+    given_as: str,
+    config_path: Path | None,
+    config: Config | None,
+) -> tuple[BaseJudge, Config | None]:
+    """Open the base revision, read its config, and say what the working tree
+    changes of the gate. Returns the judge and the config that applies: the
+    working tree's, with the base's gate settings."""
+    folder = config_path.resolve().parent if config_path is not None else io.cwd
+    tree = BaseTree(
+        ref,
+        cwd=next((p for p in (folder, *folder.parents) if p.is_dir()), io.cwd),
+        given_as=given_as,
+        fetch=io.environ.get("GITHUB_ACTIONS") == "true",
+    )
+    # The config the base has at the same place (a pull request may delete its own).
+    where = config_path if config_path is not None else io.cwd / DEFAULT_CONFIG
+    relative = tree.relative(where)
+    base_config: Config | None
+    if relative is None:
+        base_config = config  # outside the repository: no pull request edits it
+        source = None
+    else:
+        data = tree.read(relative)
+        source = tree.source(relative) if data is not None else None
+        base_config = None
+        if data is not None:
+            try:
+                text = data.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise InputError(
+                    f"{source}: the base's config is not UTF-8 text",
+                    fix="fix the config on the base branch",
+                ) from None
+            assert source is not None
+            base_config = parse_config(
+                text,
+                source=source,
+                folder=where.resolve().parent,
+                overrides=getattr(args, "set", None) or (),
+            )
+    changes = diff_settings(
+        _gate_view(base_config, where.resolve().parent), _gate_view(config, where.resolve().parent)
+    )
+    judged = base_config if base_config is not None else Config()
+    if config is None:
+        applied = base_config
+    else:
+        applied = config.model_copy(update={key: getattr(judged, key) for key in GATE_KEYS})
+    return (
+        BaseJudge(
+            tree=tree,
+            given_as=given_as,
+            config_source=source,
+            config_shown=display_path(where, io) if (config or base_config) else None,
+            cases=base_config.cases if base_config is not None else (),
+            gate_changes=changes,
+        ),
+        applied,
+    )
+
+
 def resolve_settings(
-    args: argparse.Namespace, io: Io, *, config_required: bool = False
+    args: argparse.Namespace, io: Io, *, config_required: bool = False, judged: bool = False
 ) -> Settings:
-    """Resolve every setting of ``args`` once (see the module docstring for the rule)."""
+    """Resolve every setting of ``args`` once (see the module docstring for the rule).
+
+    ``judged``: the command gates a run; when a baseline ref is set (in a pull
+    request event it always is), the base revision's gate settings and cases
+    apply (:class:`BaseJudge`)."""
     config_path, config = _load_config(args, io, required=config_required)
+    config_discovered = config_path is not None and _path_flag_or_env(args, io, "config") is None
+    base = None
+    baseline_ref = None
+    if judged and (found := _baseline_ref(args, io, config_path, config)) is not None:
+        baseline_ref, given_as = found
+        base, config = _base_judge(
+            args, io, ref=baseline_ref, given_as=given_as, config_path=config_path, config=config
+        )
+        if config is not None and config_path is None:
+            config_path = io.cwd / DEFAULT_CONFIG  # the base's, deleted by the pull request
     folder = config_path.resolve().parent if config_path is not None else io.cwd
 
     profile = _flag_or_env(args, io, "profile", profile_name)
@@ -195,13 +413,9 @@ def resolve_settings(
     kb = _path_flag_or_env(args, io, "kb")
     if kb is None and config is not None:
         kb = config.kb
-    case_flags = getattr(args, "cases", None)
-    if case_flags:
-        cases = tuple(_against_cwd(io, p) for p in case_flags)
-    elif (text := _env(io, "cases")) is not None:
-        cases = (_against_cwd(io, text),)
-    else:
-        cases = config.cases if config is not None else ()
+    cases, named = _cases(args, io, config)
+    if base is not None and named:
+        base = replace(base, cases=cases)  # named outside the config: the same paths at the base
 
     gate = config.gate if config is not None else None
     max_regression = _flag_or_env(args, io, "max_regression", fraction)
@@ -221,7 +435,6 @@ def resolve_settings(
         baseline, baseline_given = config.baseline, True
     if baseline is None:
         baseline = folder / baseline_relpath(profile)
-    baseline_ref = _flag_or_env(args, io, "baseline_ref", str)
 
     if config is not None and config.k != k:
         config = config.model_copy(update={"k": k})  # the runner retrieves the top k
@@ -239,6 +452,8 @@ def resolve_settings(
         baseline=baseline,
         baseline_given=baseline_given,
         baseline_ref=baseline_ref,
+        base=base,
+        config_discovered=config_discovered,
     )
 
 

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS
 from recall_gate.core.moves import CaseMove, find_moves
@@ -201,6 +202,8 @@ class Comparison:
     edit: BaselineEdit | None = None
     # Groups with fewer compared cases are neither tested nor gated.
     min_group_n: int = MIN_GROUP_N
+    # Judged at the base revision: what the pull request changes of its own gate.
+    pull_request: PullRequestChanges | None = None
 
     @property
     def baseline_source(self) -> str:
@@ -411,6 +414,7 @@ def compare_to_baseline(
     edit: BaselineEdit | None = None,
     seed: str = BOOTSTRAP_SEED,
     min_group_n: int = MIN_GROUP_N,
+    pull_request: PullRequestChanges | None = None,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
@@ -430,6 +434,7 @@ def compare_to_baseline(
         baseline_ref=baseline_ref,
         edit=edit,
         min_group_n=min_group_n,
+        pull_request=pull_request,
     )
     if baseline is None:
         return outline

@@ -91,7 +91,8 @@ def fingerprint_queries(queries: Iterable[tuple[str, str]]) -> str:
 
 
 def fingerprint_cards(cards: Iterable[Card]) -> str:
-    return _of_records(c.model_dump(mode="json") for c in cards)
+    # Metadata (front-matter keys beyond the card's own) does not change what is retrieved.
+    return _of_records(c.model_dump(mode="json", exclude={"metadata"}) for c in cards)
 
 
 def fingerprint_settings(settings: Mapping[str, Any]) -> str:

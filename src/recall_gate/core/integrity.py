@@ -6,6 +6,7 @@ records, returns every problem found.
 from __future__ import annotations
 
 import difflib
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,12 +14,23 @@ from dataclasses import dataclass
 from recall_gate.core.records import Card, Case, CaseLabel
 
 __all__ = [
+    "GOLD_REQUIRED",
     "Problem",
     "duplicate_cases",
     "find_problems",
+    "label_problems",
     "languages_without_cards",
+    "looks_like_file_path",
+    "missing_gold",
     "unresolved_gold",
+    "unscored_adversarial",
 ]
+
+# Case types whose whole point is their gold: without it the case would be
+# silently unscored, and a suite could shrink to nothing without a word. An
+# adversarial case may legitimately have no relevant card (a prompt to refuse,
+# docs/decisions/retrieval-recall.md): `check` names those instead (see unscored_adversarial).
+GOLD_REQUIRED: frozenset[str] = frozenset({"golden"})
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -55,14 +67,65 @@ def duplicate_cases(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
     return _duplicates("case", [(w, c.id) for w, c in cases])
 
 
+_FILE_PATH = re.compile(
+    r"""
+    ^(?:/|~|\.{1,2}/|[A-Za-z]:[\\/]|file://)           # absolute, home, relative, drive, URL
+    | \\                                             # a Windows separator anywhere
+    | \.(?:md|markdown|mdx|txt|rst|html?|pdf|ipynb)$     # a document's extension
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+def looks_like_file_path(ident: str) -> bool:
+    """Whether a retrieved id is a file path rather than a card id (``docs/en/a.md``,
+    ``/srv/app/a.md``, ``C:\\docs\\a``): without a KB to map it, it matches no gold id."""
+    return _FILE_PATH.search(ident) is not None
+
+
+def missing_gold(
+    where: str, case_id: str, *, case_type: str | None, must_cite_one_of: Sequence[str] | None
+) -> list[Problem]:
+    """A ``golden`` case without gold (``must_cite_one_of`` empty or absent): it
+    would never be scored, so it is an integrity error."""
+    if case_type not in GOLD_REQUIRED or must_cite_one_of:
+        return []
+    article = "an" if case_type.startswith("a") else "a"
+    return [
+        Problem(
+            where=where if where.endswith(f"(id {case_id})") else f"{where} (case {case_id})",
+            message=f"{article} {case_type} case with no gold: must_cite_one_of is empty",
+            hint="list the card ids that answer it, or make it a capability or no_match case",
+        )
+    ]
+
+
+def unscored_adversarial(cases: Sequence[tuple[str, CaseLabel]]) -> list[str]:
+    """The ids of adversarial cases without gold: not scored (a prompt to refuse
+    may have no relevant card), which ``check`` says rather than leaves silent."""
+    return [c.id for _, c in cases if c.case_type == "adversarial" and not c.must_cite_one_of]
+
+
+def label_problems(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
+    """What is wrong with the labels alone (no KB needed): repeated case ids, and
+    golden cases without gold."""
+    problems = duplicate_cases(cases)
+    for where, case in cases:
+        problems += missing_gold(
+            where, case.id, case_type=case.case_type, must_cite_one_of=case.must_cite_one_of
+        )
+    return problems
+
+
 def find_problems(
     *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, CaseLabel]]
 ) -> list[Problem]:
-    """Every integrity problem: duplicate card or case ids, and gold or
-    relevant ids that resolve to no card (with the nearest existing id as a hint).
-    Field validity (languages, case types) is enforced when files are loaded."""
+    """Every integrity problem: duplicate card or case ids, golden cases
+    without gold, and gold or relevant ids that resolve to no
+    card (with the nearest existing id as a hint). Field validity (languages,
+    case types) is enforced when files are loaded."""
     problems = _duplicates("card", [(w, c.id) for w, c in cards])
-    problems += duplicate_cases(cases)
+    problems += label_problems(cases)
     card_ids = frozenset(c.id for _, c in cards)
     for where, case in cases:
         problems += unresolved_gold(

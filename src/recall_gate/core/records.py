@@ -6,7 +6,7 @@ error, not a silently ignored key. Field names are the contract of DESIGN.md.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -54,13 +54,20 @@ class _Record(BaseModel):
 
 
 class Card(_Record):
-    """A parent card of the knowledge base."""
+    """A parent card of the knowledge base.
+
+    ``metadata`` holds every other front-matter key of a docs page as it was
+    written (MkDocs ``hide:``, Docusaurus ``sidebar_position:`` …), JSON-safe.
+    It describes the page and takes no part in retrieval or in the KB
+    fingerprint.
+    """
 
     id: str = Field(min_length=1)
     language: Language
     title: str = Field(min_length=1)
     body: str = Field(min_length=1)
     tags: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class Chunk(_Record):

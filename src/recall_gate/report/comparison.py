@@ -620,6 +620,97 @@ def _baseline_ref(doc: ComparisonDocument, style: Style) -> str:
     return _made(b.created_at, b.git_sha, b.reason, style, why=True)
 
 
+def _ids(items: Sequence[str], style: Style) -> str:
+    shown, hidden = _listed(items, style)
+    return ", ".join(style.literal(i) for i in shown) + (f" … and {hidden} more" if hidden else "")
+
+
+def _pull_request_banners(doc: ComparisonDocument, style: Style) -> list[str]:
+    """What a pull request judged at its base changes of its own gate and cases."""
+    pr = doc.pull_request
+    if pr is None:
+        return []
+    out = []
+    ref = style.literal(pr.ref[:12] if len(pr.ref) == 40 else pr.ref)
+    if pr.gate:
+        changed = "; ".join(
+            f"{style.user(c.label)} {style.user(c.baseline or 'unset')} → "
+            f"{style.user(c.current or 'unset')}"
+            for c in pr.gate
+        )
+        where = f" ({style.literal(pr.config)})" if pr.config else ""
+        base = (
+            "the base's settings"
+            if pr.config_at_base
+            else "the default settings (the base has no config)"
+        )
+        out.append(
+            style.banner(
+                "IMPORTANT",
+                [
+                    f"{style.bold('This pull request changes the gate')}{where}: {changed}. "
+                    f"It is judged by {base} at {ref}; the change applies after merge."
+                ],
+            )
+        )
+    lines = []
+    if pr.removed:
+        lines.append(f"removed: {_ids(pr.removed, style)}")
+    if pr.relabelled:
+        lines.append(f"relabelled (query or labels): {_ids(pr.relabelled, style)}")
+    if lines:
+        out.append(
+            style.banner(
+                "IMPORTANT",
+                [
+                    f"{style.bold('Cases removed / relabelled by this pull request')} "
+                    f"(applies after merge): {'; '.join(lines)}. They are still judged as "
+                    f"the base has them at {ref}."
+                ],
+            )
+        )
+    if pr.not_captured:
+        out.append(
+            style.banner(
+                "WARNING",
+                [
+                    style.bold(f"{len(pr.not_captured)} case(s) of the base are not in the capture")
+                    + f" and score as misses: {_ids(pr.not_captured, style)}. Capture every case "
+                    "of the base branch (`recall-gate capture` does, in a pull request)."
+                ],
+            )
+        )
+    if pr.added:
+        hits = [c.case_id for c in pr.added if c.hit]
+        misses = [c.case_id for c in pr.added if c.hit is False]
+        parts = []
+        if hits:
+            parts.append(f"hit: {_ids(hits, style)}")
+        if misses:
+            parts.append(f"missed: {_ids(misses, style)}")
+        detail = f" — {'; '.join(parts)}" if parts else ""
+        out.append(
+            style.banner(
+                "NOTE",
+                [
+                    f"{style.bold(f'This pull request adds {len(pr.added)} case(s)')}, "
+                    f"evaluated and reported, judged after merge{detail}."
+                ],
+            )
+        )
+    if not pr.cases_at_base:
+        out.append(
+            style.banner(
+                "NOTE",
+                [
+                    f"The base ({ref}) has no cases file yet: this pull request's own cases "
+                    "are evaluated."
+                ],
+            )
+        )
+    return out
+
+
 def _banners(doc: ComparisonDocument, style: Style, *, truncated: bool) -> list[str]:
     out = []
     baseline = doc.baseline
@@ -656,6 +747,7 @@ def _banners(doc: ComparisonDocument, style: Style, *, truncated: bool) -> list[
                     + _overall_change(edit.old_overall, edit.new_overall, edit.k or k)
                 )
             out.append(style.banner("IMPORTANT", lines))
+    out += _pull_request_banners(doc, style)
     if baseline.status == "missing" and not (edit is not None and edit.action == "added"):
         command = (
             f"recall-gate baseline update --results results.json --out {path} "

@@ -5,7 +5,7 @@ it into outputs and annotations.
 Top-level ``verdict``, ``regressions``, ``n`` and each entry of ``metrics``
 (one per gated metric of the registry, by its short name: ``hit``, ``recall``,
 ``ndcg``) map one-to-one onto the action's outputs; the keys are documented in
-the README.
+docs/guide/baselines.md.
 """
 
 from __future__ import annotations
@@ -15,12 +15,14 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary
+from recall_gate.core.staleness import SettingChange
 
 __all__ = [
     "COMPARISON_KIND",
@@ -36,7 +38,8 @@ COMPARISON_KIND = "recall-gate-comparison"
 # 4: everything the report says is in the document (it is rendered from it):
 #    what came back instead per moved or missed case, flips per noise test,
 #    this run's group means and capture notes, the baseline's edit in the PR,
-#    suggested floors with their evidence.
+#    suggested floors with their evidence, what the pull request changes of
+#    its own gate and cases.
 COMPARISON_SCHEMA_VERSION = 4
 
 
@@ -142,6 +145,26 @@ class RunRecord(_Part):
     groups: tuple[GroupMeansRecord, ...]
 
 
+class NewCaseRecord(_Part):
+    case_id: str
+    hit: bool | None  # None: no gold to hit
+
+
+class PullRequestRecord(_Part):
+    """What a pull request judged at its base revision changes of its own gate and
+    cases (see :class:`~recall_gate.core.base_judging.PullRequestChanges`)."""
+
+    ref: str
+    config: str | None
+    config_at_base: bool
+    cases_at_base: bool
+    gate: tuple[SettingChangeRecord, ...]
+    added: tuple[NewCaseRecord, ...]
+    removed: tuple[str, ...]
+    relabelled: tuple[str, ...]
+    not_captured: tuple[str, ...]
+
+
 class BaselineRecord(_Part):
     status: BaselineStatus
     source: str
@@ -228,6 +251,7 @@ class ComparisonDocument(_Part):
     missed: tuple[MissedRecord, ...]
     cases: CasesRecord
     run: RunRecord
+    pull_request: PullRequestRecord | None
 
 
 _OUTPUTS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
@@ -277,6 +301,28 @@ def _edit(edit: BaselineEdit | None) -> EditRecord | None:
         k=new.k if new is not None else None,
         old_overall=_summaries(edit.old.aggregates.overall) if edit.old is not None else {},
         new_overall=_summaries(new.aggregates.overall) if new is not None else {},
+    )
+
+
+def _setting_change(c: SettingChange) -> SettingChangeRecord:
+    return SettingChangeRecord(
+        setting=c.setting, label=c.label, baseline=c.baseline, current=c.current
+    )
+
+
+def _pull_request(pr: PullRequestChanges | None) -> PullRequestRecord | None:
+    if pr is None:
+        return None
+    return PullRequestRecord(
+        ref=pr.ref,
+        config=pr.config,
+        config_at_base=pr.config_at_base,
+        cases_at_base=pr.cases_at_base,
+        gate=tuple(_setting_change(c) for c in pr.gate),
+        added=tuple(NewCaseRecord(case_id=c.case_id, hit=c.hit) for c in pr.added),
+        removed=pr.removed,
+        relabelled=pr.relabelled,
+        not_captured=pr.not_captured,
     )
 
 
@@ -438,6 +484,7 @@ def comparison_document(
             removed=tuple(comparison.cases.removed),
             relabelled=tuple(comparison.cases.relabelled),
         ),
+        pull_request=_pull_request(comparison.pull_request),
         run=RunRecord(
             scored=scored,
             unscored=len(current.cases) - scored,

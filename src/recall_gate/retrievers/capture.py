@@ -106,9 +106,11 @@ def capture(
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(f"k must be a positive integer, got {k!r}", fix="pass k=5 or similar")
     adapter = adapt(retriever)
-    mapper = IdMapper(id_from=id_from, card_ids=_card_ids(kb))
+    all_cases = _cases_of(cases)
+    gold = frozenset(g for c in all_cases for g in (*c.must_cite_one_of, *(c.relevant_ids or ())))
+    mapper = IdMapper(id_from=id_from, card_ids=_card_ids(kb), gold_ids=gold)
     artifacts = []
-    for case in _cases_of(cases):
+    for case in all_cases:
         try:
             hits = adapter.search(case.query, k)
         except InputError:

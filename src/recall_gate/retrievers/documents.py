@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from recall_gate.core.integrity import looks_like_file_path
 from recall_gate.errors import InputError
 
 __all__ = ["DEFAULT_ID_FIELDS", "Hit", "IdMapper"]
@@ -73,10 +74,13 @@ class IdMapper:
 
     id_from: str | None = None
     card_ids: frozenset[str] | None = None
+    # Without a KB: the cases' gold and relevant ids, which a path may equal.
+    gold_ids: frozenset[str] = frozenset()
 
     def card_id(self, hit: Hit, *, case_id: str, rank: int) -> str:
         fields = (self.id_from,) if self.id_from else DEFAULT_ID_FIELDS
         tried = []
+        where = f"case {case_id!r}, document {rank}"
         for name in fields:
             value = lookup(hit.fields, name)
             if value is None or (isinstance(value, str) and not value.strip()):
@@ -85,9 +89,10 @@ class IdMapper:
             text = str(value)
             card = self._to_card(text)
             if card is not None:
+                if self.card_ids is None:
+                    self._refuse_unmapped_path(text, card, where=where, field=name)
                 return card
             tried.append(f"{name}: {text!r} is no KB card")
-        where = f"case {case_id!r}, document {rank}"
         if self.id_from:
             raise InputError(
                 f"{where}: --id-from {self.id_from}: {tried[0].split(': ', 1)[1]}",
@@ -100,6 +105,21 @@ class IdMapper:
             fix="pass --id-from FIELD naming the field that holds the card id or file path "
             "(e.g. --id-from metadata.source), and set `kb:` so paths map to card ids",
         )
+
+    def _refuse_unmapped_path(self, text: str, card: str, *, where: str, field: str) -> None:
+        """Without a KB, a file path that is no gold id would match nothing: every
+        case would score 0. Exit 2 naming `kb:` instead of an all-zero pass."""
+        gold = self.gold_ids
+        if text in gold or card in gold or any(looks_like_file_path(g) for g in gold):
+            return
+        if looks_like_file_path(text):
+            raise InputError(
+                f"{where}: {field} {text!r} looks like a file path and no `kb:` is set to "
+                "map it to a card id: every case would score 0",
+                fix="set `kb:` in recall-gate.yaml (or pass --kb PATH) to the folder of your "
+                "docs, so each path maps to its card id (the path under that folder, "
+                "without extension)",
+            )
 
     def _to_card(self, value: str) -> str | None:
         """``value`` as a card id: itself, or the normalised path (see the module docstring)."""

@@ -1,0 +1,76 @@
+"""Cases as the base revision has them (adapter: git, temp files).
+
+The labelled cases are the test oracle of a pull request: they are read at the
+base revision (:class:`~recall_gate.adapters.git.BaseTree`), with the same
+loader and the same errors as the working tree's, each file named
+``REF:path``.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from recall_gate.adapters.dataset import load_cases
+from recall_gate.adapters.git import BaseTree
+from recall_gate.core.records import Case
+from recall_gate.errors import InputError
+
+__all__ = ["load_cases_at"]
+
+_CASE_SUFFIXES = (".yaml", ".yml", ".jsonl")
+
+
+def load_cases_at(tree: BaseTree, paths: Sequence[Path]) -> list[tuple[str, Case]] | None:
+    """The cases of ``paths`` (files, or folders of ``*.yaml``/``*.jsonl``) at
+    the revision; ``None`` when none of them exists there (a base without
+    cases). A path outside the work tree is read as it is: no pull request
+    edits it."""
+    with tempfile.TemporaryDirectory(prefix="recall-gate-base.") as scratch:
+        root = Path(scratch)
+        found: list[Path] = []
+        names: dict[str, str] = {}
+        for path in paths:
+            relative = tree.relative(path)
+            if relative is None:
+                found.append(path)
+                continue
+            data = tree.read(relative)
+            if data is not None:
+                files = {relative: data}
+            else:
+                listed = tree.folder(relative)
+                if listed is None:
+                    continue
+                files = {}
+                for name in sorted(listed):
+                    if Path(name).suffix in _CASE_SUFFIXES:
+                        member = f"{relative}/{name}" if relative not in ("", ".") else name
+                        blob = tree.read(member)
+                        if blob is not None:
+                            files[member] = blob
+            for member, blob in files.items():
+                target = root / member
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(blob)
+                names[str(target)] = tree.source(member)
+                found.append(target)
+        if not found:
+            return None
+        try:
+            located = load_cases(found)
+        except InputError as exc:
+            message = exc.message
+            for temp, shown in names.items():
+                message = message.replace(temp, shown)
+            raise InputError(message, fix=exc.fix) from None
+    return [(_renamed(source, names), case) for source, case in located]
+
+
+def _renamed(source: str, names: dict[str, str]) -> str:
+    """A temp file's name in a location (``/tmp/x/cases.yaml:3``) as ``REF:cases.yaml:3``."""
+    for temp, shown in names.items():
+        if source == temp or source.startswith(temp + ":"):
+            return shown + source[len(temp) :]
+    return source

@@ -1,0 +1,77 @@
+"""The report of an evaluation that could not run (pure): the job summary and
+the PR comment say "error" — never "pass" — with the message and its fix.
+
+A failed step's log holds recall-gate's own one-line error (``recall-gate:
+error: …`` then ``  fix: …``); any other log (a crash, a dependency install
+that failed) is shown by its last lines. All of it is user text: escaped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from recall_gate.report.markup import escape_markdown
+
+__all__ = ["EvaluationError", "parse_error_log", "render_error_comment"]
+
+_PREFIX = "recall-gate: error: "
+_TAIL_LINES = 12
+_LINE_CHARS = 400
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvaluationError:
+    """What stopped the evaluation: the message, its fix, and which step."""
+
+    message: str
+    fix: str | None
+    tail: tuple[str, ...] = ()  # the log's last lines, when it holds no recall-gate error
+
+    @property
+    def one_line(self) -> str:
+        text = self.message + (f" — fix: {self.fix}" if self.fix else "")
+        return text[: _LINE_CHARS * 2]
+
+
+def parse_error_log(log: str, *, what: str) -> EvaluationError:
+    """The error a step's log reports; ``what`` names the step's work
+    (e.g. "the capture") for a log without recall-gate's own error line."""
+    lines = log.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith(_PREFIX):
+            message = line[len(_PREFIX) :].strip()
+            fix = None
+            if i + 1 < len(lines) and lines[i + 1].startswith("  fix: "):
+                fix = lines[i + 1][len("  fix: ") :].strip()
+            return EvaluationError(message=message[:_LINE_CHARS], fix=fix and fix[:_LINE_CHARS])
+    tail = tuple(line[:_LINE_CHARS] for line in lines if line.strip())[-_TAIL_LINES:]
+    return EvaluationError(
+        message=f"{what} failed; its log ends with the lines below",
+        fix="see the step's log",
+        tail=tail,
+    )
+
+
+def _quoted(lines: Sequence[str]) -> list[str]:
+    return [f"> {escape_markdown(line)}" for line in lines]
+
+
+def render_error_comment(error: EvaluationError, *, profile: str, what: str) -> str:
+    """The PR comment (and job summary) of an evaluation that did not run."""
+    body = [
+        f"<!-- recall-gate:{profile} -->",
+        "",
+        f"### ⚠️ recall-gate `{escape_markdown(profile)}`: **error**",
+        "",
+        f"{what[:1].upper()}{what[1:]} could not run, so nothing was judged: this pull "
+        "request has no retrieval verdict, and the check fails until it runs.",
+        "",
+        f"> **{escape_markdown(error.message)}**",
+    ]
+    if error.fix:
+        body += [">", f"> Fix: {escape_markdown(error.fix)}"]
+    if error.tail:
+        body += ["", "<details><summary>The end of the log</summary>", "", *_quoted(error.tail)]
+        body += ["", "</details>"]
+    return "\n".join(body) + "\n"

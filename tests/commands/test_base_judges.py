@@ -1,0 +1,310 @@
+"""The base branch judges a pull request (issue: a PR must not escape its own gate).
+
+A real git repository under tmp_path: ``main`` commits the config, the cases
+and a baseline of a good capture; the working tree is the pull request. With
+the base ref set (``--baseline-ref``, ``RECALL_GATE_BASELINE_REF``, or the
+pull request event's base SHA on GitHub Actions), a PR that regresses and
+also edits its own profile, k, tolerance or baseline, or deletes or relabels
+the cases it regresses, still exits 1, and the report names what it tried.
+Synthetic data only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from cli_runner import CliRun, run_cli
+from git_repo import git, needs_git
+
+pytestmark = needs_git
+
+N = 30
+GOOD_MISSES = {0, 7}
+# Eight more misses: hit@5 0.933 → 0.667 overall, beyond a 0.05 tolerance.
+REGRESSED = {1, 2, 3, 5, 6, 9, 10, 11}
+CONFIG = """\
+# Synthetic evaluation for the tests.
+k: 5
+cases: cases.yaml
+gate:
+  max_regression: 0.05
+"""
+
+
+def case(i: int, *, gold: str | None = None, query: str | None = None) -> dict[str, object]:
+    return {
+        "id": f"case-{i:02d}",
+        "language": "en",
+        "case_type": "golden",
+        "query": query or f"question {i}",
+        "must_cite_one_of": [gold or f"card-{i}"],
+    }
+
+
+def write_cases(repo: Path, cases: Sequence[Mapping[str, object]]) -> None:
+    (repo / "cases.yaml").write_text(json.dumps(list(cases), indent=1), encoding="utf-8")
+
+
+def write_capture(repo: Path, name: str, misses: set[int], ids: Sequence[int]) -> Path:
+    """Artifacts (no case fields: the cases file labels them); case i hits at rank
+    (i % 4) + 1 unless it is in ``misses``."""
+    lines = []
+    for i in ids:
+        retrieved = [f"other-{i}-{j}" for j in range(5)]
+        if i not in misses:
+            retrieved[i % 4] = f"card-{i}"
+        lines.append(json.dumps({"case_id": f"case-{i:02d}", "retrieved": retrieved}))
+    path = repo / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def cli(repo: Path, *argv: str, environ: Mapping[str, str] | None = None) -> CliRun:
+    return run_cli(list(argv), cwd=repo, environ=environ)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """``main``: config, 30 cases, the baseline of a good capture. Working tree = the PR."""
+    root = tmp_path / "app"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "recall-gate.yaml").write_text(CONFIG, encoding="utf-8")
+    write_cases(root, [case(i) for i in range(N)])
+    good = write_capture(root, "good.jsonl", GOOD_MISSES, range(N))
+    made = cli(root, "score", "--artifacts", str(good), "--json", "good.json")
+    assert made.code == 0, made.err
+    made = cli(root, "baseline", "update", "--results", "good.json", "--reason", "base")
+    assert made.code == 0, made.err
+    git(root, "add", "recall-gate.yaml", "cases.yaml", "baselines/default.json")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+def regressed_score(repo: Path, *extra: str, ids: Sequence[int] = range(N)) -> CliRun:
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, ids)
+    return cli(repo, "score", "--artifacts", str(bad), "--baseline-ref", "main", *extra)
+
+
+def test_a_pr_that_raises_its_own_tolerance_still_fails_and_is_told_so(repo: Path) -> None:
+    (repo / "recall-gate.yaml").write_text(
+        CONFIG.replace("max_regression: 0.05", "max_regression: 0.5"), encoding="utf-8"
+    )
+    run = regressed_score(repo)
+    assert run.code == 1, run.out + run.err
+    assert "This pull request changes the gate (recall-gate.yaml): " in run.out
+    assert "gate.max_regression 0.05 → 0.5" in run.out
+    assert "the change applies after merge" in run.out
+
+
+def test_a_pr_that_edits_its_own_k_is_judged_at_the_base_k(repo: Path) -> None:
+    (repo / "recall-gate.yaml").write_text(CONFIG.replace("k: 5", "k: 3"), encoding="utf-8")
+    run = regressed_score(repo)
+    assert run.code == 1, run.out + run.err
+    assert "k 5 → 3" in run.out
+    assert "Baseline not comparable" not in run.out
+
+
+def test_a_pr_that_edits_its_own_profile_still_meets_the_base_baseline(repo: Path) -> None:
+    (repo / "recall-gate.yaml").write_text(CONFIG + "profile: lenient\n", encoding="utf-8")
+    run = regressed_score(repo)
+    assert run.code == 1, run.out + run.err
+    assert "profile default → lenient" in run.out
+    assert "No baseline yet" not in run.out
+
+
+def test_a_pr_that_points_its_config_at_another_baseline_is_judged_by_the_base_one(
+    repo: Path,
+) -> None:
+    (repo / "other.json").write_text("{}", encoding="utf-8")
+    (repo / "recall-gate.yaml").write_text(CONFIG + "baseline: other.json\n", encoding="utf-8")
+    run = regressed_score(repo)
+    assert run.code == 1, run.out + run.err
+    assert "baseline unset → other.json" in run.out
+
+
+def test_a_pr_that_lowers_its_own_committed_baseline_still_fails(repo: Path) -> None:
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    assert cli(repo, "score", "--artifacts", str(bad), "--json", "bad.json").code == 1
+    lowered = cli(repo, "baseline", "update", "--results", "bad.json", "--reason", "noise")
+    assert lowered.code == 0, lowered.err
+    run = cli(repo, "score", "--artifacts", str(bad), "--baseline-ref", "main")
+    assert run.code == 1, run.out + run.err
+    assert "This pull request changes the baseline baselines/default.json" in run.out
+
+
+def test_a_pr_that_deletes_the_cases_it_regresses_still_fails_and_lists_them(
+    repo: Path,
+) -> None:
+    kept = [i for i in range(N) if i not in REGRESSED]
+    write_cases(repo, [case(i) for i in kept])
+    run = regressed_score(repo, ids=kept)  # the capture holds only the PR's cases
+    assert run.code == 1, run.out + run.err
+    assert "Cases removed / relabelled by this pull request (applies after merge): removed: " in (
+        run.out
+    )
+    assert "case-01" in run.out
+    assert "8 case(s) of the base are not in the capture and score as misses" in run.out
+
+
+def test_a_pr_that_relabels_the_cases_it_regresses_is_judged_by_the_base_labels(
+    repo: Path,
+) -> None:
+    # The PR makes the regressed cases' gold what they now retrieve.
+    write_cases(
+        repo,
+        [case(i, gold=f"other-{i}-0") if i in REGRESSED else case(i) for i in range(N)],
+    )
+    run = regressed_score(repo)
+    assert run.code == 1, run.out + run.err
+    assert "relabelled (query or labels): " in run.out
+
+
+def test_cases_a_pr_adds_are_reported_as_new_and_not_judged(repo: Path) -> None:
+    write_cases(repo, [case(i) for i in range(N + 2)])
+    good = write_capture(repo, "pr.jsonl", GOOD_MISSES | {N + 1}, range(N + 2))
+    run = cli(repo, "score", "--artifacts", str(good), "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "This pull request adds 2 case(s), evaluated and reported, judged after merge" in (
+        run.out
+    )
+    assert "hit: case-30; missed: case-31" in run.out
+
+
+def test_without_any_pr_change_nothing_is_announced(repo: Path) -> None:
+    good = write_capture(repo, "pr.jsonl", GOOD_MISSES, range(N))
+    run = cli(repo, "score", "--artifacts", str(good), "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "This pull request" not in run.out
+
+
+def test_a_base_without_config_or_baseline_is_the_first_baseline(tmp_path: Path) -> None:
+    root = tmp_path / "new"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    git(root, "commit", "-q", "--allow-empty", "-m", "empty")
+    (root / "recall-gate.yaml").write_text(CONFIG, encoding="utf-8")
+    write_cases(root, [case(i) for i in range(N)])
+    capture = write_capture(root, "c.jsonl", GOOD_MISSES, range(N))
+    run = cli(root, "score", "--artifacts", str(capture), "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "No baseline yet" in run.out
+    assert "the default settings (the base has no config)" in run.out
+    assert "has no cases file yet" in run.out
+
+
+def test_the_pull_request_event_base_sha_judges_without_any_ref_given(
+    repo: Path, tmp_path: Path
+) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    (repo / "recall-gate.yaml").write_text(
+        CONFIG.replace("max_regression: 0.05", "max_regression: null"), encoding="utf-8"
+    )
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps(
+            {"pull_request": {"number": 7, "head": {"sha": "f" * 40}, "base": {"sha": base}}}
+        ),
+        encoding="utf-8",
+    )
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    environ = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+    }
+    run = cli(repo, "score", "--artifacts", str(bad), environ=environ)
+    assert run.code == 1, run.out + run.err
+    assert f"It is judged by the base's settings at {base[:12]}" in run.out
+    assert "gate.max_regression 0.05 → unset" in run.out
+
+
+def test_the_config_deleted_by_a_pr_still_judges_it(repo: Path) -> None:
+    (repo / "recall-gate.yaml").unlink()
+    run = regressed_score(repo, "--cases", "cases.yaml")
+    assert run.code == 1, run.out + run.err
+
+
+# --- capture / run: the base's cases run through the PR's retriever ---------------------
+
+RETRIEVER = """
+def build():
+    def search(query, k):
+        i = int(query.split()[-1])
+        # The PR's retriever: loses the regressed cases.
+        hit = i not in {misses!r}
+        ids = [f"other-{{i}}-{{j}}" for j in range(k)]
+        if hit:
+            ids[i % 4] = f"card-{{i}}"
+        return ids
+    return search
+"""
+
+
+def test_capture_runs_the_base_cases_a_pr_deleted_and_fails_on_them(repo: Path) -> None:
+    (repo / "pr_app.py").write_text(
+        RETRIEVER.format(misses=GOOD_MISSES | REGRESSED), encoding="utf-8"
+    )
+    sys.modules.pop("pr_app", None)
+    write_cases(repo, [case(i) for i in range(N) if i not in REGRESSED])
+    run = cli(
+        repo, "capture", "--retriever", "pr_app:build", "--out", "c.jsonl",
+        "--baseline-ref", "main",
+    )  # fmt: skip
+    assert run.code == 1, run.out + run.err
+    assert "removed: " in run.out
+    assert "not in the capture" not in run.out  # capture evaluated them
+    captured = [json.loads(line)["case_id"] for line in (repo / "c.jsonl").read_text().splitlines()]
+    assert len(captured) == N
+
+
+def test_capture_runs_the_base_query_of_a_case_the_pr_rewrote(repo: Path) -> None:
+    (repo / "pr_app.py").write_text(RETRIEVER.format(misses=GOOD_MISSES), encoding="utf-8")
+    sys.modules.pop("pr_app", None)
+    # The PR rewrites case 0's query (so that it would hit): the base's query runs.
+    write_cases(repo, [case(i, query="question 4") if i == 0 else case(i) for i in range(N)])
+    run = cli(
+        repo, "capture", "--retriever", "pr_app:build", "--out", "c.jsonl",
+        "--baseline-ref", "main",
+    )  # fmt: skip
+    assert run.code == 0, run.out + run.err
+    first = json.loads((repo / "c.jsonl").read_text().splitlines()[0])
+    assert first["query"] == "question 0"
+    assert "relabelled (query or labels): case-00" in run.out
+
+
+# --- refs are refs ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ref", ["--output=/tmp/x", "main..HEAD", "HEAD~1", "a b", "@{-1}"])
+def test_a_ref_that_is_no_sha_or_ref_name_exits_2_naming_it(repo: Path, ref: str) -> None:
+    run = cli(repo, "score", "--artifacts", "good.jsonl", f"--baseline-ref={ref}")
+    assert run.code == 2
+    assert run.err.startswith(
+        f"recall-gate: error: --baseline-ref {ref!r}: not a commit SHA or a git ref name\n"
+    )
+
+
+def test_a_bad_ref_from_the_action_input_names_the_input(repo: Path) -> None:
+    run = cli(
+        repo,
+        "score",
+        "--artifacts",
+        "good.jsonl",
+        environ={"RECALL_GATE_BASELINE_REF": "--upload-pack=evil"},
+    )
+    assert run.code == 2
+    assert "RECALL_GATE_BASELINE_REF '--upload-pack=evil': not a commit SHA" in run.err
+
+
+def test_an_unfetched_ref_is_named_as_given_never_as_fetch_head(repo: Path) -> None:
+    sha = "d" * 40
+    run = cli(repo, "score", "--artifacts", "good.jsonl", "--baseline-ref", sha)
+    assert run.code == 2
+    assert f"--baseline-ref {sha}: unknown git revision (not fetched?)" in run.err
+    assert "FETCH_HEAD" not in run.err
