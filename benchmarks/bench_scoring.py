@@ -1,4 +1,5 @@
-"""Scoring speed: recall-gate's `score` against pytrec_eval and ranx, same data, one run.
+"""Scoring speed: recall-gate's `score` against pytrec_eval, ranx and toolkit-rag-quality,
+same data, one run.
 
 For each size (default 2·10^5 and 10^6 cases), every path runs in its own
 subprocess (peak RSS per path from ``os.wait4``) on the same seeded artifacts
@@ -8,7 +9,8 @@ JSONL (``benchmarks.gen_cases``):
   "--json", OUT])`` in-process: parse + validate + label + score + aggregate,
   every case written to the results file, and the report (what the action runs);
 * ``score`` (streamed): the same without ``--json`` (no results file);
-* ``pytrec_eval`` / ``ranx``: parse the same JSONL, build their qrels and run
+* ``pytrec_eval`` / ``ranx`` / ``toolkit-rag-quality`` (a peer CI tool, pure
+  Python): parse the same JSONL, build their qrels and run
   (card id = ``parent_id`` else ``id``, first occurrence kept, score = rank
   order; cases with empty gold left out, as recall-gate leaves them out of
   every mean) and evaluate hit / recall / nDCG at k.
@@ -47,14 +49,14 @@ QUICK_CASES = (50_000,)
 SEED = 20240601
 GENERATOR_VERSION = 1  # bump when gen_cases changes its output
 AGREEMENT = 1e-6
-TARGET_JSON_RATIO = 0.2  # score --json ÷ pytrec_eval wall time, at 2·10^5 cases
+TARGET_JSON_RATIO = 0.3  # score --json ÷ pytrec_eval wall time, at 2·10^5 cases
 TARGET_RSS_MB = 400.0  # score --json peak RSS at 10^6 cases
 TARGET_STARTUP_S = 0.3  # `score` start-up
 MB = 1024 * 1024
 COMMANDS = ("score", "compare", "check", "baseline", "comment", "history")
 HEAVY = ("torch", "sentence_transformers", "chromadb", "bm25s")
 
-PATHS = ("score-json", "score", "pytrec_eval", "ranx", "scoring-loop")
+PATHS = ("score-json", "score", "pytrec_eval", "ranx", "toolkit-rag-quality", "scoring-loop")
 METRICS = ("hit", "recall", "ndcg")
 
 
@@ -188,6 +190,30 @@ def _worker_ranx(path: Path, k: int, parser: str) -> dict[str, Any]:
     }
 
 
+def _worker_toolkit(path: Path, k: int, parser: str) -> dict[str, Any]:
+    from toolkit_rag_quality.retrieval import score_run
+
+    loads = _json_loads(parser)
+    started, cpu = time.perf_counter(), time.process_time()
+    qrels, scored_run = _peer_inputs(path, loads)
+    # Its run is a ranked list per query: the scores above are in rank order.
+    run = {
+        q: sorted(scores, key=scores.__getitem__, reverse=True) for q, scores in scored_run.items()
+    }
+    built = time.perf_counter()
+    summary = score_run(qrels=qrels, run=run, k=k).summary
+    done, cpu = time.perf_counter(), time.process_time() - cpu
+    names = {"hit": "hit_rate_at_k", "recall": "recall_at_k", "ndcg": "ndcg_at_k"}
+    return {
+        "total_s": done - started,
+        "cpu_s": cpu,
+        "build_s": built - started,
+        "eval_s": done - built,
+        "scored": summary["queries"],
+        "means": {m: float(summary[name]) for m, name in names.items()},
+    }
+
+
 def _worker_loop(path: Path, k: int, parser: str, repeat: int) -> dict[str, Any]:
     from recall_gate.core.metrics import score_ranking
 
@@ -297,7 +323,7 @@ def _check_agreement(runs: dict[str, dict[str, Any]]) -> float:
     """Largest |Δ| between recall-gate's overall means and each peer's; fails past 1e-6."""
     ours = runs["score-json"]["means"]
     worst = 0.0
-    for peer in ("score", "pytrec_eval", "ranx"):
+    for peer in ("score", "pytrec_eval", "ranx", "toolkit-rag-quality"):
         if peer not in runs:
             continue
         theirs = runs[peer]["means"]
@@ -340,7 +366,7 @@ def bench_size(args: argparse.Namespace, cases: int, parser: str) -> dict[str, A
     best: dict[str, dict[str, Any]] = {}
     walls: dict[str, float] = {}
     rss: dict[str, float] = {}
-    timed = [p for p in ("score-json", "score", "pytrec_eval") if p in paths]
+    timed = [p for p in ("score-json", "score", "pytrec_eval", "toolkit-rag-quality") if p in paths]
     for round_ in range(args.repeat):  # interleaved, best of R: the machine may be shared
         for name in timed + [p for p in ("ranx",) if p in paths and round_ == 0]:
             result, wall, peak = _spawn([name, *common])
@@ -427,6 +453,7 @@ _LABELS = {
     "score": "recall-gate score (streamed)",
     "pytrec_eval": "pytrec_eval",
     "ranx": "ranx",
+    "toolkit-rag-quality": "toolkit-rag-quality",
 }
 
 
@@ -493,6 +520,11 @@ def _report(args: argparse.Namespace, sizes: list[dict[str, Any]], startup: dict
                 + ("(meets" if ratio <= TARGET_JSON_RATIO else "(MISSES")
                 + f" the ≤ {TARGET_JSON_RATIO}× target)"
             )
+        verdicts += [
+            f"score --json ÷ {peer} at {n:,}: {ours['total_s'] / best[peer]['total_s']:.2f}×"
+            for peer in ("ranx", "toolkit-rag-quality")
+            if peer in best
+        ]
         if n == 1_000_000:
             peak = rss["score-json"]
             verdicts.append(
@@ -547,6 +579,8 @@ def _worker_main(argv: list[str]) -> int:
         result = _worker_pytrec(a.file, a.k, a.parser)
     elif a.name == "ranx":
         result = _worker_ranx(a.file, a.k, a.parser)
+    elif a.name == "toolkit-rag-quality":
+        result = _worker_toolkit(a.file, a.k, a.parser)
     else:
         result = _worker_loop(a.file, a.k, a.parser, a.repeat)
     sys.stdout.write(json.dumps(result))

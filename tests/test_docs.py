@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 from ruamel.yaml import YAML
 
 from cli_runner import run_cli
@@ -52,6 +53,22 @@ def test_the_config_reference_is_a_valid_config_with_the_defaults(tmp_path: Path
     for section in ("embedder", "chunking", "store", "retrieval", "reranker", "gate"):
         shown = getattr(config, section).model_dump(exclude={"path"})
         assert shown == getattr(defaults, section).model_dump(exclude={"path"}), section
+    for section in ("capture",):
+        assert getattr(config, section) == getattr(defaults, section), section
+
+
+def test_the_config_reference_shows_every_key() -> None:
+    text = CONFIG_REFERENCE.read_text(encoding="utf-8")
+    match = re.search(r"```yaml\n(.*?)```", text, re.S)
+    assert match
+    shown = YAML(typ="safe").load(match.group(1))
+    assert set(shown) == set(Config.model_fields), (
+        "document the new key in docs/reference/config.md"
+    )
+    for section, field in Config.model_fields.items():
+        if isinstance(field.default, BaseModel):
+            assert isinstance(shown[section], dict), section
+            assert set(shown[section]) == set(type(field.default).model_fields), section
 
 
 def test_the_site_builds_offline_with_system_fonts_and_no_downloading_plugin() -> None:

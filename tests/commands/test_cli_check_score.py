@@ -15,7 +15,7 @@ import pytest
 
 from cli_runner import CliRun, run_cli
 from recall_gate import __version__
-from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import SCHEMA_VERSION, Results
 
@@ -572,7 +572,9 @@ def test_score_a_self_contained_capture(dataset: Path) -> None:
     assert by_id["en-3"].metrics == {}  # empty gold: no keys
 
     overall = results.aggregates.overall
-    assert {key: overall[key].n for key in METRIC_KEYS} == dict.fromkeys(METRIC_KEYS, 3)
+    assert {key: overall[key].n for key in DEFAULT_METRIC_KEYS} == dict.fromkeys(
+        DEFAULT_METRIC_KEYS, 3
+    )
     assert overall[HIT].mean == pytest.approx(2 / 3, abs=1e-6)
     assert overall[RECALL].mean == pytest.approx(2 / 3, abs=1e-6)
     by_language = results.aggregates.by_language

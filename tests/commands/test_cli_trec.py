@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cli_runner import run_cli
-from recall_gate.core.metrics import HIT, NDCG, RECALL
+from recall_gate.core.metrics import HIT, MRR, NDCG, PRECISION, RECALL
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -45,8 +45,11 @@ def generate(tmp_path: Path, *, queries: int = 300, seed: int = 21, graded: bool
 
 
 def pytrec_means(
-    tmp_path: Path, measures: dict[str, str], *, binary: bool = False
+    tmp_path: Path, measures: dict[str, str], *, binary: bool = False, top: int | None = None
 ) -> dict[str, float]:
+    """pytrec_eval's mean of each measure; ``top``: each query's run cut to its first
+    ``top`` documents in trec_eval's order (score, then docid, descending) first —
+    recip_rank on the top k."""
     qrels: dict[str, dict[str, int]] = {}
     lines = (tmp_path / "qrels" / "test.tsv").read_text(encoding="utf-8").splitlines()[1:]
     for line in lines:
@@ -56,9 +59,19 @@ def pytrec_means(
     for line in (tmp_path / "run.trec").read_text(encoding="utf-8").splitlines():
         qid, _, doc, _, score, _ = line.split()
         run.setdefault(qid, {})[doc] = float(score)
+    if top is not None:
+        for qid, docs in run.items():
+            best = sorted(((score, doc) for doc, score in docs.items()), reverse=True)[:top]
+            run[qid] = {doc: score for score, doc in best}
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, set(measures.values()))
     per_query = evaluator.evaluate(run)
-    names = {"success.10": "success_10", "recall.10": "recall_10", "ndcg_cut.10": "ndcg_cut_10"}
+    names = {
+        "success.10": "success_10",
+        "recall.10": "recall_10",
+        "ndcg_cut.10": "ndcg_cut_10",
+        "recip_rank": "recip_rank",
+        "P.10": "P_10",
+    }
     return {
         key: math.fsum(q[names[m]] for q in per_query.values()) / len(per_query)
         for key, m in measures.items()
@@ -90,11 +103,20 @@ def score(tmp_path: Path, *extra: str) -> dict[str, dict[str, float]]:
 
 def test_score_of_beir_qrels_and_shuffled_trec_run_equals_pytrec_eval(tmp_path: Path) -> None:
     generate(tmp_path)
-    ours = score(tmp_path)
-    theirs = pytrec_means(tmp_path, {HIT: "success.10", RECALL: "recall.10", NDCG: "ndcg_cut.10"})
-    for key in (HIT, RECALL, NDCG):
+    ours = score(tmp_path, "--metrics", "hit,recall,ndcg,mrr,precision")
+    theirs = pytrec_means(
+        tmp_path,
+        {HIT: "success.10", RECALL: "recall.10", NDCG: "ndcg_cut.10", PRECISION: "P.10"},
+    )
+    theirs[MRR] = pytrec_means(tmp_path, {MRR: "recip_rank"}, top=K)[MRR]
+    for key in (HIT, RECALL, NDCG, MRR, PRECISION):
         assert ours[key]["mean"] == pytest.approx(theirs[key], abs=1e-4), key
         assert ours[key]["n"] == theirs["n"] == 300
+
+
+def test_mrr_and_precision_are_scored_only_on_request(tmp_path: Path) -> None:
+    generate(tmp_path, queries=5)
+    assert set(score(tmp_path)) == {HIT, RECALL, NDCG}
 
 
 def test_graded_qrels_count_every_grade_above_zero_as_relevant_with_binary_gains(

@@ -69,7 +69,10 @@ def test_a_floor_flag_beats_the_environment_which_beats_the_config(work: Path) -
 @pytest.mark.parametrize(
     ("flag", "message"),
     [
-        ("mrr=0.5", "argument --min: unknown metric 'mrr' (known: hit, recall, ndcg)"),
+        (
+            "map=0.5",
+            "argument --min: unknown metric 'map' (known: hit, recall, ndcg, mrr, precision)",
+        ),
         ("hit", "argument --min: expected METRIC=X, e.g. hit=0.8, got 'hit'"),
         ("hit=2", "argument --min: must be in [0, 1], got 2"),
     ],
@@ -83,11 +86,11 @@ def test_a_bad_min_flag_names_the_known_metrics_and_exits_2(
 
 
 def test_an_unknown_metric_in_the_config_names_the_known_ones(work: Path) -> None:
-    (work / "recall-gate.yaml").write_text("gate:\n  floors: {mrr: 0.5}\n")
+    (work / "recall-gate.yaml").write_text("gate:\n  floors: {map: 0.5}\n")
     run = run_cli(SCORE, cwd=work)
     assert run.code == 2
     assert "gate.floors" in run.err
-    assert "unknown metric 'mrr' (known: hit, recall, ndcg)" in run.err
+    assert "unknown metric 'map' (known: hit, recall, ndcg, mrr, precision)" in run.err
 
 
 def test_the_old_min_keys_still_set_floors_with_a_deprecation_warning(work: Path) -> None:
@@ -109,3 +112,14 @@ def test_an_old_and_a_new_key_for_one_metric_is_an_error(work: Path) -> None:
     run = run_cli(SCORE, cwd=work)
     assert run.code == 2
     assert "min_hit and floors.hit are both set; keep floors.hit (min_hit is deprecated)" in run.err
+
+
+def test_a_floor_on_a_metric_outside_the_default_set_scores_it(work: Path) -> None:
+    # 10 of 20 cases have their gold at rank 1: MRR@5 = 0.5.
+    run = run_cli([*SCORE, "--min", "mrr=0.6"], cwd=work)
+    assert run.code == 1, run.err
+    assert "MRR@5" in run.out
+    comparison = json.loads((work / "c.json").read_text())
+    assert comparison["metrics"]["mrr"] == 0.5
+    assert "precision" not in comparison["metrics"]
+    assert [f["metric"] for f in comparison["gate"]["failed_floors"]] == ["retrieval_mrr_at_k"]

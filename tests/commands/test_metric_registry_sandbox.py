@@ -134,7 +134,7 @@ def test_a_metric_added_to_the_registry_reaches_every_surface(tmp_path: Path) ->
     )
     # Flags: generated from the entry, and both spellings gate.
     assert "--min-top1 X" in help_["out"]
-    assert "(metrics: hit, recall, ndcg, top1;" in " ".join(help_["out"].split())
+    assert "(metrics: hit, recall, ndcg, mrr, precision, top1;" in " ".join(help_["out"].split())
     assert [r["code"] for r in (by_flag, by_name, by_config, by_env)] == [1, 1, 1, 1], by_config
     # Results JSON: the aggregates carry it, per case and overall.
     results = json.loads((work / "results.json").read_text())
@@ -159,4 +159,4 @@ def test_a_metric_added_to_the_registry_reaches_every_surface(tmp_path: Path) ->
     # The unmodified tree knows no such metric: the entry is what made all of the above.
     plain = run_cli([*score, "--min", "top1=0.9"], cwd=work)
     assert plain.code == 2
-    assert "unknown metric 'top1' (known: hit, recall, ndcg)" in plain.err
+    assert "unknown metric 'top1' (known: hit, recall, ndcg, mrr, precision)" in plain.err

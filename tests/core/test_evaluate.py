@@ -8,7 +8,7 @@ import pytest
 
 from recall_gate.core.aggregate import aggregate
 from recall_gate.core.evaluate import classify_citation, score_case
-from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import Artifact, CaseLabel, CaseType
 
@@ -31,7 +31,7 @@ def label(
 
 def test_empty_gold_emits_no_keys_and_leaves_n_unchanged() -> None:
     scored = score_case(label("gold"), ["a", "b"], k=5)
-    assert set(scored.metrics) == set(METRIC_KEYS)
+    assert set(scored.metrics) == set(DEFAULT_METRIC_KEYS)
     # A capability case without gold, whose ranking would "hit" anything.
     empty = score_case(label("no-gold", gold=(), case_type="capability"), ["a", "b"], k=5)
     assert empty.metrics == {}
@@ -39,7 +39,7 @@ def test_empty_gold_emits_no_keys_and_leaves_n_unchanged() -> None:
 
     before = aggregate([scored])
     after = aggregate([scored, empty])
-    for key in METRIC_KEYS:
+    for key in DEFAULT_METRIC_KEYS:
         assert after.overall[key] == before.overall[key]
         assert after.overall[key].n == 1
     # Its group shows up, with nothing scored (not a vacuous 1.0).

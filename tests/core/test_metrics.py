@@ -12,7 +12,7 @@ from collections.abc import Set as AbstractSet
 
 import pytest
 
-from recall_gate.core.metric_registry import METRIC_KEYS
+from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
 from recall_gate.core.metrics import (
     HIT,
     NDCG,
@@ -195,8 +195,12 @@ def test_ndcg_at_large_k_uses_the_grown_discounts() -> None:
 
 
 def test_score_ranking_returns_the_three_keys_of_the_adr() -> None:
-    assert set(score_ranking(["a"], gold=frozenset({"a"}), k=1)) == set(METRIC_KEYS)
-    assert METRIC_KEYS == ("retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k")
+    assert set(score_ranking(["a"], gold=frozenset({"a"}), k=1)) == set(DEFAULT_METRIC_KEYS)
+    assert DEFAULT_METRIC_KEYS == (
+        "retrieval_hit_at_k",
+        "retrieval_recall_at_k",
+        "retrieval_ndcg_at_k",
+    )
 
 
 def test_score_ranking_emits_no_keys_for_empty_gold() -> None:

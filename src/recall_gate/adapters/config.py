@@ -48,7 +48,7 @@ from pydantic import (
 from recall_gate.adapters.files import describe_validation_error, parse_yaml, read_text
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE
 from recall_gate.core.language import LanguageTag
-from recall_gate.core.metric_registry import GATED_METRICS, gated_metric
+from recall_gate.core.metric_registry import GATED_METRICS, gated_metric, select_metrics
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
@@ -255,6 +255,8 @@ class Config(_Section):
     cases: tuple[Path, ...] = ()
     # The baseline file; default baselines/<profile>.json beside this config.
     baseline: Path | None = None
+    # The metrics scored and reported, by short name (default: hit, recall, ndcg).
+    metrics: tuple[str, ...] | None = None
     embedder: EmbedderSettings = EmbedderSettings()
     chunking: ChunkingSettings = ChunkingSettings()
     store: StoreSettings = StoreSettings()
@@ -266,6 +268,13 @@ class Config(_Section):
     # The git revision that judges (e.g. origin/main): its baseline, gate settings
     # and cases apply. In a pull request on GitHub Actions, the PR's base SHA.
     baseline_ref: str | None = None
+
+    @field_validator("metrics")
+    @classmethod
+    def _known_selection(cls, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        if names is not None:
+            select_metrics(names)  # raises for an unknown or empty selection
+        return names
 
     @field_validator("cases", "kb_include", "kb_exclude", mode="before")
     @classmethod

@@ -34,6 +34,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from recall_gate.adapters.beir import is_beir_line, read_beir_corpus, read_beir_queries
 from recall_gate.adapters.files import (
     describe_validation_error,
     ensure_readable,
@@ -42,6 +43,7 @@ from recall_gate.adapters.files import (
     read_text,
     too_deep,
 )
+from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE, judgment_labels, read_qrels
 from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.errors import InputError
@@ -462,7 +464,14 @@ def load_kb(path: Path, files: KbFiles | None = None) -> list[KbCard]:
         return [_card_from_markdown(path, root=path.parent, files=files)]
     text = read_text(path, what="KB file")
     if path.suffix in _JSONL_SUFFIXES:
-        return [_record_card(f"{source}:{n}", obj) for n, obj in _jsonl(text, source=source)]
+        lines = list(_jsonl(text, source=source))
+        if lines and is_beir_line(lines[0][1]):  # a BEIR corpus.jsonl
+            language = files.default_language or UNDETERMINED_LANGUAGE
+            return [
+                KbCard(where=where, card=card, size=len(card.body.encode("utf-8")))
+                for where, card in read_beir_corpus(path, language=language)
+            ]
+        return [_record_card(f"{source}:{n}", obj) for n, obj in lines]
     if path.suffix in _YAML_SUFFIXES:
         data = parse_yaml(text, source=source)
         items = data.get("cards") if isinstance(data, dict) else data
@@ -505,6 +514,29 @@ def _case_where(source: str, index: int, obj: Any) -> str:
     return f"{source} case #{index}" + (f" (id {ident})" if isinstance(ident, str) else "")
 
 
+def _beir_cases(path: Path) -> list[tuple[str, Case | InputError]]:
+    """A BEIR split (``qrels/<split>.tsv``) as cases, the query texts from the
+    dataset's ``queries.jsonl`` two folders up (BEIR's layout)."""
+    queries_path = path.parent.parent / "queries.jsonl"
+    if not queries_path.is_file():
+        raise InputError(
+            f"{path}: no {queries_path} beside the qrels folder for the query texts",
+            fix="keep BEIR's layout (DATASET/queries.jsonl, DATASET/qrels/<split>.tsv), or "
+            "convert with `recall-gate convert --qrels F --queries F --to cases`",
+        )
+    queries = read_beir_queries(queries_path)
+    cases: list[tuple[str, Case | InputError]] = []
+    for label in judgment_labels(read_qrels(path, "beir"), language=UNDETERMINED_LANGUAGE):
+        query = queries.get(label.id)
+        if query is None:
+            raise InputError(
+                f"{path}: query {label.id!r} has no text in {queries_path}",
+                fix="use the queries.jsonl of the same BEIR dataset",
+            )
+        cases.append((f"{path} (query {label.id})", Case(query=query, **label.model_dump())))
+    return cases
+
+
 def _located_case(where: str, obj: Any) -> tuple[str, Case | InputError]:
     try:
         return where, _validate(Case, obj, where=where, fix=_CASE_FIX)
@@ -515,6 +547,8 @@ def _located_case(where: str, obj: Any) -> tuple[str, Case | InputError]:
 def _load_case_file(path: Path) -> list[tuple[str, Case | InputError]]:
     """Every case of one file, or the error of each case that is unusable."""
     source = str(path)
+    if path.suffix == ".tsv":
+        return _beir_cases(path)
     text = read_text(path, what="cases file")
     if path.suffix in _JSONL_SUFFIXES:
         out: list[tuple[str, Case | InputError]] = []

@@ -30,6 +30,7 @@ from typing import IO, Any, Protocol
 from recall_gate.core.evaluate import CaseScorer
 from recall_gate.core.fingerprint import fingerprint_texts, label_text
 from recall_gate.core.labels import Label, Labeller
+from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
 from recall_gate.core.records import Aggregates, Artifact, CaseLabel, CaseResult
 
 __all__ = ["MISSED_KEPT", "CaseSink", "ScoredCapture", "score_capture"]
@@ -115,16 +116,17 @@ def score_capture(
     cases_source: str = "the cases file",
     results: CaseSink | None = None,
     fingerprint: bool = False,
+    metrics: Sequence[str] = DEFAULT_METRIC_KEYS,
 ) -> ScoredCapture:
     """Score numbered artifacts at ``k``, labelled by ``cases`` or by themselves.
 
     ``results`` receives every case record as it is scored (its caller
     finishes it: the provenance is its to give). ``fingerprint``: also digest
     the capture's own labels, as :func:`~recall_gate.core.fingerprint.fingerprint_labels`
-    would (for a self-labelled capture).
+    would (for a self-labelled capture). ``metrics``: the metric keys aggregated.
     """
     labeller = Labeller(cases, artifacts_source=artifacts_source, cases_source=cases_source)
-    scorer = CaseScorer(k, keep_missed=MISSED_KEPT)
+    scorer = CaseScorer(k, keep_missed=MISSED_KEPT, metrics=metrics)
     texts = _LabelTexts() if fingerprint else None
     label_of = labeller.label
     add = scorer.add

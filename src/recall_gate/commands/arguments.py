@@ -10,7 +10,13 @@ from typing import Any, NoReturn
 
 from recall_gate.commands.context import DEFAULT_CONFIG
 from recall_gate.core.gate import MIN_GROUP_N
-from recall_gate.core.metric_registry import GATED_METRICS, gated_metric
+from recall_gate.core.metric_registry import (
+    DEFAULT_METRIC_KEYS,
+    GATED_METRICS,
+    gated_metric,
+    metric_spec,
+    select_metrics,
+)
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.errors import InputError
 
@@ -171,6 +177,16 @@ class _Floor(argparse.Action):
         setattr(namespace, self.dest, floors)
 
 
+def metric_selection(text: str) -> tuple[str, ...] | None:
+    """``hit,recall,mrr``: metric keys in the registry's order; empty = unset."""
+    if not text.strip():
+        return None
+    try:
+        return select_metrics(text.split(","))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_gate(p: argparse.ArgumentParser) -> None:
     """The floors: ``--min METRIC=X`` and one ``--min-NAME X`` per gated metric
     of the registry, all into ``args.floors`` (metric key → X; None = unset)."""
@@ -183,6 +199,14 @@ def add_gate(p: argparse.ArgumentParser) -> None:
         type=floor_assignment,
         metavar="METRIC=X",
         help=f"floor on a metric's overall mean, e.g. --min hit=0.8 (metrics: {names}; repeatable)",
+    )
+    g.add_argument(
+        "--metrics",
+        type=metric_selection,
+        metavar="NAME,NAME",
+        help=f"the metrics scored and reported (metrics: {names}; default: "
+        f"{', '.join(metric_spec(key).name for key in DEFAULT_METRIC_KEYS)}); a floor adds "
+        "its metric",
     )
     for spec in GATED_METRICS:
         g.add_argument(

@@ -275,6 +275,7 @@ def score_and_report(
             cases_source=cases_source,
             results=writer,
             fingerprint=cases is None,
+            metrics=settings.metrics,
         )
         watch.refuse_unmapped_paths()
         fail_on_integrity_problems(watch.problems, io)

@@ -31,10 +31,21 @@ from recall_gate.adapters.config import (
 )
 from recall_gate.adapters.dataset import KbFiles
 from recall_gate.adapters.git import BaseTree
-from recall_gate.commands.arguments import fraction, positive_int, profile_name, strict_boolean
+from recall_gate.commands.arguments import (
+    fraction,
+    metric_selection,
+    positive_int,
+    profile_name,
+    strict_boolean,
+)
 from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path, warn
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors
-from recall_gate.core.metric_registry import GATED_METRICS
+from recall_gate.core.metric_registry import (
+    DEFAULT_METRIC_KEYS,
+    GATED_METRICS,
+    METRIC_KEYS,
+    select_metrics,
+)
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import (
     DEFAULT_PROFILE,
@@ -62,6 +73,7 @@ ENVIRONMENT: Mapping[str, str] = {
         for spec in GATED_METRICS
         if spec.floor_flag and spec.floor_env
     },
+    "metrics": "RECALL_GATE_METRICS",
     "max_regression": "RECALL_GATE_MAX_REGRESSION",
     "min_group_n": "RECALL_GATE_MIN_GROUP_N",
     "require_significance": "RECALL_GATE_REQUIRE_SIGNIFICANCE",
@@ -108,6 +120,8 @@ class Settings:
     kb: Path | None
     cases: tuple[Path, ...]
     floors: Floors
+    # The metric keys scored and reported: the selection, plus every floored metric.
+    metrics: tuple[str, ...]
     max_regression: float | None
     # The noise rule of max_regression (see core.gate).
     min_group_n: int
@@ -253,6 +267,22 @@ def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floo
         if value is not None:
             floors[spec.key] = value
     return Floors(floors)
+
+
+def _metrics(
+    args: argparse.Namespace, io: Io, config: Config | None, floors: Floors
+) -> tuple[str, ...]:
+    """The metrics scored: ``--metrics``, else ``RECALL_GATE_METRICS`` (the action
+    input ``metrics``), else the config's ``metrics:``, else the registry's default
+    set; every metric with a floor is added (a floor judges what is computed)."""
+    selected = _flag_or_env(args, io, "metrics", metric_selection)
+    if selected is None:
+        selected = (
+            select_metrics(config.metrics)
+            if config is not None and config.metrics is not None
+            else DEFAULT_METRIC_KEYS
+        )
+    return tuple(key for key in METRIC_KEYS if key in selected or key in floors.values)
 
 
 def _cases(
@@ -438,6 +468,7 @@ def resolve_settings(
 
     if config is not None and config.k != k:
         config = config.model_copy(update={"k": k})  # the runner retrieves the top k
+    floors = _floors(args, io, gate)
     return Settings(
         config_path=config_path,
         config=config,
@@ -445,7 +476,8 @@ def resolve_settings(
         k=k,
         kb=kb,
         cases=tuple(cases),
-        floors=_floors(args, io, gate),
+        floors=floors,
+        metrics=_metrics(args, io, config, floors),
         max_regression=max_regression,
         min_group_n=min_group_n,
         require_significance=require_significance,

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.baseline import Baseline
-from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS
+from recall_gate.core.metric_registry import GATED_METRICS, shown_metrics
 from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
     CASE_TYPES,
@@ -381,7 +381,9 @@ def _group_deltas(
             }
         )
     out = []
-    for metric in METRIC_KEYS:
+    # A metric outside the default set is compared when a case of the group carries it.
+    carried = {m for b, c in pairs for m in (*b.metrics, *c.metrics)}
+    for metric in shown_metrics(carried):
         both = having[metric]
         n = len(both)
         out.append(

@@ -27,16 +27,16 @@ from typing import Any
 
 from recall_gate.core.aggregate import MetricAccumulator
 from recall_gate.core.labels import Label
-from recall_gate.core.metric_registry import CITATION_COVERAGE, GATED_METRICS, METRIC_KEYS
+from recall_gate.core.metric_registry import (
+    CITATION_COVERAGE,
+    DEFAULT_METRIC_KEYS,
+    GATED_METRICS,
+    METRIC_KEYS,
+)
 from recall_gate.core.metrics import HIT, score_top
 from recall_gate.core.records import Aggregates, Case, CaseLabel, CaseResult, CitationOutcome
 
 __all__ = ["CaseScorer", "classify_citation", "score_case"]
-
-# The aggregates' columns: every retrieval metric, then the citation share.
-_COLUMNS = (*METRIC_KEYS, CITATION_COVERAGE)
-# The registry's metrics that the one pass of score_top does not compute.
-_KERNELS = tuple((m.key, m.kernel) for m in GATED_METRICS if m.kernel is not None)
 
 
 def classify_citation(*, hit: float, gold: frozenset[str], cited: Sequence[str]) -> CitationOutcome:
@@ -52,11 +52,26 @@ class CaseScorer:
     """Score cases one at a time at ``k``; the aggregates and counts of all of them.
 
     The first ``keep_missed`` missed cases (scored, hit@k = 0) are kept for the
-    report's list of them; ``missed_total`` counts them all.
+    report's list of them; ``missed_total`` counts them all. ``metrics``: the
+    metric keys scored besides the registry's default set (always scored).
     """
 
-    def __init__(self, k: int, *, keep_missed: int = 0) -> None:
+    def __init__(
+        self, k: int, *, keep_missed: int = 0, metrics: Sequence[str] = DEFAULT_METRIC_KEYS
+    ) -> None:
+        unknown = sorted(set(metrics) - set(METRIC_KEYS))
+        if unknown:
+            raise ValueError(f"unknown metric keys: {', '.join(unknown)}")
         self.k = k
+        # The default set is always scored (the ADR triad); ``metrics`` adds to it.
+        chosen = {*DEFAULT_METRIC_KEYS, *metrics}
+        self.metrics = tuple(key for key in METRIC_KEYS if key in chosen)
+        # The aggregates' columns: the chosen retrieval metrics, then the citation share.
+        self._columns = (*self.metrics, CITATION_COVERAGE)
+        # The chosen metrics that the one pass of score_top does not compute.
+        self._kernels = tuple(
+            (m.key, m.kernel) for m in GATED_METRICS if m.kernel is not None and m.key in chosen
+        )
         self.keep_missed = keep_missed
         self.missed: list[CaseResult] = []
         self.missed_total = 0
@@ -82,22 +97,22 @@ class CaseScorer:
         gold = frozenset(gold_ids)
         relevant = None if relevant_ids is None else frozenset(relevant_ids)
         top, metrics = score_top(ranked_card_ids, gold=gold, relevant=relevant, k=self.k)
-        if metrics and _KERNELS:
+        if metrics and self._kernels:
             rel = gold if relevant is None else relevant
-            for key, kernel in _KERNELS:
+            for key, kernel in self._kernels:
                 metrics[key] = kernel(top, gold, rel, self.k)
         self.total += 1
         cell = self._cells.get((case_type, language))
         if cell is None:  # registers the group even if no case of it is scored
             cell = self._cells[(case_type, language)] = self._acc.appenders(
-                case_type, language, _COLUMNS
+                case_type, language, self._columns
             )
         outcome: CitationOutcome | None = None
         if metrics:
             self.scored += 1
             if len(top) < self.k:
                 self.short_of_k += 1
-            for append, key in zip(cell, METRIC_KEYS, strict=False):
+            for append, key in zip(cell, self.metrics, strict=False):
                 append(metrics[key])
             if cited is not None:
                 outcome = classify_citation(hit=metrics[HIT], gold=gold, cited=cited)

@@ -19,13 +19,22 @@ A test adds an entry to a copy of this module and shows all of the above follow.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence, Set
+from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
 
-from recall_gate.core.metrics import HIT, NDCG, RECALL
+from recall_gate.core.metrics import (
+    HIT,
+    MRR,
+    NDCG,
+    PRECISION,
+    RECALL,
+    precision_at_k,
+    reciprocal_rank_at_k,
+)
 
 __all__ = [
     "CITATION_COVERAGE",
+    "DEFAULT_METRIC_KEYS",
     "GATED_METRICS",
     "METRICS",
     "METRIC_KEYS",
@@ -36,6 +45,8 @@ __all__ = [
     "gated_metric",
     "metric_label",
     "metric_spec",
+    "select_metrics",
+    "shown_metrics",
 ]
 
 CITATION_COVERAGE = "citation_coverage"
@@ -60,6 +71,8 @@ class MetricSpec:
     binary: bool = False
     # None: computed in the scorer's one pass (the ADR triad, :func:`score_top`).
     kernel: Kernel | None = None
+    # In the default set (scored and reported without `metrics:` / --metrics).
+    default: bool = True
 
     @property
     def output(self) -> str | None:
@@ -104,6 +117,24 @@ METRICS: tuple[MetricSpec, ...] = (
         formula="trec_eval ndcg_cut_k (binary qrels)",
     ),
     MetricSpec(
+        key=MRR,
+        name="mrr",
+        label="MRR",
+        definition="1/rank of the first relevant card in the top k, else 0 (mean reciprocal rank).",
+        formula="trec_eval recip_rank on the top k",
+        kernel=reciprocal_rank_at_k,
+        default=False,
+    ),
+    MetricSpec(
+        key=PRECISION,
+        name="precision",
+        label="P",
+        definition="|relevant ∩ top k| / k: divided by k even when fewer cards came back.",
+        formula="trec_eval P_k",
+        kernel=precision_at_k,
+        default=False,
+    ),
+    MetricSpec(
         key=CITATION_COVERAGE,
         name="cited",
         label="cited gold",
@@ -116,6 +147,8 @@ METRICS: tuple[MetricSpec, ...] = (
 # The retrieval metrics: scored per case, gated, reported as outputs.
 GATED_METRICS: tuple[MetricSpec, ...] = tuple(m for m in METRICS if m.gated)
 METRIC_KEYS: tuple[str, ...] = tuple(m.key for m in GATED_METRICS)
+# Scored and reported when neither `metrics:` nor --metrics selects others.
+DEFAULT_METRIC_KEYS: tuple[str, ...] = tuple(m.key for m in GATED_METRICS if m.default)
 
 _BY_KEY = {m.key: m for m in METRICS}
 _GATED_BY_NAME = {m.name: m for m in GATED_METRICS}
@@ -156,3 +189,21 @@ def floor_flag(key: str) -> str:
 def floor_key(key: str) -> str:
     """The floor's key under ``gate.floors`` and in the comparison JSON (``hit``)."""
     return gated_metric(key).name
+
+
+def select_metrics(names: Iterable[str]) -> tuple[str, ...]:
+    """The keys of the named metrics (short names or keys), in the registry's order.
+
+    ValueError naming the known names for an unknown one, or for an empty selection."""
+    chosen = {gated_metric(name.strip()).key for name in names if name.strip()}
+    if not chosen:
+        known = ", ".join(m.name for m in GATED_METRICS)
+        raise ValueError(f"no metric selected (known: {known})")
+    return tuple(key for key in METRIC_KEYS if key in chosen)
+
+
+def shown_metrics(*carried: Iterable[str]) -> tuple[str, ...]:
+    """The gated metrics a report shows: the default set, always, and every other
+    one that some of ``carried`` (aggregates, deltas) holds — in registry order."""
+    present = set(DEFAULT_METRIC_KEYS).union(*carried)
+    return tuple(key for key in METRIC_KEYS if key in present)

@@ -19,6 +19,14 @@ Definitions (``top`` = the first ``k`` distinct ids of the ranking):
   over gold cards at 1-based ``rank ≤ k`` and ``IDCG`` the same sum over the
   ideal ranking cut at ``k``, i.e. over ranks ``1..min(|gold|, k)``; so the
   value never exceeds 1.0. Matches trec_eval ``ndcg_cut_k`` (binary qrels).
+
+On request (``metrics:``), over the relevance set ``relevant`` (``relevant_ids``
+if set, else gold):
+
+* ``retrieval_mrr_at_k``       = ``1 / rank`` of the first relevant card in
+  ``top``, else 0.0. Matches trec_eval ``recip_rank`` computed on the top k.
+* ``retrieval_precision_at_k`` = ``|relevant ∩ top| / k``: divided by k even
+  when fewer than k cards came back. Matches trec_eval ``P_k``.
 """
 
 from __future__ import annotations
@@ -30,10 +38,14 @@ from itertools import accumulate, islice
 __all__ = [
     "DEFAULT_K",
     "HIT",
+    "MRR",
     "NDCG",
+    "PRECISION",
     "RECALL",
     "dedupe_first",
     "ideal_dcg",
+    "precision_at_k",
+    "reciprocal_rank_at_k",
     "score_ranking",
     "score_top",
     "top_k",
@@ -42,6 +54,8 @@ __all__ = [
 HIT = "retrieval_hit_at_k"
 RECALL = "retrieval_recall_at_k"
 NDCG = "retrieval_ndcg_at_k"
+MRR = "retrieval_mrr_at_k"
+PRECISION = "retrieval_precision_at_k"
 # The cut-off when neither a flag nor the config sets k.
 DEFAULT_K = 5
 
@@ -137,3 +151,17 @@ def score_top(
         RECALL: found / n_rel,
         NDCG: dcg / _IDEAL[n_ideal],
     }
+
+
+def reciprocal_rank_at_k(top: Sequence[str], gold: Set[str], relevant: Set[str], k: int) -> float:
+    """``retrieval_mrr_at_k`` of one case: 1/rank of the first relevant card in ``top``
+    (the first k distinct cards), else 0."""
+    for rank, card in enumerate(top[:k], start=1):
+        if card in relevant:
+            return 1.0 / rank
+    return 0.0
+
+
+def precision_at_k(top: Sequence[str], gold: Set[str], relevant: Set[str], k: int) -> float:
+    """``retrieval_precision_at_k`` of one case: relevant cards in ``top`` divided by k."""
+    return sum(1 for card in top[:k] if card in relevant) / k

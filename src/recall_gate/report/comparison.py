@@ -44,6 +44,7 @@ from recall_gate.core.metric_registry import (
     floor_flag,
     floor_key,
     metric_label,
+    shown_metrics,
 )
 from recall_gate.core.metrics import HIT
 from recall_gate.core.profile import comment_marker
@@ -295,7 +296,7 @@ def _chart_section(doc: ComparisonDocument, style: Style) -> str | None:
     groups = list(dict.fromkeys(d.group for d in doc.deltas))
     labels = [g.partition(":")[2] or g for g in groups]
     charts = []
-    for metric in METRIC_KEYS:
+    for metric in shown_metrics(d.metric for d in doc.deltas):
         by_group = {d.group: d for d in doc.deltas if d.metric == metric}
         charts.append(
             bar_and_line_chart(
@@ -311,15 +312,16 @@ def _chart_section(doc: ComparisonDocument, style: Style) -> str | None:
 
 
 def _current_table(groups: Sequence[GroupMeansRecord], k: int, style: Style) -> str:
+    shown = shown_metrics(*(g.means for g in groups if g.group == "overall"))
     rows = [
         [
             style.user(_group_name(g.group)),
             str(g.n),
-            *(_mean(g.means.get(m)) for m in METRIC_KEYS),
+            *(_mean(g.means.get(m)) for m in shown),
         ]
         for g in groups
     ]
-    header = ["group", "n", *(metric_label(m, k) for m in METRIC_KEYS)]
+    header = ["group", "n", *(metric_label(m, k) for m in shown)]
     return table(header, rows, style.fmt)
 
 
@@ -595,7 +597,7 @@ def not_comparable_phrase(doc: ComparisonDocument, style: Style) -> str:
 
 def _overall_change(old: dict[str, SummaryRecord], new: dict[str, SummaryRecord], k: int) -> str:
     parts = []
-    for metric in METRIC_KEYS:
+    for metric in shown_metrics(old, new):
         a, b = old.get(metric), new.get(metric)
         n = f" (n {a.n if a else 0} → {b.n if b else 0})" if metric == HIT else ""
         parts.append(
@@ -1020,7 +1022,7 @@ def _headline(doc: ComparisonDocument, style: Style) -> str:
         return f"No case carries gold: nothing is scored ({doc.n_cases} cases)."
     same_set = _comparable(doc) and not _cases_changed(doc)
     parts = []
-    for metric in METRIC_KEYS:
+    for metric in shown_metrics(means):
         text = f"{metric_label(metric, k)} {style.bold(_mean(means.get(metric)))}"
         delta = _delta_for(doc, metric)
         if same_set and delta is not None and delta.delta is not None:
@@ -1116,11 +1118,12 @@ def _notes(doc: ComparisonDocument, style: Style, *, legend: Sequence[str]) -> s
     return "\n".join(f"- {n}" for n in notes)
 
 
-def _definitions(style: Style) -> str:
+def _definitions(style: Style, shown: Sequence[str]) -> str:
+    specs = [m for m in GATED_METRICS if m.key in shown]
     if style.md:
-        items = [f"- `{m.key}`: {m.definition}" for m in GATED_METRICS]
+        items = [f"- `{m.key}`: {m.definition}" for m in specs]
     else:
-        items = [f"- {m.key}: {m.definition.replace('`', '')}" for m in GATED_METRICS]
+        items = [f"- {m.key}: {m.definition.replace('`', '')}" for m in specs]
     return style.collapsed("Metric definitions", ["\n".join(items)])
 
 
@@ -1172,7 +1175,9 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
     if suggestions:
         parts.append(suggestions)
     parts.append(_notes(doc, style, legend=legend))
-    parts.append(_definitions(style))
+    parts.append(
+        _definitions(style, shown_metrics(_overall_means(doc), (d.metric for d in doc.deltas)))
+    )
     return "\n\n".join(parts) + "\n"
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
-from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key
+from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary
@@ -378,9 +378,10 @@ def comparison_document(
     baseline = comparison.baseline
     gate = verdict.gate
     would = verdict.would_fail
-    means = {
-        name: (overall[key].mean if key in overall else None) for key, name in _OUTPUTS.items()
-    }
+    # The default metrics always; mrr, precision when the run or the comparison carries them.
+    shown = shown_metrics(overall, (d.metric for d in comparison.deltas))
+    outputs = {key: name for key, name in _OUTPUTS.items() if key in shown}
+    means = {name: (overall[key].mean if key in overall else None) for key, name in outputs.items()}
     return ComparisonDocument(
         kind=COMPARISON_KIND,
         schema_version=COMPARISON_SCHEMA_VERSION,
@@ -394,7 +395,7 @@ def comparison_document(
         metrics=means,
         delta={
             name: (d.delta if (d := comparison.delta_for(key)) is not None else None)
-            for key, name in _OUTPUTS.items()
+            for key, name in outputs.items()
         },
         baseline=BaselineRecord(
             status=comparison.status,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, metric_label
+from recall_gate.core.metric_registry import GATED_METRICS, metric_label, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.trend import TrendPoint
 from recall_gate.report.charts import ChartSeries, line_chart
@@ -40,6 +40,7 @@ def render_history(
 
     ks = sorted({p.k for p in points})
     k = ks[-1]
+    shown = shown_metrics(*(p.overall for p in points))
     parts = []
     if heading:
         title = f"recall-gate history: {path}"
@@ -68,7 +69,7 @@ def render_history(
                 ),
                 y_label=metric_label(metric, k),
             )
-            for metric in METRIC_KEYS
+            for metric in shown
         ]
     rows = [
         [
@@ -76,12 +77,12 @@ def render_history(
             user(p.committed_at or "not committed"),
             str(p.k),
             str(_n(p)),
-            *(_mean(p, m) for m in METRIC_KEYS),
+            *(_mean(p, m) for m in shown),
             user(p.reason) if p.reason else "—",
         ]
         for p in points
     ]
-    header = ["version", "committed", "k", "n", *(metric_label(m, k) for m in METRIC_KEYS)]
+    header = ["version", "committed", "k", "n", *(metric_label(m, k) for m in shown)]
     parts.append(table([*header, "reason"], rows, fmt))
     return "\n\n".join(parts) + "\n"
 
@@ -103,7 +104,7 @@ def history_json(points: Sequence[TrendPoint], *, profile: str, path: str) -> di
                 "n": _n(p),
                 **{
                     _OUTPUT_KEYS[m]: (s.mean if (s := p.overall.get(m)) is not None else None)
-                    for m in METRIC_KEYS
+                    for m in shown_metrics(*(q.overall for q in points))
                 },
             }
             for p in points

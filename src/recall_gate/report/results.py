@@ -13,9 +13,9 @@ from recall_gate.core.gate import GateResult, suggest_floors
 from recall_gate.core.metric_registry import (
     CITATION_COVERAGE,
     GATED_METRICS,
-    METRIC_KEYS,
     floor_flag,
     metric_label,
+    shown_metrics,
 )
 from recall_gate.core.moves import missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
@@ -166,7 +166,8 @@ def render_summary(
     feed :func:`capture_notes`.
     """
     agg = aggregates
-    metrics = list(METRIC_KEYS)
+    shown = shown_metrics(agg.overall)
+    metrics = list(shown)
     if CITATION_COVERAGE in agg.overall:
         metrics.append(CITATION_COVERAGE)
     parts = [_heading(f"recall-gate: retrieval quality at k = {k}", fmt)]
@@ -214,7 +215,7 @@ def render_summary(
             parts.append(f"{title}\n{'-' * len(title)}\n\n{text}")
     notes = [RECALL_CAVEAT, LANGUAGE_CAVEAT]
     parts.append("\n".join(f"- {n}" for n in notes))
-    definitions = "\n".join(f"- `{m.key}`: {m.definition}" for m in GATED_METRICS)
+    definitions = "\n".join(f"- `{m.key}`: {m.definition}" for m in GATED_METRICS if m.key in shown)
     parts.append(f"Metric definitions:\n{definitions}")
     return "\n\n".join(parts) + "\n"
 
