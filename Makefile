@@ -29,14 +29,17 @@ types: $(STAMP)
 zizmor: $(STAMP)
 	$(BIN)/zizmor --offline --min-severity low action.yml .github/workflows
 
+# Each test has a timeout (pyproject.toml); --durations lists the slowest at the end.
+DURATIONS := --durations=25
+
 test: $(STAMP)
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/pytest -n 2
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/pytest -n 2 $(DURATIONS)
 
 test-fast: $(STAMP)
-	$(BIN)/pytest -n 2 -m "not integration and not act"
+	$(BIN)/pytest -n 2 -m "not integration and not act" $(DURATIONS)
 
 test-act: $(STAMP)
-	$(BIN)/pytest -n 2 -m act
+	$(BIN)/pytest -n 2 -m act $(DURATIONS)
 
 # The documentation site: every page in the nav builds, every link and anchor resolves.
 docs: $(STAMP)

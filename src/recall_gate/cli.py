@@ -20,7 +20,7 @@ in everything written to stdout and stderr.
 
 The commands live in the private ``recall_gate.commands`` package, one module
 per concept; each adds its subparsers here and hands back its handlers, which
-receive the :class:`~recall_gate.commands.context.Io` built below.
+receive the :class:`~recall_gate.commands.context.Console` built below.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Final, TextIO
 from recall_gate import __version__
 from recall_gate.commands import baselines, capturing, converting, evaluation, github_actions
 from recall_gate.commands.arguments import Parser, add_subcommands
-from recall_gate.commands.context import Handler, Io
+from recall_gate.commands.context import Console, Handler, warn
 from recall_gate.errors import INTERNAL_ERROR_EXIT, RecallGateError
 
 __all__ = ["DEBUG_ENV", "entry_point", "main"]
@@ -168,7 +168,7 @@ def main(
     env = os.environ if environ is None else environ
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = _debug_requested(arguments, env)
-    io = Io(
+    console = Console(
         stdout=_masked(stdout or sys.stdout, env),
         stderr=_masked(stderr or sys.stderr, env),
         environ=env,
@@ -182,9 +182,11 @@ def main(
             return exc.code if isinstance(exc.code, int) else 0
         if cwd is not None:
             _anchor_paths(args, cwd)
-        return handlers[args.command](args, io)
+        for line in getattr(args, "deprecations", None) or ():
+            warn(console, line)
+        return handlers[args.command](args, console)
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
-        io.stderr.write(_error_message(exc, debug=debug))
+        console.stderr.write(_error_message(exc, debug=debug))
         return _exit_code(exc)
 
 

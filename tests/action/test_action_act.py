@@ -30,7 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,8 @@ import pytest
 from fake_github import BOT_LOGIN, TOKEN, Failure, FakeGitHub
 from recall_gate.cli import main as recall_gate
 
-pytestmark = pytest.mark.act
+# A test runs act up to a few times, each bounded by ACT_TIMEOUT.
+pytestmark = [pytest.mark.act, pytest.mark.timeout(1800)]
 
 ROOT = Path(__file__).resolve().parents[2]
 ACT_DIR = ROOT / "tests" / "act"
@@ -141,6 +142,7 @@ class Repo:
         variables: Mapping[str, str] | None = None,
         inputs: Mapping[str, str] | None = None,
         venv: Path | None = None,
+        extra: Sequence[str] = (),
     ) -> ActRun:
         event_file = self.scratch / f"event-{len(list(self.scratch.glob('event-*')))}.json"
         text = json.dumps(event).replace(BASE_SHA_OF_THE_REPO, self.base_sha)
@@ -173,6 +175,7 @@ class Repo:
             "-s",
             f"GITHUB_TOKEN={token}",
             *_stub_mappings(),
+            *extra,
         ]
         for name, value in (variables or {}).items():
             argv += ["--var", f"{name}={value}"]
@@ -784,3 +787,132 @@ def test_update_baseline_commits_the_new_baseline_and_opens_a_pr(repo: Repo) -> 
     assert baseline["aggregates"]["overall"]["retrieval_hit_at_k"]["n"] >= 100
     # The default branch itself is untouched: the change waits in the PR.
     assert repo.fake.file(REPO, "main", "baselines/default.json") == old
+
+
+# -- the README's one-step PR check, in a consumer repository ----------------------------
+
+CONSUMER_RAG = """\
+\"\"\"The app's retriever (synthetic docs): Haystack's in-memory BM25, no model.\"\"\"
+
+from pathlib import Path
+
+from haystack import Document
+from haystack.components.retrievers.in_memory import InMemoryBM25Retriever
+from haystack.document_stores.in_memory import InMemoryDocumentStore
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+SKIP: tuple[str, ...] = ()
+
+
+def build_retriever() -> InMemoryBM25Retriever:
+    store = InMemoryDocumentStore()
+    store.write_documents(
+        [
+            Document(content=path.read_text(encoding="utf-8"), meta={"file_path": str(path)})
+            for path in sorted(DOCS.rglob("*.md"))
+            if not path.relative_to(DOCS).as_posix().startswith(SKIP)
+        ]
+    )
+    return InMemoryBM25Retriever(document_store=store, top_k=5)
+"""
+
+CONSUMER_CONFIG = """\
+# Synthetic evaluation (an invented shop), k and a tolerance the PR must not escape.
+kb: docs
+cases: evals/cases.yaml
+k: 3
+capture:
+  retriever: app.rag:build_retriever
+gate:
+  max_regression: 0.05
+  min_group_n: 5
+"""
+
+
+def _readme_workflow() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text[text.index("<!-- quickstart:start -->") : text.index("<!-- quickstart:end -->")]
+    return block.split("```yaml\n", 1)[1].split("```", 1)[0]
+
+
+def _capture_baseline(app: Path, reason: str) -> None:
+    """`recall-gate capture` in the app, then `baseline update`: what a maintainer runs."""
+    sys.modules.pop("app", None)
+    sys.modules.pop("app.rag", None)
+    results = app.parent / f"{reason.replace(' ', '-')}.json"
+    code = recall_gate(
+        ["capture", "--out", str(app.parent / "c.jsonl"), "--json", str(results), "--no-gate"],
+        {},
+        stdout=io.StringIO(),
+        stderr=io.StringIO(),
+        cwd=app,
+    )
+    assert code == 0
+    code = recall_gate(
+        ["baseline", "update", "--results", str(results), "--reason", reason,
+         "--created-at", CREATED_AT, "--git-sha", "a" * 40],
+        {},
+        stdout=io.StringIO(),
+        cwd=app,
+    )  # fmt: skip
+    assert code == 0
+    sys.modules.pop("app", None)
+    sys.modules.pop("app.rag", None)
+
+
+def test_the_readme_one_step_check_fails_a_pr_that_regresses_and_lowers_its_own_baseline(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    app = tmp_path / "shop"
+    shutil.copytree(ROOT / "examples" / "data" / "docs", app / "docs")
+    (app / "evals").mkdir()
+    shutil.copy(ROOT / "examples" / "data" / "cases.yaml", app / "evals" / "cases.yaml")
+    (app / "app").mkdir()
+    (app / "app" / "__init__.py").write_text("", encoding="utf-8")
+    (app / "app" / "rag.py").write_text(CONSUMER_RAG, encoding="utf-8")
+    (app / "requirements.txt").write_text("haystack-ai\n", encoding="utf-8")
+    (app / "recall-gate.yaml").write_text(CONSUMER_CONFIG, encoding="utf-8")
+    workflow = app / ".github" / "workflows" / "retrieval-eval.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(_readme_workflow(), encoding="utf-8")
+    _capture_baseline(app, "first baseline")
+    _git(app, "init", "-q", "-b", "main")
+    _git(app, "remote", "add", "origin", f"https://github.com/{REPO}.git")
+    _git(app, "add", "-A")
+    _git(app, "commit", "-q", "-m", "base")
+    base_sha = _git(app, "rev-parse", "HEAD")
+    # The pull request: its retriever loses the German docs, and it re-baselines on that.
+    rag = app / "app" / "rag.py"
+    rag.write_text(rag.read_text().replace("SKIP: tuple[str, ...] = ()", 'SKIP = ("de/",)'))
+    _capture_baseline(app, "new retriever, new baseline")
+    _git(app, "commit", "-q", "-am", "Faster retriever; refresh the baseline")
+
+    scratch = tmp_path / "scratch"
+    (scratch / "artifacts").mkdir(parents=True)
+    fake_github.add_repo(REPO)
+    number = fake_github.add_pull(REPO, head_sha=HEAD_1)
+    consumer = Repo(
+        path=app, scratch=scratch, fake=fake_github, venv=Path(sys.prefix), base_sha=base_sha
+    )
+    run = consumer.run(
+        "pull_request",
+        workflow=".github/workflows/retrieval-eval.yml",
+        event=pr_event(number, HEAD_1),
+        # `uses: recall-gate/recall-gate@v0` is this checkout; its code runs from src/.
+        extra=[
+            "--local-repository",
+            f"recall-gate/recall-gate@v0={ROOT}",
+            "--env",
+            f"PYTHONPATH={ROOT / 'src'}",
+        ],
+    )
+
+    assert run.job_result == "failure", run.text[-6000:]
+    [comment] = marked_comments(fake_github, number)
+    assert "**fail**" in comment.body
+    assert "de-returns" in comment.body
+    assert "de-shipping" in comment.body
+    assert "This pull request changes the baseline" in comment.body
+    assert "new retriever, new baseline" in comment.body
+    assert any("retrieval gate failed" in e for e in run.annotations("error"))
+    assert_token_never_printed(run, TOKEN)

@@ -15,7 +15,14 @@ from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
-NAMES = ("ci.yml", "retrieval-eval.yml", "retrieval-comment.yml", "update-baseline.yml")
+NAMES = (
+    "ci.yml",
+    "package.yml",
+    "release.yml",
+    "retrieval-eval.yml",
+    "retrieval-comment.yml",
+    "update-baseline.yml",
+)
 _PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
 _WRITE_SCOPES = {"contents", "pull-requests", "actions", "issues", "checks", "statuses"}
 
@@ -30,7 +37,7 @@ def all_steps(data: dict[str, Any]) -> list[dict[str, Any]]:
     return [step for job in data["jobs"].values() for step in job.get("steps", [])]
 
 
-def test_the_four_workflows_exist() -> None:
+def test_the_workflows_exist() -> None:
     assert sorted(p.name for p in WORKFLOWS.glob("*.yml")) == sorted(NAMES)
 
 
@@ -76,6 +83,32 @@ def test_ci_runs_make_check_on_push_and_pull_request() -> None:
     runs = [step.get("run", "") for step in all_steps(data)]
     assert "make check" in runs
     assert data["jobs"]["check"]["permissions"] == {"contents": "read"}
+
+
+def test_ci_covers_every_supported_python_the_whole_suite_on_the_oldest() -> None:
+    """The fast suite on 3.11, 3.12 and 3.13 (``requires-python >= 3.11``); act and
+    integration once, inside ``make check`` on the oldest."""
+    jobs = load("ci.yml")["jobs"]
+    oldest = [s for s in jobs["check"]["steps"] if "python-version" in s.get("with", {})]
+    assert [s["with"]["python-version"] for s in oldest] == ["3.11"]
+    assert jobs["fast"]["strategy"]["matrix"]["python"] == ["3.12", "3.13"]
+    assert jobs["fast"]["strategy"]["fail-fast"] is False
+    assert [s["run"] for s in jobs["fast"]["steps"] if "run" in s] == ["make test-fast"]
+    assert jobs["fast"]["permissions"] == {"contents": "read"}
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'requires-python = ">=3.11"' in pyproject
+
+
+def test_every_test_has_a_timeout_and_the_log_lists_the_slowest() -> None:
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r"^timeout = \d+$", pyproject, re.M), "pytest-timeout: set `timeout`"
+    assert "pytest-timeout" in pyproject
+    assert re.search(r"^pytest-timeout==", (ROOT / "constraints.txt").read_text(), re.M)
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    for target in ("test", "test-fast", "test-act"):
+        recipe = makefile.split(f"\n{target}: ", 1)[1].split("\n\n", 1)[0]
+        assert "$(DURATIONS)" in recipe, f"make {target}: pass --durations"
+    assert "DURATIONS := --durations=" in makefile
 
 
 def test_the_pr_check_uses_this_action_with_least_privilege_per_pr() -> None:

@@ -308,3 +308,41 @@ def test_an_unfetched_ref_is_named_as_given_never_as_fetch_head(repo: Path) -> N
     assert run.code == 2
     assert f"--baseline-ref {sha}: unknown git revision (not fetched?)" in run.err
     assert "FETCH_HEAD" not in run.err
+
+
+# --- capture in a workflow step ------------------------------------------------------------
+
+
+def test_a_failing_capture_writes_its_artifacts_results_and_report_before_exiting_1(
+    repo: Path,
+) -> None:
+    (repo / "pr_app.py").write_text(
+        RETRIEVER.format(misses=GOOD_MISSES | REGRESSED), encoding="utf-8"
+    )
+    sys.modules.pop("pr_app", None)
+    run = cli(
+        repo, "capture", "--retriever", "pr_app:build", "--out", "c.jsonl", "--json", "r.json",
+        "--markdown", "r.md", "--comment-markdown", "comment.md", "--baseline-ref", "main",
+    )  # fmt: skip
+    assert run.code == 1, run.out + run.err
+    for written in ("c.jsonl", "r.json", "r.md", "comment.md"):
+        assert (repo / written).stat().st_size > 0, written
+    assert "**fail**" in (repo / "comment.md").read_text()
+
+
+def test_no_gate_captures_and_reports_a_failed_gate_but_exits_0(repo: Path) -> None:
+    (repo / "pr_app.py").write_text(
+        RETRIEVER.format(misses=GOOD_MISSES | REGRESSED), encoding="utf-8"
+    )
+    sys.modules.pop("pr_app", None)
+    run = cli(
+        repo, "capture", "--retriever", "pr_app:build", "--out", "c.jsonl", "--json", "r.json",
+        "--no-gate", "--baseline-ref", "main",
+    )  # fmt: skip
+    assert run.code == 0, run.out + run.err
+    assert "recall-gate default: FAIL" in run.out
+    assert "exit 0 because of --no-gate" in run.err
+    assert (repo / "r.json").is_file()
+    # The artifacts it wrote are judged the same way by `score`, at the base.
+    judged = cli(repo, "score", "--artifacts", "c.jsonl", "--baseline-ref", "main")
+    assert judged.code == 1, judged.out + judged.err

@@ -266,11 +266,13 @@ def test_compare_writes_the_comment_the_full_report_and_the_json(
     run = cli(
         [
             "compare", "--current", str(runs["bad"]), "--profile", "default",
-            "--markdown", str(comment), "--full-markdown", str(full), "--json", str(data),
+            "--comment-markdown", str(comment), "--markdown", str(full),
+            "--comparison-json", str(data),
         ],
         tmp_path,
     )  # fmt: skip
     assert run.code == 0
+    assert run.err == ""
     text = comment.read_text()
     assert text.startswith(
         "<!-- recall-gate:default -->\n\n### 📊 recall-gate `default`: **report-only**"

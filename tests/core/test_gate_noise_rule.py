@@ -13,12 +13,12 @@ import pytest
 
 from factories import baseline_of, case, results
 from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.evaluate import score_case
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.metrics import HIT, NDCG
 from recall_gate.core.records import CaseLabel, CaseResult
 from recall_gate.core.stats import mcnemar_exact_p, min_detectable_lost
-from recall_gate.report.comparison_json import comparison_document
 
 
 def en_cases(n: int, rank: int | None, *, prefix: str = "en") -> list[CaseResult]:

@@ -1,8 +1,13 @@
-"""The pure core does no I/O (functional core, thin shell: CONTRIBUTING.md).
+"""The pure core does no I/O (functional core, thin shell: CONTRIBUTING.md), and the
+layers hold.
 
 Walks the imports of the core modules with `ast`, transitively within
 `recall_gate` (lazy imports inside functions included), and fails if any module
 reached imports an I/O library, reads the environment, or opens a file.
+
+The same import scan, over every module, checks the layers of the README's
+Architecture table: no module imports one of a higher layer or of another
+package on its own layer, no import cycle, and no two modules share a file name.
 """
 
 from __future__ import annotations
@@ -241,3 +246,120 @@ def test_the_checker_follows_relative_and_package_imports() -> None:
         "from . import metrics\nfrom .records import Card\nimport recall_gate.core.gate\n",
     )
     assert {"core.metrics", "core.records", "core.gate", "core.__init__"} <= imported
+
+
+# -- the layers ---------------------------------------------------------------------
+
+# Lower numbers are lower layers: a module may import its own package and lower layers
+# only. report/ and adapters/ share a layer and may not import each other (the schemas
+# both use live in core/); so do runner/ and retrievers/. The package's __init__ is the
+# public facade (core and capture), below the commands that read its version.
+LAYERS = {
+    "errors": 0,
+    "core": 1,
+    "report": 2,
+    "adapters": 2,
+    "runner": 3,
+    "retrievers": 3,
+    "__init__": 4,
+    "commands": 5,
+    "cli": 6,
+}
+
+
+def _package_of(module: str) -> str:
+    return module.split(".", maxsplit=1)[0]
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Every module of the package → the package modules it imports (lazily too; not
+    ``if TYPE_CHECKING:`` imports, nor a package's ``__init__`` from its own modules,
+    which ``from package import module`` names but does not depend on)."""
+    modules = sorted(
+        str(path.relative_to(PACKAGE).with_suffix("")).replace("/", ".")
+        for path in PACKAGE.rglob("*.py")
+    )
+    graph = {}
+    for module in modules:
+        _, imported = scan_source(module, _module_path(module).read_text(encoding="utf-8"))
+        package = _package_of(module)
+        graph[module] = imported - {module, f"{package}.__init__"}
+    return graph
+
+
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
+    out = []
+    for module, imported in sorted(graph.items()):
+        package = _package_of(module)
+        for target in sorted(imported):
+            other = _package_of(target)
+            if other != package and LAYERS[other] >= LAYERS[package]:
+                out.append(f"{module} imports {target} ({package}/ may not import {other}/)")
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles: strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_every_top_level_package_has_a_layer() -> None:
+    assert {_package_of(m) for m in import_graph()} == set(LAYERS)
+
+
+def test_no_module_imports_a_higher_layer_or_a_sibling_package() -> None:
+    assert layer_violations(import_graph()) == []
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_no_two_modules_share_a_file_name() -> None:
+    names: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name != "__init__.py":
+            names.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}
+
+
+def test_the_layer_checks_catch_an_upward_import_a_sibling_import_and_a_cycle() -> None:
+    graph = {
+        "core.a": {"report.b"},
+        "adapters.c": {"report.b"},
+        "report.b": {"core.d"},
+        "core.d": {"core.e"},
+        "core.e": {"core.d"},
+    }
+    assert layer_violations(graph) == [
+        "adapters.c imports report.b (adapters/ may not import report/)",
+        "core.a imports report.b (core/ may not import report/)",
+    ]
+    assert cycles(graph) == [["core.d", "core.e"]]

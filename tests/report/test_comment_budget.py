@@ -11,12 +11,12 @@ from test_render_comment import baseline, results, suite
 
 from factories import LANGS, case
 from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, comment_length
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult, Retriever
 from recall_gate.report.comparison import render_comment
-from recall_gate.report.comparison_json import comparison_document
 from recall_gate.report.markup import escape_markdown
 
 HUGE = 100_000

@@ -11,12 +11,12 @@ import pytest
 from test_render_comment import DROPPED, PATH, SETTINGS, baseline, results, suite
 
 from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.metrics import HIT
 from recall_gate.report import comparison as phrases
 from recall_gate.report.actions import comparison_annotations
 from recall_gate.report.comparison import render_comment, render_comparison_text
-from recall_gate.report.comparison_json import ComparisonDocument, comparison_document
 
 
 def _surfaces(doc: ComparisonDocument) -> dict[str, str]:

@@ -19,6 +19,7 @@ from factories import LANGS, case
 from golden import assert_golden
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
+from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import ComparisonVerdict, Floors, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.core.metrics import HIT
@@ -30,7 +31,6 @@ from recall_gate.report.comparison import (
     render_comment,
     render_comparison_text,
 )
-from recall_gate.report.comparison_json import comparison_document
 from recall_gate.report.markup import escape_markdown
 
 SHA_OLD = "1111111111111111111111111111111111111111"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from recall_gate.core.comparison_json import ComparisonDocument
 from recall_gate.report.actions import comparison_annotations, comparison_outputs
-from recall_gate.report.comparison_json import ComparisonDocument
 
 HIT = "retrieval_hit_at_k"
 RECALL = "retrieval_recall_at_k"
@@ -229,8 +229,8 @@ def test_more_than_ten_annotations_of_a_level_are_summarised() -> None:
 def test_a_regression_annotation_names_its_cases_and_an_exempt_row_is_a_notice() -> None:
     from factories import baseline_of, case, results
     from recall_gate.core.compare import compare_to_baseline
+    from recall_gate.core.comparison_json import comparison_document
     from recall_gate.core.gate import Floors, judge_comparison
-    from recall_gate.report.comparison_json import comparison_document
 
     base = [case(f"en-{i:02d}", 2) for i in range(20)]
     base += [case("es-a", 1, language="es-419"), case("es-b", 1, language="es-419")]

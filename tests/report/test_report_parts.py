@@ -9,10 +9,10 @@ from test_render_comment import DROPPED, PATH, SETTINGS, baseline, results, suit
 from factories import LANGS
 from golden import assert_golden
 from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.records import Retriever
 from recall_gate.report.comparison import render_comment, render_comparison_text
-from recall_gate.report.comparison_json import ComparisonDocument, comparison_document
 from recall_gate.report.results import LANGUAGE_CAVEAT
 
 

@@ -41,9 +41,9 @@ from typing import Final, TextIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from recall_gate.adapters.files import describe_validation_error, read_text, too_deep
+from recall_gate.core.annotations import AnnotationLevel
 from recall_gate.core.github_limits import SUMMARY_MAX_BYTES
 from recall_gate.errors import InputError
-from recall_gate.report.actions import AnnotationLevel
 
 __all__ = [
     "SUMMARY_MAX_BYTES",

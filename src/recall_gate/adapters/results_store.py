@@ -27,9 +27,9 @@ from recall_gate.adapters.files import (
     parse_json,
     read_text,
 )
+from recall_gate.core.comparison_json import COMPARISON_KIND, ComparisonDocument
 from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
 from recall_gate.errors import InputError
-from recall_gate.report.comparison_json import COMPARISON_KIND, ComparisonDocument
 
 __all__ = [
     "FLOAT_DIGITS",
@@ -180,7 +180,7 @@ def dump_jsonl(records: Sequence[BaseModel]) -> str:
     )
 
 
-_COMPARISON_FIX = "pass the file written by `recall-gate compare --json` (or `--comparison-json`)"
+_COMPARISON_FIX = "pass the file written by `--comparison-json` (of compare, score or run)"
 
 
 def read_comparison(path: Path) -> ComparisonDocument:

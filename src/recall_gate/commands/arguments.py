@@ -117,15 +117,67 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
     )
 
 
-def add_outputs(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", type=Path, metavar="PATH", help="write the results JSON here")
-    p.add_argument("--markdown", type=Path, metavar="PATH", help="write the Markdown report here")
+def note_deprecation(namespace: argparse.Namespace, line: str) -> None:
+    """Leave a warning in ``args.deprecations``: ``cli.main`` prints each one."""
+    namespace.deprecations = [*(getattr(namespace, "deprecations", None) or []), line]
+
+
+class _Deprecated(argparse.Action):
+    """An old spelling, kept for one minor version: it stores into its new flag's
+    destination and leaves a warning naming the new spelling."""
+
+    def __init__(self, *args: Any, instead: str, **kwargs: Any) -> None:
+        self.instead = instead
+        super().__init__(*args, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        note_deprecation(
+            namespace,
+            f"{option_string} is deprecated; write {self.instead} (the old spelling goes in "
+            "the next minor version)",
+        )
+
+
+def add_deprecated(
+    p: argparse._ActionsContainer, flag: str, *, instead: str, dest: str, **kwargs: Any
+) -> None:
+    """``flag`` as an old spelling of ``instead`` (same ``dest``), with a warning."""
+    p.add_argument(
+        flag,
+        dest=dest,
+        action=_Deprecated,
+        instead=instead,
+        help=f"deprecated: {instead}",
+        **kwargs,
+    )
+
+
+# The output flags mean one thing in every command that has them.
+def add_results_json(p: argparse._ActionsContainer) -> None:
+    p.add_argument("--json", type=optional_path, metavar="PATH", help="write the results JSON here")
+
+
+def add_report_outputs(p: argparse._ActionsContainer) -> None:
+    """``--markdown`` (the full report), ``--comparison-json`` and ``--comment-markdown``."""
+    p.add_argument(
+        "--markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the full Markdown report here (for the job summary)",
+    )
     p.add_argument(
         "--comparison-json",
         type=optional_path,
         metavar="PATH",
-        help="write the comparison with the baseline here (as `compare --json`; compares "
-        "even when there is no baseline yet)",
+        help="write the comparison with the baseline here (compares even when there is no "
+        "baseline yet)",
     )
     p.add_argument(
         "--comment-markdown",
@@ -133,6 +185,11 @@ def add_outputs(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
     )
+
+
+def add_outputs(p: argparse.ArgumentParser) -> None:
+    add_results_json(p)
+    add_report_outputs(p)
 
 
 def add_strict(p: argparse.ArgumentParser) -> None:

@@ -24,15 +24,17 @@ from recall_gate.commands.arguments import (
     add_baseline_file,
     add_baseline_ref,
     add_config,
+    add_deprecated,
     add_gate,
     add_profile,
+    add_report_outputs,
     add_subcommands,
     add_tolerance,
     fraction,
     optional_path,
     optional_text,
 )
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path, warn
 from recall_gate.commands.gating import report_comparison
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
@@ -64,20 +66,22 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_baseline_file(compare, "--baseline")
     add_baseline_ref(compare)
     add_profile(compare)
-    compare.add_argument(
-        "--markdown",
+    add_report_outputs(compare)
+    add_deprecated(
+        compare,
+        "--json",
+        instead="--comparison-json",
+        dest="comparison_json",
         type=optional_path,
         metavar="PATH",
-        help="write the PR comment here (shortened to fit GitHub's 65,536-character limit)",
     )
-    compare.add_argument(
+    add_deprecated(
+        compare,
         "--full-markdown",
+        instead="--markdown",
+        dest="full_markdown",
         type=optional_path,
         metavar="PATH",
-        help="write the full report here (for the job summary)",
-    )
-    compare.add_argument(
-        "--json", type=optional_path, metavar="PATH", help="write the comparison JSON here"
     )
     add_gate(compare)
     add_tolerance(compare)
@@ -170,12 +174,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     }
 
 
-def _cmd_history(args: argparse.Namespace, io: Io) -> int:
+def _cmd_history(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.baseline_history import read_baseline_history
 
-    settings = resolve_settings(args, io)
-    shown = display_path(settings.baseline, io)
-    versions = read_baseline_history(settings.baseline, cwd=io.cwd, since=args.since, display=shown)
+    settings = resolve_settings(args, console)
+    shown = display_path(settings.baseline, console)
+    versions = read_baseline_history(
+        settings.baseline, cwd=console.cwd, since=args.since, display=shown
+    )
     points = [
         trend_point(v.baseline, commit=v.commit, committed_at=v.committed_at) for v in versions
     ]
@@ -186,17 +192,17 @@ def _cmd_history(args: argparse.Namespace, io: Io) -> int:
         )
     if args.markdown is not None:
         atomic_write_text(args.markdown, text)
-    io.stdout.write(text)
+    console.stdout.write(text)
     return 0
 
 
-def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
+def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str | None:
     """The committed trend of the baseline at ``path`` plus ``new`` as the proposed
     point, for the update's report; ``None`` outside git or before a first commit."""
     from recall_gate.adapters.baseline_history import read_baseline_history
 
     try:
-        versions = read_baseline_history(path, cwd=io.cwd, display=shown)
+        versions = read_baseline_history(path, cwd=console.cwd, display=shown)
     except InputError:
         return None
     points = [
@@ -207,27 +213,45 @@ def _trend_with(new: Baseline, path: Path, io: Io, shown: str) -> str | None:
     return render_history(points, path=shown, heading=False)
 
 
-def _cmd_compare(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io, judged=True)
+def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console, judged=True)
     current = read_current_results(args.current)
+    full, comment = args.markdown, args.comment_markdown
+    if args.full_markdown is not None:
+        # The old pair `--markdown C --full-markdown F`: C is still the comment.
+        if full is not None and comment is None:
+            comment = full
+            warn(
+                console,
+                "with --full-markdown, --markdown keeps its old meaning (the PR comment); "
+                "write --comment-markdown PATH for the comment and --markdown PATH for the report",
+            )
+        full = args.full_markdown
+    elif full is not None and comment is None:
+        warn(
+            console,
+            "compare --markdown now writes the full report, as in score and run (the same "
+            "text unless it is longer than GitHub's comment limit); the PR comment is "
+            "--comment-markdown",
+        )
     return report_comparison(
         current,
         settings=settings,
-        io=io,
-        comparison_json=args.json,
-        comment_markdown=args.markdown,
-        full_markdown=args.full_markdown,
+        console=console,
+        comparison_json=args.comparison_json,
+        comment_markdown=comment,
+        full_markdown=full,
     )
 
 
-def _created_at(args: argparse.Namespace, io: Io, *, unchanged_since: str | None) -> str:
+def _created_at(args: argparse.Namespace, console: Console, *, unchanged_since: str | None) -> str:
     """--created-at, else $SOURCE_DATE_EPOCH, else ``unchanged_since``, else now."""
     if args.created_at:
         try:
             return normalise_timestamp(args.created_at)
         except ValueError as exc:
             raise InputError(f"--created-at: {exc}", fix="pass e.g. 2026-05-29T12:00:00Z") from None
-    epoch = io.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    epoch = console.environ.get("SOURCE_DATE_EPOCH", "").strip()
     if epoch:
         try:
             moment = datetime.fromtimestamp(int(epoch), tz=UTC)
@@ -254,8 +278,8 @@ def _make_baseline(
         ) from None
 
 
-def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console)
     results = read_current_results(args.results)
     if not any(case.metrics for case in results.cases):
         raise InputError(
@@ -263,7 +287,7 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             fix="score a case set with gold labels (`must_cite_one_of`)",
         )
     out = args.out or settings.baseline
-    shown = display_path(out, io)
+    shown = display_path(out, console)
     try:
         existing = read_baseline(out, display=shown)
     except InputError as exc:
@@ -271,7 +295,7 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             f"refusing to overwrite {shown}: {exc.message}",
             fix="move that file away or pass another --out: only a valid baseline is replaced",
         ) from None
-    git_sha = args.git_sha or io.environ.get("GITHUB_SHA") or git_head_sha(io.cwd)
+    git_sha = args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd)
     unchanged_since = None
     if existing is not None:
         candidate = _make_baseline(
@@ -284,32 +308,34 @@ def _cmd_baseline(args: argparse.Namespace, io: Io) -> int:
             unchanged_since = existing.baseline.created_at
     baseline = _make_baseline(
         results,
-        created_at=_created_at(args, io, unchanged_since=unchanged_since),
+        created_at=_created_at(args, console, unchanged_since=unchanged_since),
         git_sha=git_sha,
         reason=args.reason,
     )
     text = dump_baseline(baseline)
     if existing is not None and existing.text == text:
-        io.stdout.write(f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n")
+        console.stdout.write(
+            f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n"
+        )
     else:
         write_baseline(out, baseline)
-        io.stdout.write(f"recall-gate: wrote {shown}\n")
+        console.stdout.write(f"recall-gate: wrote {shown}\n")
     comparison = compare_to_baseline(
         current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
     )
     if args.markdown is not None:
         body = render_baseline_update(comparison, new=baseline, path=shown)
-        trend = _trend_with(baseline, out, io, shown)
+        trend = _trend_with(baseline, out, console, shown)
         if trend is not None:
             body += f"\n#### Trend\n\n{trend}"
         atomic_write_text(args.markdown, body)
-    io.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
+    console.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
     return 0
 
 
-def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
-    path = resolve_settings(args, io).baseline
-    shown = display_path(path, io)
+def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
+    path = resolve_settings(args, console).baseline
+    shown = display_path(path, console)
     stored = read_baseline(path, display=shown)
     if stored is None:
         raise InputError(
@@ -330,7 +356,7 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         ]
         for s in suggested
     ]
-    io.stdout.write(
+    console.stdout.write(
         f"recall-gate: floors suggested from {shown} (observed − margin, down to the Wilson "
         f"95% lower bound, at least {margin:.2f})\n\n"
         + table(["flag", "metric", "observed", "n", "margin", "floor"], rows, "text")
@@ -340,7 +366,6 @@ def _cmd_floors(args: argparse.Namespace, io: Io) -> int:
         floors = {floor_key(s.metric): s.floor for s in suggested}
         write_floors(args.write, floors)
         written = ", ".join(f"{key}: {value:.2f}" for key, value in floors.items())
-        io.stdout.write(
-            f"\nrecall-gate: wrote gate floors into {display_path(args.write, io)}: {written}\n"
-        )
+        target = display_path(args.write, console)
+        console.stdout.write(f"\nrecall-gate: wrote gate floors into {target}: {written}\n")
     return 0

@@ -19,7 +19,7 @@ from recall_gate.commands.arguments import (
     add_strict,
     positive_int,
 )
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.evaluation import (
     fail_on_integrity_problems,
     judged_cases,
@@ -78,6 +78,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "(default: metadata.card_id, metadata.id, metadata.source, metadata.file_path, …, id)",
     )
     p.add_argument("--label", metavar="TEXT", help="your name for this retriever (provenance)")
+    p.add_argument(
+        "--no-gate",
+        action="store_true",
+        help="capture and report, but exit 0 on a failed gate (a later step, e.g. the "
+        "action in score mode, judges); exit codes 2 and 3 still say it could not run",
+    )
     add_strict(p)
     add_outputs(p)
     add_gate(p)
@@ -85,8 +91,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     return {"capture": _cmd_capture}
 
 
-def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io, judged=True)
+def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console, judged=True)
     chosen = settings.config.capture if settings.config is not None else None
     args.retriever = args.retriever or (chosen.retriever if chosen else None)
     args.label = args.label or (chosen.label if chosen else None)
@@ -112,11 +118,11 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     if settings.kb is not None:
         cards = load_cards(settings.kb, files=settings.kb_files())
         # A typo'd gold id fails before the retriever runs.
-        fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+        fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
     else:
-        fail_on_integrity_problems(label_problems(located), io)
+        fail_on_integrity_problems(label_problems(located), console)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
     labels = [c.label() for c in judged]
     dataset_fingerprint = fingerprint_labels(labels)
@@ -133,7 +139,7 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
     # Kept until the file is written: a failed capture leaves it, so `score` refuses
     # the earlier file rather than reporting its numbers as this capture's.
     with CaptureJournal.start(args.out, identity) as journal:
-        retriever = load_retriever(args.retriever, cwd=io.cwd, config_folder=config_folder)
+        retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
         captured = capture(
             retriever, cases, k=settings.k, id_from=args.id_from, label=args.label, kb=card_ids
         )
@@ -143,10 +149,10 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
                 args.trec_out, captured.artifacts, source=str(args.out), tag="recall-gate"
             )
         journal.finish()
-    io.stderr.write(
+    console.stderr.write(
         f"recall-gate: captured {len(captured.artifacts)} cases at k = {settings.k} with "
         f"{captured.retriever.name} ({captured.retriever.adapter}) → "
-        f"{display_path(args.out, io)}\n"
+        f"{display_path(args.out, console)}\n"
     )
     provenance = Provenance(
         tool_version=__version__,
@@ -156,7 +162,7 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         retriever=captured.retriever,
     )
     new = [a for a in captured.artifacts if a.case_id not in judged_ids]
-    return score_and_report(
+    code = score_and_report(
         artifacts=enumerate((a for a in captured.artifacts if a.case_id in judged_ids), start=1),
         cases=labels,
         artifacts_source=str(args.out),
@@ -164,12 +170,18 @@ def _cmd_capture(args: argparse.Namespace, io: Io) -> int:
         provenance=lambda _scored, _watch: provenance,
         settings=settings,
         args=args,
-        io=io,
+        console=console,
         pull_request=lambda: pull_request_changes(
             settings,
-            io,
+            console,
             plan=plan,
             cases_at_base=plan is not None,
             added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
         ),
     )
+    if code == 1 and args.no_gate:
+        console.stderr.write(
+            "recall-gate: the gate failed (see the report above); exit 0 because of --no-gate\n"
+        )
+        return 0
+    return code

@@ -12,7 +12,7 @@ DEFAULT_CONFIG = "recall-gate.yaml"
 
 
 @dataclass(frozen=True)
-class Io:
+class Console:
     """The streams, environment and working directory ``cli.main`` was given."""
 
     stdout: TextIO
@@ -21,17 +21,17 @@ class Io:
     cwd: Path
 
 
-Handler: TypeAlias = Callable[[argparse.Namespace, Io], int]
+Handler: TypeAlias = Callable[[argparse.Namespace, Console], int]
 
 
-def display_path(path: Path, io: Io) -> str:
+def display_path(path: Path, console: Console) -> str:
     """A path as the user thinks of it: relative to the working directory when inside."""
     try:
-        return path.relative_to(io.cwd).as_posix()
+        return path.relative_to(console.cwd).as_posix()
     except ValueError:
         return str(path)
 
 
-def warn(io: Io, line: str) -> None:
+def warn(console: Console, line: str) -> None:
     """One warning line on stderr (a deprecated spelling, a suspicious setting)."""
-    io.stderr.write(f"recall-gate: warning: {line}\n")
+    console.stderr.write(f"recall-gate: warning: {line}\n")

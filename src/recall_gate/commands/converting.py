@@ -27,7 +27,7 @@ from recall_gate.adapters.trec import (
     trec_run_text,
 )
 from recall_gate.commands.arguments import Parser
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.evaluation import unique_cases
 from recall_gate.core.records import Artifact, Case, CaseLabel
 from recall_gate.errors import InputError
@@ -162,11 +162,11 @@ def _cases(labels: Sequence[CaseLabel], args: argparse.Namespace) -> str:
     return dump_jsonl(cases)
 
 
-def _cmd_convert(args: argparse.Namespace, io: Io) -> int:
+def _cmd_convert(args: argparse.Namespace, console: Console) -> int:
     ranked = _rankings(args)
     labels = _judgments(args)
     target: str = args.to
-    where = display_path(args.out, io)
+    where = display_path(args.out, console)
     artifacts: list[Artifact] = []
     judged: JudgedRun | None = None
     if ranked is not None:
@@ -198,16 +198,16 @@ def _cmd_convert(args: argparse.Namespace, io: Io) -> int:
         else:
             text = _qrels(labels, fmt="trec" if target == "trec-qrels" else "beir", where=where)
     atomic_write_text(args.out, text)
-    io.stderr.write(f"recall-gate: wrote {_queries(written)} as {target} → {where}\n")
+    console.stderr.write(f"recall-gate: wrote {_queries(written)} as {target} → {where}\n")
     if judged is not None:
-        _note_judged(judged, io)
+        _note_judged(judged, console)
     return 0
 
 
-def _note_judged(judged: JudgedRun, io: Io) -> None:
+def _note_judged(judged: JudgedRun, console: Console) -> None:
     for ids, what in (
         (judged.unjudged, "of the run without a judgment: left out"),
         (judged.unretrieved, "judged but not in the run: written as empty rankings"),
     ):
         if ids:
-            io.stderr.write(f"recall-gate: {_queries(len(ids))} {what}\n")
+            console.stderr.write(f"recall-gate: {_queries(len(ids))} {what}\n")

@@ -39,7 +39,7 @@ from recall_gate.commands.arguments import (
     add_strict,
     positive_int,
 )
-from recall_gate.commands.context import Handler, Io, display_path
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import CasePlan, NewCase, PullRequestChanges, plan_cases
@@ -236,7 +236,7 @@ def score_and_report(
     provenance: Callable[[ScoredCapture, CaptureWatch], Provenance],
     settings: Settings,
     args: argparse.Namespace,
-    io: Io,
+    console: Console,
     card_ids: frozenset[str] | None = None,
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
     kb_known: bool = True,
@@ -278,7 +278,7 @@ def score_and_report(
             metrics=settings.metrics,
         )
         watch.refuse_unmapped_paths()
-        fail_on_integrity_problems(watch.problems, io)
+        fail_on_integrity_problems(watch.problems, console)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
         if writer is not None:
@@ -294,7 +294,7 @@ def score_and_report(
             return report_comparison(
                 read_results(out),
                 settings=settings,
-                io=io,
+                console=console,
                 comparison_json=args.comparison_json,
                 comment_markdown=args.comment_markdown,
                 full_markdown=args.markdown,
@@ -319,8 +319,8 @@ def score_and_report(
 
     if args.markdown is not None:
         atomic_write_text(args.markdown, report("markdown"))
-    write_settings_header(settings, io)
-    io.stdout.write(report("text"))
+    write_settings_header(settings, console)
+    console.stdout.write(report("text"))
     return exit_for(gate)
 
 
@@ -334,10 +334,10 @@ def _refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: i
         )
 
 
-def fail_on_integrity_problems(problems: Sequence[Problem], io: Io) -> None:
+def fail_on_integrity_problems(problems: Sequence[Problem], console: Console) -> None:
     if problems:
         for problem in problems:
-            io.stderr.write(f"  {problem}\n")
+            console.stderr.write(f"  {problem}\n")
         raise GateFailure(
             f"dataset integrity failed ({len(problems)} problem(s)); run `recall-gate check`",
             fix="fix the ids listed above",
@@ -358,8 +358,8 @@ def _compares(args: argparse.Namespace, settings: Settings) -> bool:
     )
 
 
-def _cmd_check(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io)
+def _cmd_check(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console)
     kb, case_paths = settings.kb, settings.cases
     if kb is None or not case_paths:
         raise InputError(
@@ -370,14 +370,14 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
     cases = load_cases(case_paths)
     problems = find_problems(cards=cards, cases=cases)
     if problems:
-        io.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
+        console.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
         for problem in problems:
-            io.stderr.write(f"  {problem}\n")
+            console.stderr.write(f"  {problem}\n")
         raise GateFailure(
             "dataset integrity failed: a labelling error must not pass for a retrieval failure",
             fix="fix the ids listed above",
         )
-    _report_leakage([c for _, c in cards], cases, io, strict=args.strict)
+    _report_leakage([c for _, c in cards], cases, console, strict=args.strict)
     gold = sum(1 for _, c in cases if c.gold_labelled)
     refusals = unscored_adversarial(cases)
     unscored = (
@@ -386,7 +386,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
         if refusals
         else ""
     )
-    io.stdout.write(
+    console.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
         f"({gold} gold-labelled{unscored}), every gold and relevant id resolves\n"
     )
@@ -394,7 +394,7 @@ def _cmd_check(args: argparse.Namespace, io: Io) -> int:
 
 
 def _report_leakage(
-    cards: Sequence[Card], cases: Sequence[tuple[str, Case]], io: Io, *, strict: bool
+    cards: Sequence[Card], cases: Sequence[tuple[str, Case]], console: Console, *, strict: bool
 ) -> None:
     """Queries copied into cards and near-duplicate cards: warnings, or with
     ``strict`` a failed check (see :mod:`recall_gate.core.leakage`)."""
@@ -402,18 +402,18 @@ def _report_leakage(
     twins = find_near_duplicates(cards)
     level = "error" if strict else "warning"
     if leaks:
-        io.stderr.write(
+        console.stderr.write(
             f"recall-gate check: {level}: {len(leaks)} case(s) whose query is copied into a "
             f"card (≥ {LEAK_CONTAINMENT:.0%} of its {NGRAM}-word sequences): they measure "
             "string matching, not retrieval\n"
         )
-        io.stderr.writelines(f"  {leak}\n" for leak in leaks)
+        console.stderr.writelines(f"  {leak}\n" for leak in leaks)
     if twins:
-        io.stderr.write(
+        console.stderr.write(
             f"recall-gate check: {level}: {len(twins)} pair(s) of near-duplicate cards "
             f"(≥ {DUPLICATE_JACCARD:.0%} of their {NGRAM}-word sequences shared)\n"
         )
-        io.stderr.writelines(f"  {pair}\n" for pair in twins)
+        console.stderr.writelines(f"  {pair}\n" for pair in twins)
     if strict and (leaks or twins):
         raise GateFailure(
             f"--strict: {len(leaks)} leaked case(s), {len(twins)} near-duplicate card pair(s)",
@@ -422,10 +422,10 @@ def _report_leakage(
         )
 
 
-def _cmd_score(args: argparse.Namespace, io: Io) -> int:
-    settings = resolve_settings(args, io, judged=True)
+def _cmd_score(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console, judged=True)
     if args.qrels is not None or args.run is not None:
-        return _score_run(args, settings, io)
+        return _score_run(args, settings, console)
     if args.artifacts is None:
         raise InputError(
             "score needs a capture",
@@ -446,10 +446,10 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
 
     def pull_request() -> PullRequestChanges | None:
         if plan is None:
-            return pull_request_changes(settings, io, cases_at_base=not case_paths)
+            return pull_request_changes(settings, console, cases_at_base=not case_paths)
         return pull_request_changes(
             settings,
-            io,
+            console,
             plan=plan,
             added=new_case_results(added, plan.added, k=settings.k),
             not_captured=tuple(not_captured),
@@ -458,7 +458,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     return _score_labelled(
         args,
         settings,
-        io,
+        console,
         artifacts=artifacts,
         artifacts_source=str(args.artifacts),
         located=located,
@@ -468,7 +468,7 @@ def _cmd_score(args: argparse.Namespace, io: Io) -> int:
     )
 
 
-def _score_run(args: argparse.Namespace, settings: Settings, io: Io) -> int:
+def _score_run(args: argparse.Namespace, settings: Settings, console: Console) -> int:
     """``score --run --qrels``: a TREC run (or a capture) judged by qrels (or cases),
     the queries the qrels do not judge left out, as trec_eval does."""
     if args.run is not None and args.artifacts is not None:
@@ -499,7 +499,7 @@ def _score_run(args: argparse.Namespace, settings: Settings, io: Io) -> int:
             for label in judgment_labels(judgments, language=language)
         ]
         if judgments.graded:
-            io.stderr.write(
+            console.stderr.write(
                 f"recall-gate: note: {args.qrels} grades some documents above 1; every grade "
                 "above 0 counts as relevant, and nDCG uses binary gains (trec_eval's ndcg_cut "
                 "uses the grades as gains)\n"
@@ -518,21 +518,21 @@ def _score_run(args: argparse.Namespace, settings: Settings, io: Io) -> int:
     code = _score_labelled(
         args,
         settings,
-        io,
+        console,
         artifacts=judged.filter(artifacts),
         artifacts_source=str(run_path),
         located=located,
         cases_source=str(args.qrels),
     )
-    run_name, qrels_name = display_path(run_path, io), display_path(args.qrels, io)
+    run_name, qrels_name = display_path(run_path, console), display_path(args.qrels, console)
     _note_queries(
-        io,
+        console,
         judged.unjudged,
         one=f"of {run_name} has no judgment in {qrels_name}: left out",
         many=f"of {run_name} have no judgment in {qrels_name}: left out",
     )
     _note_queries(
-        io,
+        console,
         judged.unretrieved,
         one=f"judged in {qrels_name} has no line in {run_name}: scored as an empty ranking",
         many=f"judged in {qrels_name} have no line in {run_name}: scored as empty rankings",
@@ -540,17 +540,17 @@ def _score_run(args: argparse.Namespace, settings: Settings, io: Io) -> int:
     return code
 
 
-def _note_queries(io: Io, ids: Sequence[str], *, one: str, many: str) -> None:
+def _note_queries(console: Console, ids: Sequence[str], *, one: str, many: str) -> None:
     if ids:
         shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
         what = f"1 query {one}" if len(ids) == 1 else f"{len(ids)} queries {many}"
-        io.stderr.write(f"recall-gate: {what} ({shown})\n")
+        console.stderr.write(f"recall-gate: {what} ({shown})\n")
 
 
 def _score_labelled(
     args: argparse.Namespace,
     settings: Settings,
-    io: Io,
+    console: Console,
     *,
     artifacts: Iterable[tuple[int, Artifact]],
     artifacts_source: str,
@@ -570,9 +570,9 @@ def _score_labelled(
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
         if located is not None:
-            fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+            fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
     elif located is not None:
-        fail_on_integrity_problems(label_problems(located), io)
+        fail_on_integrity_problems(label_problems(located), console)
     cases = None if labels is None else [c for c in labels if isinstance(c, Case)]
     queries = (
         None
@@ -604,21 +604,23 @@ def _score_labelled(
         provenance=provenance,
         settings=settings,
         args=args,
-        io=io,
+        console=console,
         card_ids=card_ids,
         pull_request=pull_request,
         kb_known=settings.kb is not None,
     )
 
 
-def _warn_languages_without_cards(cards: Sequence[Card], cases: Sequence[Case], io: Io) -> None:
+def _warn_languages_without_cards(
+    cards: Sequence[Card], cases: Sequence[Case], console: Console
+) -> None:
     missing = languages_without_cards(cards, cases)
     if missing:
         total = sum(missing.values())
         listed = ", ".join(
             f"{lang} ({n} case{'s' if n != 1 else ''})" for lang, n in missing.items()
         )
-        io.stderr.write(
+        console.stderr.write(
             f"recall-gate: warning: retrieval.same_language is on but no card is in {listed}: "
             f"those {total} case(s) search no card and score as misses "
             "(add cards in that language, fix the case's language, or turn same_language off)\n"
@@ -638,10 +640,10 @@ def _builtin_retriever(config: Config, embedder_id: str) -> Retriever:
     )
 
 
-def _cmd_run(args: argparse.Namespace, io: Io) -> int:
+def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.runner import run_pipeline  # heavy: torch, chromadb
 
-    settings = resolve_settings(args, io, config_required=True, judged=True)
+    settings = resolve_settings(args, console, config_required=True, judged=True)
     config = settings.config
     assert config is not None
     if config.kb is None or not config.cases:
@@ -651,13 +653,13 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         )
     cards = load_cards(config.kb, files=settings.kb_files())
     located, plan = judged_cases(settings, working_tree_cases(settings))
-    fail_on_integrity_problems(find_problems(cards=cards, cases=located), io)
+    fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
     cases = [case for _, case in located]
     judged = list(plan.judged) if plan is not None else cases
     if config.retrieval.same_language:
-        _warn_languages_without_cards([c for _, c in cards], cases, io)
-    progress = io.stderr.isatty() and not io.environ.get("CI")
-    log = lambda line: io.stderr.write(f"recall-gate: {line}\n")  # noqa: E731
+        _warn_languages_without_cards([c for _, c in cards], cases, console)
+    progress = console.stderr.isatty() and not console.environ.get("CI")
+    log = lambda line: console.stderr.write(f"recall-gate: {line}\n")  # noqa: E731
     captured = run_pipeline(config, [c for _, c in cards], cases, progress=progress, log=log)
     retriever = _builtin_retriever(config, captured.embedder_id)
     if args.artifacts_out is not None:
@@ -687,10 +689,10 @@ def _cmd_run(args: argparse.Namespace, io: Io) -> int:
         provenance=lambda _scored, _watch: provenance,
         settings=settings,
         args=args,
-        io=io,
+        console=console,
         pull_request=lambda: pull_request_changes(
             settings,
-            io,
+            console,
             plan=plan,
             cases_at_base=plan is not None,
             added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),

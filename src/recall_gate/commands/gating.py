@@ -8,19 +8,19 @@ from typing import Any
 
 from recall_gate.adapters.baseline_store import read_baseline, read_baseline_in
 from recall_gate.adapters.files import atomic_write_text, dump_json
-from recall_gate.commands.context import Io, display_path
+from recall_gate.commands.context import Console, display_path
 from recall_gate.commands.settings import Settings, write_settings_header
 from recall_gate.core.base_judging import CasePlan, PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
+from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.records import Results
 from recall_gate.report.comparison import render_comment, render_comparison_text
-from recall_gate.report.comparison_json import comparison_document
 
 
 def pull_request_changes(
-    settings: Settings, io: Io, *, plan: CasePlan | None = None, **found: Any
+    settings: Settings, console: Console, *, plan: CasePlan | None = None, **found: Any
 ) -> PullRequestChanges | None:
     """What the report says of a run judged at the base revision (``None``
     when no base judges): the gate settings the working tree changes and, with
@@ -45,15 +45,15 @@ def judge_against_baseline(
     current: Results,
     *,
     settings: Settings,
-    io: Io,
+    console: Console,
     pull_request: PullRequestChanges | None = None,
 ) -> tuple[Comparison, ComparisonVerdict]:
     """Compare ``current`` with the settings' baseline (at its ref when given)
     and apply the floors and the tolerance."""
     if pull_request is None:
-        pull_request = pull_request_changes(settings, io)
+        pull_request = pull_request_changes(settings, console)
     path, base = settings.baseline, settings.base
-    shown = display_path(path, io)
+    shown = display_path(path, console)
     edit = None
     if base is not None:
         stored = read_baseline_in(base.tree, path)
@@ -86,7 +86,7 @@ def report_comparison(
     current: Results,
     *,
     settings: Settings,
-    io: Io,
+    console: Console,
     comparison_json: Path | None,
     comment_markdown: Path | None,
     full_markdown: Path | None,
@@ -95,7 +95,7 @@ def report_comparison(
     """The one comparison of a command: judged, written where asked (comparison
     JSON, the PR comment within GitHub's limit, the full report) and printed."""
     comparison, verdict = judge_against_baseline(
-        current, settings=settings, io=io, pull_request=pull_request
+        current, settings=settings, console=console, pull_request=pull_request
     )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
     doc = comparison_document(comparison, verdict, profile=settings.profile)
@@ -105,8 +105,8 @@ def report_comparison(
         atomic_write_text(comment_markdown, render_comment(doc, max_chars=COMMENT_BUDGET))
     if full_markdown is not None:
         atomic_write_text(full_markdown, render_comment(doc))
-    write_settings_header(settings, io)
-    io.stdout.write(render_comparison_text(doc))
+    write_settings_header(settings, console)
+    console.stdout.write(render_comparison_text(doc))
     return exit_for(verdict.gate)
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from recall_gate.commands.arguments import Parser, positive_int
-from recall_gate.commands.context import Handler, Io
+from recall_gate.commands.context import Console, Handler
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.profile import DEFAULT_PROFILE
 from recall_gate.errors import InputError
@@ -83,7 +83,7 @@ def _add_comment(sub: argparse._SubParsersAction[Parser]) -> None:
     )
 
 
-def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
+def _cmd_comment(args: argparse.Namespace, console: Console) -> int:
     # Imported here: only this command talks to GitHub.
     import requests
 
@@ -93,11 +93,11 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.adapters.github_client import GitHubClient, GitHubPermissionError
     from recall_gate.core.profile import comment_marker
 
-    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
-    token = io.environ.get("GITHUB_TOKEN", "")
+    runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
+    token = console.environ.get("GITHUB_TOKEN", "")
     marker = comment_marker(args.profile)
     body = read_text(args.body, what="comment body")
-    event_path = io.environ.get("GITHUB_EVENT_PATH", "")
+    event_path = console.environ.get("GITHUB_EVENT_PATH", "")
     event = load_event(Path(event_path)) if event_path else EventContext()
     head_sha = args.head_sha or event.head_sha
     if head_sha is None:
@@ -112,7 +112,7 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
             "no head commit to report on",
             fix="pass --head-sha SHA (the pull request's head commit)",
         )
-    repo = args.repo or io.environ.get("GITHUB_REPOSITORY") or event.repository
+    repo = args.repo or console.environ.get("GITHUB_REPOSITORY") or event.repository
     if not repo:
         raise InputError(
             "no repository to comment on",
@@ -124,7 +124,7 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
             fix="set GITHUB_TOKEN to a token allowed to write PR comments "
             "(the action passes its `github-token` input)",
         )
-    base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    base_url = console.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
     with requests.Session() as session:
         client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         try:
@@ -158,14 +158,14 @@ def _cmd_comment(args: argparse.Namespace, io: Io) -> int:
             return 0
     where = f"{repo}#{pr}"
     if outcome.status == "skipped_stale":
-        io.stdout.write(
+        console.stdout.write(
             f"recall-gate: {where} has moved on to {outcome.pr_head_sha}; "
             f"its comment was left to that commit's run\n"
         )
     else:
-        io.stdout.write(f"recall-gate: PR comment {outcome.status}: {outcome.html_url}\n")
+        console.stdout.write(f"recall-gate: PR comment {outcome.status}: {outcome.html_url}\n")
     for duplicate in outcome.deleted_duplicates:
-        io.stdout.write(f"recall-gate: deleted duplicate comment {duplicate}\n")
+        console.stdout.write(f"recall-gate: deleted duplicate comment {duplicate}\n")
     if outcome.posted_as is not None and outcome.author is not None:
         runner.annotate(
             "warning",
@@ -188,13 +188,19 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
     report = sub.add_parser(
         "actions-report",
         help="GitHub Actions: step outputs, job summary and annotations of a comparison",
-        description="Turn `compare --json` into the action's step outputs (verdict, "
+        description="Turn a comparison JSON (`--comparison-json`) into the action's step "
+        "outputs (verdict, "
         + "".join(f"{m.name}, " for m in GATED_METRICS)
         + "n, regressions), append a report to the job summary, and annotate "
         "failed floors, regressions and a stale or missing baseline. Outside GitHub Actions "
         "the annotations are printed as plain lines.",
     )
-    report.add_argument("--comparison", type=Path, metavar="PATH", help="`compare --json` output")
+    report.add_argument(
+        "--comparison",
+        type=Path,
+        metavar="PATH",
+        help="the `--comparison-json` of compare, score or run",
+    )
     report.add_argument(
         "--error-log",
         type=Path,
@@ -221,19 +227,19 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
     )
 
 
-def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
+def _cmd_actions_report(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.actions_runner import ActionsRunner
     from recall_gate.adapters.files import read_text
     from recall_gate.adapters.results_store import read_comparison
     from recall_gate.report.actions import comparison_annotations, comparison_outputs
 
-    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
+    runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
     if args.error_log is not None:
-        return _report_error(args, io, runner)
+        return _report_error(args, console, runner)
     if args.comparison is None:
         raise InputError(
             "actions-report needs --comparison (or --error-log)",
-            fix="pass the `compare --json` output as --comparison PATH",
+            fix="pass the `--comparison-json` output as --comparison PATH",
         )
     comparison = read_comparison(args.comparison)
     outputs = comparison_outputs(comparison)
@@ -242,7 +248,7 @@ def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
         runner.append_summary(read_text(args.summary, what="report"))
     for note in comparison_annotations(comparison):
         runner.annotate(note.level, note.message, title=note.title)
-    io.stdout.write(
+    console.stdout.write(
         "recall-gate: "
         + ", ".join(f"{key}={value or '—'}" for key, value in outputs.items())
         + "\n"
@@ -250,7 +256,7 @@ def _cmd_actions_report(args: argparse.Namespace, io: Io) -> int:
     return 0
 
 
-def _report_error(args: argparse.Namespace, io: Io, runner: ActionsRunner) -> int:
+def _report_error(args: argparse.Namespace, console: Console, runner: ActionsRunner) -> int:
     """An evaluation that could not run: verdict `error` (never a pass), one
     annotation with the message and its fix, the summary and the comment."""
     from recall_gate.adapters.files import atomic_write_text, read_text
@@ -261,7 +267,7 @@ def _report_error(args: argparse.Namespace, io: Io, runner: ActionsRunner) -> in
     except InputError:
         log = ""  # an empty log: the error is still reported, by its last lines (none)
     error = parse_error_log(log, what=args.what)
-    profile = args.profile or io.environ.get("RECALL_GATE_PROFILE", "").strip()
+    profile = args.profile or console.environ.get("RECALL_GATE_PROFILE", "").strip()
     profile = profile or DEFAULT_PROFILE
     markdown = render_error_comment(error, profile=profile, what=args.what)
     runner.set_outputs(
@@ -279,7 +285,7 @@ def _report_error(args: argparse.Namespace, io: Io, runner: ActionsRunner) -> in
     runner.annotate("error", f"{args.what} failed: {error.one_line}", title="recall-gate")
     if args.comment_markdown is not None:
         atomic_write_text(args.comment_markdown, markdown)
-    io.stdout.write(f"recall-gate: verdict=error ({args.what} failed)\n")
+    console.stdout.write(f"recall-gate: verdict=error ({args.what} failed)\n")
     return 0
 
 
@@ -312,7 +318,7 @@ def _add_propose_baseline(sub: argparse._SubParsersAction[Parser]) -> None:
     propose.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
 
 
-def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
+def _cmd_propose_baseline(args: argparse.Namespace, console: Console) -> int:
     from datetime import UTC, datetime
 
     import requests
@@ -328,16 +334,16 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
     from recall_gate.adapters.github_client import GitHubClient
     from recall_gate.report.markup import escape_markdown
 
-    runner = ActionsRunner.from_environ(io.environ, stream=io.stdout)
-    token = io.environ.get("GITHUB_TOKEN", "")
+    runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
+    token = console.environ.get("GITHUB_TOKEN", "")
     relative = Path(args.file)
     if relative.is_absolute() or ".." in relative.parts:
         raise InputError(
             f"{relative}: the baseline must be given relative to the repository root",
             fix="run from the repository root and pass e.g. baselines/default.json",
         )
-    content = read_text(io.cwd / relative, what="baseline file").encode("utf-8")
-    repo = args.repo or io.environ.get("GITHUB_REPOSITORY", "")
+    content = read_text(console.cwd / relative, what="baseline file").encode("utf-8")
+    repo = args.repo or console.environ.get("GITHUB_REPOSITORY", "")
     if not repo:
         raise InputError("no repository", fix="pass --repo OWNER/NAME")
     if not token:
@@ -350,15 +356,15 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
     reason = " ".join(args.reason.split())
     title = f"Update the {args.profile} retrieval baseline" + (f": {reason}" if reason else "")
     lines = [f"Updates `{relative.as_posix()}` from an evaluation of `{args.base}`."]
-    run_id = io.environ.get("GITHUB_RUN_ID")
+    run_id = console.environ.get("GITHUB_RUN_ID")
     if run_id:
-        server = io.environ.get("GITHUB_SERVER_URL", "https://github.com")
+        server = console.environ.get("GITHUB_SERVER_URL", "https://github.com")
         lines[0] += f" Opened by [workflow run {run_id}]({server}/{repo}/actions/runs/{run_id})."
     if args.body is not None:  # `baseline update --markdown`: reason, then old → new
         lines += ["", read_text(args.body, what="PR body").rstrip("\n")]
     else:
         lines += ["", f"Reason: {escape_markdown(reason) if reason else '(none given)'}"]
-    base_url = io.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
+    base_url = console.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
     with requests.Session() as session:
         client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         sha = get_branch_sha(client, repo=repo, branch=args.base)
@@ -374,6 +380,6 @@ def _cmd_propose_baseline(args: argparse.Namespace, io: Io) -> int:
         pull = create_pull_request(
             client, repo=repo, head=branch, base=args.base, title=title, body="\n".join(lines)
         )
-    io.stdout.write(f"recall-gate: opened pull request #{pull.number}: {pull.url}\n")
+    console.stdout.write(f"recall-gate: opened pull request #{pull.number}: {pull.url}\n")
     runner.set_outputs({"pull-request-url": pull.url, "branch": branch})
     return 0

@@ -38,7 +38,7 @@ from recall_gate.commands.arguments import (
     profile_name,
     strict_boolean,
 )
-from recall_gate.commands.context import DEFAULT_CONFIG, Io, display_path, warn
+from recall_gate.commands.context import DEFAULT_CONFIG, Console, display_path, warn
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors
 from recall_gate.core.metric_registry import (
     DEFAULT_METRIC_KEYS,
@@ -146,34 +146,34 @@ class Settings:
             exclude=config.kb_exclude,
         )
 
-    def _config_shown(self, io: Io) -> str:
+    def _config_shown(self, console: Console) -> str:
         """The config file as the header names it; one found in a parent folder
         is shown relative to the current one, so where it came from is plain."""
         if self.config_path is None:
             return f"none (no {DEFAULT_CONFIG} here or in a parent folder)"
-        if self.config_discovered and self.config_path.parent != io.cwd:
-            relative = Path(os.path.relpath(self.config_path, io.cwd)).as_posix()
+        if self.config_discovered and self.config_path.parent != console.cwd:
+            relative = Path(os.path.relpath(self.config_path, console.cwd)).as_posix()
             return f"{relative} (the nearest, in a parent folder)"
-        return display_path(self.config_path, io)
+        return display_path(self.config_path, console)
 
-    def paths(self, io: Io) -> list[tuple[str, str]]:
+    def paths(self, console: Console) -> list[tuple[str, str]]:
         """The resolved paths, as the report header shows them."""
-        baseline = display_path(self.baseline, io)
+        baseline = display_path(self.baseline, console)
         if self.baseline_ref:
             baseline += f" at {self.baseline_ref}"
         elif not self.baseline.is_file():
             baseline += " (not found)"
-        rows = [("config", self._config_shown(io))]
+        rows = [("config", self._config_shown(console))]
         if self.kb is not None:
-            rows.append(("KB", display_path(self.kb, io)))
+            rows.append(("KB", display_path(self.kb, console)))
         if self.cases:
-            rows.append(("cases", ", ".join(display_path(p, io) for p in self.cases)))
+            rows.append(("cases", ", ".join(display_path(p, console) for p in self.cases)))
         return [*rows, ("baseline", baseline)]
 
 
-def _env(io: Io, dest: str) -> str | None:
+def _env(console: Console, dest: str) -> str | None:
     name = ENVIRONMENT.get(dest)
-    value = io.environ.get(name, "").strip() if name else ""
+    value = console.environ.get(name, "").strip() if name else ""
     return value or None
 
 
@@ -188,37 +188,37 @@ def _parsed(dest: str, text: str, parse: Callable[[str], T], *, fix: str) -> T:
 
 
 def _flag_or_env(
-    args: argparse.Namespace, io: Io, dest: str, parse: Callable[[str], T]
+    args: argparse.Namespace, console: Console, dest: str, parse: Callable[[str], T]
 ) -> T | None:
     """The flag's value, else the environment variable's (parsed), else None."""
     value = getattr(args, dest, None)
     if value is not None:
         return value  # type: ignore[no-any-return]
-    text = _env(io, dest)
+    text = _env(console, dest)
     if text is None:
         return None
     return _parsed(dest, text, parse, fix="set the input to a valid value or leave it empty")
 
 
-def _against_cwd(io: Io, value: str | Path) -> Path:
+def _against_cwd(console: Console, value: str | Path) -> Path:
     """A flag's or variable's path against the current directory, ``..`` folded."""
-    return Path(os.path.normpath(io.cwd / value))
+    return Path(os.path.normpath(console.cwd / value))
 
 
-def _path_flag_or_env(args: argparse.Namespace, io: Io, dest: str) -> Path | None:
+def _path_flag_or_env(args: argparse.Namespace, console: Console, dest: str) -> Path | None:
     value = getattr(args, dest, None)
     if value is None:
-        value = _env(io, dest)
-    return None if value is None else _against_cwd(io, value)
+        value = _env(console, dest)
+    return None if value is None else _against_cwd(console, value)
 
 
 def _load_config(
-    args: argparse.Namespace, io: Io, *, required: bool
+    args: argparse.Namespace, console: Console, *, required: bool
 ) -> tuple[Path | None, Config | None]:
     """The config named by ``--config`` / ``RECALL_GATE_CONFIG`` (which must
     exist), else the nearest ``recall-gate.yaml`` up to the repository root."""
     overrides: Sequence[str] = getattr(args, "set", None) or ()
-    path = _path_flag_or_env(args, io, "config")
+    path = _path_flag_or_env(args, console, "config")
     if path is not None:
         if not path.is_file():
             named = (
@@ -232,19 +232,19 @@ def _load_config(
                 "the nearest one from the current directory up to the repository root",
             )
     else:
-        path = find_config(io.cwd, DEFAULT_CONFIG)
+        path = find_config(console.cwd, DEFAULT_CONFIG)
         if path is None:
             if required or overrides:
                 raise InputError(
-                    f"no {DEFAULT_CONFIG} in {io.cwd} or a parent folder up to the repository "
+                    f"no {DEFAULT_CONFIG} in {console.cwd} or a parent folder up to the repository "
                     "root" + (" for --set to override" if overrides else ""),
                     fix=f"create {DEFAULT_CONFIG} (docs/reference/config.md) or pass --config PATH",
                 )
             return None, None
-    return path, load_config(path, overrides=overrides, warn=lambda line: warn(io, line))
+    return path, load_config(path, overrides=overrides, warn=lambda line: warn(console, line))
 
 
-def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floors:
+def _floors(args: argparse.Namespace, console: Console, gate: GateSettings | None) -> Floors:
     """Each gated metric's floor: ``--min METRIC=X`` / ``--min-NAME``, else
     ``RECALL_GATE_MIN_NAME`` (the action input ``min-NAME``), else the config's
     ``gate.floors``; none of them = no floor."""
@@ -253,7 +253,7 @@ def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floo
     floors: dict[str, float] = {}
     for spec in GATED_METRICS:
         value = flags.get(spec.key)
-        text = io.environ.get(spec.floor_env or "", "").strip()
+        text = console.environ.get(spec.floor_env or "", "").strip()
         if value is None and text:
             try:
                 value = fraction(text)
@@ -270,12 +270,12 @@ def _floors(args: argparse.Namespace, io: Io, gate: GateSettings | None) -> Floo
 
 
 def _metrics(
-    args: argparse.Namespace, io: Io, config: Config | None, floors: Floors
+    args: argparse.Namespace, console: Console, config: Config | None, floors: Floors
 ) -> tuple[str, ...]:
     """The metrics scored: ``--metrics``, else ``RECALL_GATE_METRICS`` (the action
     input ``metrics``), else the config's ``metrics:``, else the registry's default
     set; every metric with a floor is added (a floor judges what is computed)."""
-    selected = _flag_or_env(args, io, "metrics", metric_selection)
+    selected = _flag_or_env(args, console, "metrics", metric_selection)
     if selected is None:
         selected = (
             select_metrics(config.metrics)
@@ -286,14 +286,14 @@ def _metrics(
 
 
 def _cases(
-    args: argparse.Namespace, io: Io, config: Config | None
+    args: argparse.Namespace, console: Console, config: Config | None
 ) -> tuple[tuple[Path, ...], bool]:
     """The cases paths, and whether a flag or the environment named them."""
     case_flags = getattr(args, "cases", None)
     if case_flags:
-        return tuple(_against_cwd(io, p) for p in case_flags), True
-    if (text := _env(io, "cases")) is not None:
-        return (_against_cwd(io, text),), True
+        return tuple(_against_cwd(console, p) for p in case_flags), True
+    if (text := _env(console, "cases")) is not None:
+        return (_against_cwd(console, text),), True
     return (config.cases if config is not None else ()), False
 
 
@@ -308,17 +308,17 @@ def _gate_view(config: Config | None, folder: Path) -> dict[str, SettingValue]:
     return flatten_settings(dumped)
 
 
-def _event_base_sha(io: Io) -> str | None:
+def _event_base_sha(console: Console) -> str | None:
     """The pull request's base SHA from the Actions event payload; ``None``
     outside a pull request event (or a ``workflow_run`` of one: a fork's
     names none, and its run checks out the base repository's own tree)."""
-    if io.environ.get("GITHUB_ACTIONS") != "true":
+    if console.environ.get("GITHUB_ACTIONS") != "true":
         return None
-    event = io.environ.get("GITHUB_EVENT_NAME", "")
-    path = io.environ.get("GITHUB_EVENT_PATH", "")
+    event = console.environ.get("GITHUB_EVENT_NAME", "")
+    path = console.environ.get("GITHUB_EVENT_PATH", "")
     if event not in _PULL_REQUEST_EVENTS or not path:
         return None
-    sha = load_event(_against_cwd(io, path)).base_sha
+    sha = load_event(_against_cwd(console, path)).base_sha
     if sha is None and event != "workflow_run":
         raise InputError(
             f"{path}: the {event} event names no pull_request.base.sha",
@@ -328,16 +328,16 @@ def _event_base_sha(io: Io) -> str | None:
 
 
 def _baseline_ref(
-    args: argparse.Namespace, io: Io, config_path: Path | None, config: Config | None
+    args: argparse.Namespace, console: Console, config_path: Path | None, config: Config | None
 ) -> tuple[str, str] | None:
     """The ref that judges, with where it came from: the flag, the environment
     (the action input), the pull request event's base SHA, the config's."""
     flag = getattr(args, "baseline_ref", None)
     if flag:
         return flag, "--baseline-ref"
-    if (text := _env(io, "baseline_ref")) is not None:
+    if (text := _env(console, "baseline_ref")) is not None:
         return text, ENVIRONMENT["baseline_ref"]
-    if (sha := _event_base_sha(io)) is not None:
+    if (sha := _event_base_sha(console)) is not None:
         return sha, "the pull request's base SHA"
     ref = getattr(config, "baseline_ref", None) if config is not None else None
     if ref:
@@ -347,7 +347,7 @@ def _baseline_ref(
 
 def _base_judge(
     args: argparse.Namespace,
-    io: Io,
+    console: Console,
     *,
     ref: str,
     given_as: str,
@@ -357,15 +357,15 @@ def _base_judge(
     """Open the base revision, read its config, and say what the working tree
     changes of the gate. Returns the judge and the config that applies: the
     working tree's, with the base's gate settings."""
-    folder = config_path.resolve().parent if config_path is not None else io.cwd
+    folder = config_path.resolve().parent if config_path is not None else console.cwd
     tree = BaseTree(
         ref,
-        cwd=next((p for p in (folder, *folder.parents) if p.is_dir()), io.cwd),
+        cwd=next((p for p in (folder, *folder.parents) if p.is_dir()), console.cwd),
         given_as=given_as,
-        fetch=io.environ.get("GITHUB_ACTIONS") == "true",
+        fetch=console.environ.get("GITHUB_ACTIONS") == "true",
     )
     # The config the base has at the same place (a pull request may delete its own).
-    where = config_path if config_path is not None else io.cwd / DEFAULT_CONFIG
+    where = config_path if config_path is not None else console.cwd / DEFAULT_CONFIG
     relative = tree.relative(where)
     base_config: Config | None
     if relative is None:
@@ -403,7 +403,7 @@ def _base_judge(
             tree=tree,
             given_as=given_as,
             config_source=source,
-            config_shown=display_path(where, io) if (config or base_config) else None,
+            config_shown=display_path(where, console) if (config or base_config) else None,
             cases=base_config.cases if base_config is not None else (),
             gate_changes=changes,
         ),
@@ -412,54 +412,65 @@ def _base_judge(
 
 
 def resolve_settings(
-    args: argparse.Namespace, io: Io, *, config_required: bool = False, judged: bool = False
+    args: argparse.Namespace,
+    console: Console,
+    *,
+    config_required: bool = False,
+    judged: bool = False,
 ) -> Settings:
     """Resolve every setting of ``args`` once (see the module docstring for the rule).
 
     ``judged``: the command gates a run; when a baseline ref is set (in a pull
     request event it always is), the base revision's gate settings and cases
     apply (:class:`BaseJudge`)."""
-    config_path, config = _load_config(args, io, required=config_required)
-    config_discovered = config_path is not None and _path_flag_or_env(args, io, "config") is None
+    config_path, config = _load_config(args, console, required=config_required)
+    config_discovered = (
+        config_path is not None and _path_flag_or_env(args, console, "config") is None
+    )
     base = None
     baseline_ref = None
-    if judged and (found := _baseline_ref(args, io, config_path, config)) is not None:
+    if judged and (found := _baseline_ref(args, console, config_path, config)) is not None:
         baseline_ref, given_as = found
         base, config = _base_judge(
-            args, io, ref=baseline_ref, given_as=given_as, config_path=config_path, config=config
+            args,
+            console,
+            ref=baseline_ref,
+            given_as=given_as,
+            config_path=config_path,
+            config=config,
         )
         if config is not None and config_path is None:
-            config_path = io.cwd / DEFAULT_CONFIG  # the base's, deleted by the pull request
-    folder = config_path.resolve().parent if config_path is not None else io.cwd
+            config_path = console.cwd / DEFAULT_CONFIG  # the base's, deleted by the pull request
+    folder = config_path.resolve().parent if config_path is not None else console.cwd
 
-    profile = _flag_or_env(args, io, "profile", profile_name)
+    profile = _flag_or_env(args, console, "profile", profile_name)
     if profile is None:
         profile = config.profile if config is not None else DEFAULT_PROFILE
 
-    k = _flag_or_env(args, io, "k", positive_int)
+    k = _flag_or_env(args, console, "k", positive_int)
     if k is None:
         k = config.k if config is not None else DEFAULT_K
 
-    kb = _path_flag_or_env(args, io, "kb")
+    kb = _path_flag_or_env(args, console, "kb")
     if kb is None and config is not None:
         kb = config.kb
-    cases, named = _cases(args, io, config)
+    cases, named = _cases(args, console, config)
     if base is not None and named:
         base = replace(base, cases=cases)  # named outside the config: the same paths at the base
 
     gate = config.gate if config is not None else None
-    max_regression = _flag_or_env(args, io, "max_regression", fraction)
+    max_regression = _flag_or_env(args, console, "max_regression", fraction)
     if max_regression is None and gate is not None:
         max_regression = gate.max_regression
 
-    min_group_n = _flag_or_env(args, io, "min_group_n", positive_int)
+    min_group_n = _flag_or_env(args, console, "min_group_n", positive_int)
     if min_group_n is None:
         min_group_n = gate.min_group_n if gate else MIN_GROUP_N
-    require_significance = _flag_or_env(args, io, "require_significance", strict_boolean)
+    require_significance = _flag_or_env(args, console, "require_significance", strict_boolean)
     if require_significance is None:
         require_significance = gate.require_significance if gate else REQUIRE_SIGNIFICANCE
 
-    baseline = _path_flag_or_env(args, io, "baseline")
+    baseline = _path_flag_or_env(args, console, "baseline")
     baseline_given = baseline is not None
     if baseline is None and config is not None and config.baseline is not None:
         baseline, baseline_given = config.baseline, True
@@ -468,7 +479,7 @@ def resolve_settings(
 
     if config is not None and config.k != k:
         config = config.model_copy(update={"k": k})  # the runner retrieves the top k
-    floors = _floors(args, io, gate)
+    floors = _floors(args, console, gate)
     return Settings(
         config_path=config_path,
         config=config,
@@ -477,7 +488,7 @@ def resolve_settings(
         kb=kb,
         cases=tuple(cases),
         floors=floors,
-        metrics=_metrics(args, io, config, floors),
+        metrics=_metrics(args, console, config, floors),
         max_regression=max_regression,
         min_group_n=min_group_n,
         require_significance=require_significance,
@@ -489,9 +500,9 @@ def resolve_settings(
     )
 
 
-def write_settings_header(settings: Settings, io: Io) -> None:
+def write_settings_header(settings: Settings, console: Console) -> None:
     """The report's header: which config, KB, cases and baseline this run used,
     so a comparison that was skipped or aimed elsewhere is never silent."""
-    rows = settings.paths(io)
+    rows = settings.paths(console)
     width = max(len(name) for name, _ in rows) + 2
-    io.stdout.write("".join(f"{name + ':':<{width}}{value}\n" for name, value in rows) + "\n")
+    console.stdout.write("".join(f"{name + ':':<{width}}{value}\n" for name, value in rows) + "\n")

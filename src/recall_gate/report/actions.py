@@ -10,26 +10,18 @@ the PR comment.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final
 
+from recall_gate.core.annotations import Annotation, AnnotationLevel
+from recall_gate.core.comparison_json import ComparisonDocument
 from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.report import comparison as phrases
-from recall_gate.report.comparison_json import ComparisonDocument
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
 
-AnnotationLevel = Literal["error", "warning", "notice"]
 
 _FLOOR_INPUTS: Final = " / ".join(f"{m.floor_flag}" for m in GATED_METRICS)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Annotation:
-    level: AnnotationLevel
-    title: str
-    message: str
 
 
 def _number(value: float | int | str | None) -> str:

@@ -1,7 +1,7 @@
 """The comparison report: sticky PR comment, job summary and stdout (pure).
 
 Every surface is rendered from ONE model, the comparison document
-(:class:`~recall_gate.report.comparison_json.ComparisonDocument`), with ONE set
+(:class:`~recall_gate.core.comparison_json.ComparisonDocument`), with ONE set
 of phrases defined here: the PR comment and the job summary (Markdown), the
 terminal (plain text) and the Actions annotations
 (:mod:`recall_gate.report.actions`, which builds its messages from the phrase
@@ -36,6 +36,18 @@ from dataclasses import dataclass
 
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import Comparison
+from recall_gate.core.comparison_json import (
+    ComparisonDocument,
+    DeltaRecord,
+    FloorRecord,
+    GroupMeansRecord,
+    MoveRecord,
+    RegressionRecord,
+    SettingChangeRecord,
+    StaleRecord,
+    SummaryRecord,
+    comparison_document,
+)
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.github_limits import comment_length
 from recall_gate.core.metric_registry import (
@@ -51,18 +63,6 @@ from recall_gate.core.profile import comment_marker
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
-from recall_gate.report.comparison_json import (
-    ComparisonDocument,
-    DeltaRecord,
-    FloorRecord,
-    GroupMeansRecord,
-    MoveRecord,
-    RegressionRecord,
-    SettingChangeRecord,
-    StaleRecord,
-    SummaryRecord,
-    comparison_document,
-)
 from recall_gate.report.markup import (
     Format,
     escape_markdown,

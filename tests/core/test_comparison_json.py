@@ -12,11 +12,11 @@ from factories import baseline_of, case, results
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.adapters.results_store import read_comparison
 from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult
 from recall_gate.errors import InputError
-from recall_gate.report.comparison_json import ComparisonDocument, comparison_document
 
 
 def many(n: int, rank: int | None, *, prefix: str = "c") -> list[CaseResult]:
@@ -102,7 +102,7 @@ def test_a_tampered_comparison_is_refused_naming_the_field(
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(InputError, match=message) as raised:
         read_comparison(path)
-    assert "compare --json" in raised.value.fix
+    assert "--comparison-json" in raised.value.fix
 
 
 def test_a_file_that_is_not_a_comparison_is_refused(tmp_path: Path) -> None:

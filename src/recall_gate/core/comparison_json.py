@@ -1,4 +1,4 @@
-"""The comparison JSON (``compare --json``, ``run/score --comparison-json``):
+"""The comparison JSON (``--comparison-json`` of ``compare``, ``score`` and ``run``):
 a typed, versioned document that the Actions step validates before it turns
 it into outputs and annotations.
 
