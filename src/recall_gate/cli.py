@@ -40,7 +40,7 @@ from recall_gate import __version__
 from recall_gate.commands import baselines, capturing, converting, evaluation, github_actions
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
-from recall_gate.errors import INTERNAL_ERROR_EXIT, RecallGateError
+from recall_gate.errors import INTERNAL_ERROR_EXIT, Interrupted, RecallGateError
 
 __all__ = ["DEBUG_ENV", "entry_point", "main"]
 
@@ -207,6 +207,8 @@ def _error_message(exc: BaseException, *, debug: bool) -> str:
     if isinstance(exc, RecallGateError):
         trace = "".join(traceback.format_exception(exc)) if debug else ""
         return f"recall-gate: error: {exc}\n{trace}"
+    if isinstance(exc, Interrupted):
+        return f"recall-gate: interrupted: {exc.outcome}\n"
     if isinstance(exc, KeyboardInterrupt):
         return "recall-gate: interrupted\n"
     if isinstance(exc, SystemExit):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["INTERNAL_ERROR_EXIT", "GateFailure", "InputError", "RecallGateError"]
+__all__ = ["INTERNAL_ERROR_EXIT", "GateFailure", "InputError", "Interrupted", "RecallGateError"]
 
 INTERNAL_ERROR_EXIT: Final = 3
 
@@ -38,3 +38,11 @@ class GateFailure(RecallGateError):
     """A gate failed: integrity, a set floor, or an enforced regression (exit code 1)."""
 
     exit_code = 1
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, carrying what had been done when it came (a file written, or not)."""
+
+    def __init__(self, outcome: str) -> None:
+        super().__init__(outcome)
+        self.outcome = outcome

@@ -212,3 +212,14 @@ def test_unmatched_brackets_inside_a_string_are_not_nesting() -> None:
     text = 'query: "' + "[" * (MAX_NESTING + 50) + '"\n'
 
     assert parse_yaml(text, source="x.yaml") == {"query": "[" * (MAX_NESTING + 50)}
+
+
+def test_writing_onto_a_folder_is_an_input_error_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "report.md").mkdir()
+
+    with pytest.raises(InputError) as caught:
+        atomic_write_text(tmp_path / "report.md", "# report\n")
+
+    assert caught.value.message == f"{tmp_path / 'report.md'}: cannot write: Is a directory"
+    assert caught.value.fix == "pass a file path, not a folder"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]

@@ -239,3 +239,14 @@ def test_capture_trec_out_writes_the_capture_as_a_trec_run(tmp_path: Path) -> No
     assert (tmp_path / "run.trec").read_text(encoding="utf-8") == (
         "c1 Q0 b 1 2 recall-gate\nc1 Q0 a 2 1 recall-gate\nc2 Q0 c 1 1 recall-gate\n"
     )
+
+
+def test_a_language_that_is_not_bcp_47_exits_2(tmp_path: Path) -> None:
+    (tmp_path / "qrels.txt").write_text("q1 0 d1 1\n", encoding="utf-8")
+    done = run_cli(
+        ["convert", "--qrels", "qrels.txt", "--language", "en_US", "--to", "cases", "--out", "c"],
+        cwd=tmp_path,
+    )
+    assert done.code == 2
+    assert "use '-', not '_' (en-US)" in done.err
+    assert "Traceback" not in done.err

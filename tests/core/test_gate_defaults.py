@@ -12,14 +12,16 @@ from recall_gate.adapters.config import GateSettings
 from recall_gate.core.compare import Comparison, compare_to_baseline
 from recall_gate.core.gate import (
     MIN_GROUP_N,
+    MIN_MARGIN,
     REFERENCE_TOLERANCE,
     REQUIRE_SIGNIFICANCE,
     Regression,
     judge_comparison,
+    suggest_floors,
 )
 
 PACKAGE = Path(recall_gate.__file__).parent
-SETTINGS = ("min_group_n", "require_significance", "reference_tolerance")
+SETTINGS = ("min_group_n", "require_significance", "reference_tolerance", "min_margin")
 
 
 def _literal_defaults(tree: ast.AST) -> list[tuple[str, int]]:
@@ -65,6 +67,7 @@ def test_every_layer_defaults_to_the_gates_values() -> None:
     judge = inspect.signature(judge_comparison).parameters
     assert judge["require_significance"].default is REQUIRE_SIGNIFICANCE
     assert judge["reference_tolerance"].default == REFERENCE_TOLERANCE
+    assert inspect.signature(suggest_floors).parameters["min_margin"].default == MIN_MARGIN
 
 
 def test_the_literal_default_check_sees_each_form() -> None:

@@ -4,6 +4,12 @@
   :func:`recall_gate.adapters.results_store.atomic_write_text`) with deterministic bytes
   (:func:`recall_gate.adapters.results_store.dump_json`: sorted keys, floats rounded to 6
   digits, trailing newline), so a baseline diff is reviewable.
+* An update holds the folder's lock (:func:`baseline_update_lock`): a second
+  update of the same folder waits for the first, then reads what it wrote, so
+  no update is ever lost. Its temp file lives in ``.recall-gate-tmp/`` beside
+  the baseline, a folder whose own ``.gitignore`` ignores everything in it, so
+  ``git add baselines/`` never picks one up even after a crash; the next update
+  removes what a crash left behind.
 * A baseline can be read as it is at a git revision (``git cat-file`` of
   ``REF:path``), so a pull request that edits ``baselines/`` is still compared
   against its base branch's baseline.
@@ -16,10 +22,17 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
 import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 
@@ -29,6 +42,7 @@ from recall_gate.adapters.files import (
     dump_json,
     read_text,
     too_deep,
+    write_error,
 )
 from recall_gate.adapters.git import BaseTree
 from recall_gate.adapters.results_store import read_results
@@ -43,10 +57,13 @@ from recall_gate.core.records import Results
 from recall_gate.errors import InputError
 
 __all__ = [
+    "TEMP_FOLDER",
     "StoredBaseline",
+    "baseline_update_lock",
     "default_baseline_path",
     "dump_baseline",
     "git_head_sha",
+    "holds_text",
     "parse_baseline",
     "read_baseline",
     "read_baseline_at_ref",
@@ -54,6 +71,12 @@ __all__ = [
     "read_current_results",
     "write_baseline",
 ]
+
+TEMP_FOLDER: Final = ".recall-gate-tmp"
+_TEMP_IGNORE: Final = "# Temporary files of recall-gate baseline updates: never commit them.\n*\n"
+# What older versions left beside the baseline when killed mid-write.
+_LEGACY_TEMP: Final = re.compile(r"\..+\.json\.[a-z0-9_]+\.tmp")
+_POLL_SECONDS: Final = 0.1
 
 _RESTORE = (
     "restore it with `git checkout -- {path}`, or re-create it with `recall-gate baseline update`"
@@ -142,10 +165,109 @@ def read_baseline(path: Path, *, display: str | None = None) -> StoredBaseline |
 
 
 def write_baseline(path: Path, baseline: Baseline) -> str:
-    """Write ``baseline`` atomically; returns the bytes written (as text)."""
+    """Write ``baseline`` atomically; returns the bytes written (as text).
+
+    Call it under :func:`baseline_update_lock`: the temp file goes through the
+    git-ignored ``.recall-gate-tmp/`` folder, removed again once written.
+    """
     text = dump_baseline(baseline)
-    atomic_write_text(path, text)
+    temp = path.parent / TEMP_FOLDER
+    try:
+        temp.mkdir(parents=True, exist_ok=True)
+        ignore = temp / ".gitignore"
+        if not ignore.is_file():  # before any temp file: none is ever un-ignored
+            ignore.write_text(_TEMP_IGNORE, encoding="utf-8")
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    try:
+        atomic_write_text(path, text, temp_dir=temp)
+    finally:
+        _remove_temp_folder(temp)
     return text
+
+
+def holds_text(path: Path, text: str) -> bool:
+    """Whether the file at ``path`` holds exactly ``text`` (after an interrupted write)."""
+    try:
+        return path.read_bytes() == text.encode("utf-8", errors="backslashreplace")
+    except OSError:
+        return False
+
+
+@contextmanager
+def baseline_update_lock(
+    folder: Path,
+    *,
+    wait: float,
+    display: str,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[None]:
+    """Hold the update lock of the baseline ``folder`` (created if missing).
+
+    Another update of the same folder — another process, another job on the
+    same runner — waits up to ``wait`` seconds, then fails as an
+    :class:`InputError`. The lock is the folder's own ``flock`` (no lock file
+    to commit or to leave behind; the kernel releases it when a process dies).
+    Holding it, this removes whatever a killed update left: the temp folder,
+    and the hidden ``.<name>.json.<random>.tmp`` files of older versions.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError as exc:
+        raise write_error(folder, exc) from None
+    try:
+        _lock(fd, folder=display, wait=wait, sleep=sleep, clock=clock)
+        _remove_leftovers(folder)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _lock(
+    fd: int,
+    *,
+    folder: str,
+    wait: float,
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+) -> None:
+    if sys.platform == "win32":  # no flock: updates are not serialised there
+        return
+    import fcntl
+
+    deadline = clock() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if clock() >= deadline:
+                raise InputError(
+                    f"{folder}: another `recall-gate baseline update` of this folder is "
+                    f"running (waited {wait:g} s)",
+                    fix="let it finish, then run again (it may already have written the "
+                    "baseline you want), or wait longer with --wait SECONDS",
+                ) from None
+            sleep(_POLL_SECONDS)
+
+
+def _remove_leftovers(folder: Path) -> None:
+    shutil.rmtree(folder / TEMP_FOLDER, ignore_errors=True)
+    for entry in folder.iterdir():
+        if _LEGACY_TEMP.fullmatch(entry.name) and entry.is_file():
+            entry.unlink(missing_ok=True)
+
+
+def _remove_temp_folder(temp: Path) -> None:
+    """Remove the temp folder once it holds nothing but its ``.gitignore``."""
+    try:
+        if {p.name for p in temp.iterdir()} <= {".gitignore"}:
+            (temp / ".gitignore").unlink(missing_ok=True)
+            temp.rmdir()
+    except OSError:
+        pass  # a leftover is ignored by git and removed by the next update
 
 
 def read_current_results(path: Path) -> Results:

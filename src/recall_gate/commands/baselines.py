@@ -5,14 +5,18 @@ the baseline's evidence)."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from recall_gate.adapters.baseline_store import (
+    StoredBaseline,
+    baseline_update_lock,
     dump_baseline,
     git_head_sha,
+    holds_text,
     read_baseline,
     read_current_results,
     write_baseline,
@@ -39,16 +43,29 @@ from recall_gate.commands.gating import report_comparison
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
 from recall_gate.core.compare import compare_to_baseline
-from recall_gate.core.gate import suggest_floors
+from recall_gate.core.gate import MIN_MARGIN, suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
 from recall_gate.core.trend import trend_point
-from recall_gate.errors import InputError
+from recall_gate.errors import InputError, Interrupted
 from recall_gate.report.comparison import (
     render_baseline_update,
 )
 from recall_gate.report.history import history_json, render_history
 from recall_gate.report.markup import table
+
+# Another update of the same folder is waited for this long (it takes a second).
+DEFAULT_LOCK_WAIT = 30.0
+
+
+def non_negative_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds ≥ 0, got {text}")
+    return value
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -121,6 +138,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         metavar="PATH",
         help="write the old → new report here (the baseline PR's body)",
     )
+    update.add_argument(
+        "--wait",
+        type=non_negative_seconds,
+        default=DEFAULT_LOCK_WAIT,
+        metavar="SECONDS",
+        help="how long to wait while another update of the same baselines folder runs "
+        f"(default {DEFAULT_LOCK_WAIT:g}); then exit 2",
+    )
 
     floors = sub.add_parser("floors", help="evidence-based floors (observed minus a margin)")
     floor_actions = add_subcommands(floors, dest="floors_command")
@@ -134,7 +159,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_baseline_file(suggest, "--baseline")
     add_profile(suggest)
     suggest.add_argument(
-        "--min-margin", type=fraction, metavar="X", help="smallest margin (default 0.02)"
+        "--min-margin", type=fraction, metavar="X", help=f"smallest margin (default {MIN_MARGIN})"
     )
     suggest.add_argument(
         "--write",
@@ -288,6 +313,49 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
         )
     out = args.out or settings.baseline
     shown = display_path(out, console)
+    git_sha = args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd)
+    folder = display_path(out.parent, console)
+    attempt = _Attempt()
+    try:
+        with baseline_update_lock(out.parent, wait=args.wait, display=folder):
+            existing, baseline = _update_baseline(
+                args,
+                console,
+                results=results,
+                out=out,
+                shown=shown,
+                git_sha=git_sha,
+                attempt=attempt,
+            )
+        _report_update(args, console, existing=existing, baseline=baseline, out=out, shown=shown)
+    except KeyboardInterrupt:
+        # Ctrl-C may land anywhere, even right after the rename: the file says which.
+        if attempt.text is not None and holds_text(out, attempt.text):
+            raise Interrupted(
+                f"{shown} WAS written and holds the new baseline (its report may be cut short)"
+            ) from None
+        raise Interrupted(f"{shown} was NOT written (any previous baseline is intact)") from None
+    return 0
+
+
+@dataclass
+class _Attempt:
+    """What an update was about to write, for the message of an interrupt."""
+
+    text: str | None = None
+
+
+def _update_baseline(
+    args: argparse.Namespace,
+    console: Console,
+    *,
+    results: Results,
+    out: Path,
+    shown: str,
+    git_sha: str | None,
+    attempt: _Attempt,
+) -> tuple[StoredBaseline | None, Baseline]:
+    """Under the lock: read the current baseline, write the new one; both returned."""
     try:
         existing = read_baseline(out, display=shown)
     except InputError as exc:
@@ -295,7 +363,6 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
             f"refusing to overwrite {shown}: {exc.message}",
             fix="move that file away or pass another --out: only a valid baseline is replaced",
         ) from None
-    git_sha = args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd)
     unchanged_since = None
     if existing is not None:
         candidate = _make_baseline(
@@ -317,9 +384,23 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
         console.stdout.write(
             f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n"
         )
-    else:
-        write_baseline(out, baseline)
-        console.stdout.write(f"recall-gate: wrote {shown}\n")
+        return existing, baseline
+    attempt.text = text
+    write_baseline(out, baseline)
+    console.stdout.write(f"recall-gate: wrote {shown}\n")
+    return existing, baseline
+
+
+def _report_update(
+    args: argparse.Namespace,
+    console: Console,
+    *,
+    existing: StoredBaseline | None,
+    baseline: Baseline,
+    out: Path,
+    shown: str,
+) -> None:
+    """The old → new report of a written baseline: stdout, and --markdown."""
     comparison = compare_to_baseline(
         current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
     )
@@ -330,7 +411,6 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
             body += f"\n#### Trend\n\n{trend}"
         atomic_write_text(args.markdown, body)
     console.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
-    return 0
 
 
 def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
@@ -342,7 +422,7 @@ def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
             f"{shown}: no baseline yet, so no evidence for a floor",
             fix=f"create it: `recall-gate baseline update --results results.json --out {shown}`",
         )
-    margin = args.min_margin if args.min_margin is not None else 0.02
+    margin = args.min_margin if args.min_margin is not None else MIN_MARGIN
     suggested = suggest_floors(stored.baseline.aggregates, min_margin=margin)
     k = stored.baseline.k
     rows = [

@@ -29,6 +29,7 @@ from recall_gate.adapters.trec import (
 from recall_gate.commands.arguments import Parser
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.evaluation import unique_cases
+from recall_gate.core.language import canonical_language
 from recall_gate.core.records import Artifact, Case, CaseLabel
 from recall_gate.errors import InputError
 
@@ -54,7 +55,10 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "--queries", type=Path, metavar="PATH", help="BEIR queries.jsonl (query texts for cases)"
     )
     src.add_argument(
-        "--language", metavar="TAG", help="the language of qrels queries (default: und)"
+        "--language",
+        type=language_tag,
+        metavar="TAG",
+        help="the language of qrels queries (a BCP-47 tag; default: und)",
     )
     p.add_argument("--to", required=True, choices=TARGETS, help="the format to write")
     p.add_argument("--out", type=Path, required=True, metavar="PATH", help="the file to write")
@@ -62,6 +66,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "--tag", default="recall-gate", help="a TREC run's tag column (default: %(default)s)"
     )
     return {"convert": _cmd_convert}
+
+
+def language_tag(text: str) -> str:
+    """A BCP-47 tag, in canonical case."""
+    try:
+        return canonical_language(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _rankings(args: argparse.Namespace) -> tuple[str, Iterable[tuple[int, Artifact]]] | None:

@@ -77,6 +77,7 @@ ENVIRONMENT: Mapping[str, str] = {
     "max_regression": "RECALL_GATE_MAX_REGRESSION",
     "min_group_n": "RECALL_GATE_MIN_GROUP_N",
     "require_significance": "RECALL_GATE_REQUIRE_SIGNIFICANCE",
+    "allow_outside_repo": "RECALL_GATE_ALLOW_OUTSIDE_REPO",
 }
 
 
@@ -241,7 +242,13 @@ def _load_config(
                     fix=f"create {DEFAULT_CONFIG} (docs/reference/config.md) or pass --config PATH",
                 )
             return None, None
-    return path, load_config(path, overrides=overrides, warn=lambda line: warn(console, line))
+    allow = _flag_or_env(args, console, "allow_outside_repo", strict_boolean)
+    return path, load_config(
+        path,
+        overrides=overrides,
+        warn=lambda line: warn(console, line),
+        allow_outside_repository=bool(allow),
+    )
 
 
 def _floors(args: argparse.Namespace, console: Console, gate: GateSettings | None) -> Floors:

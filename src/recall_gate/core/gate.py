@@ -36,6 +36,7 @@ from recall_gate.core.stats import MIN_GROUP_N
 
 __all__ = [
     "MIN_GROUP_N",
+    "MIN_MARGIN",
     "REFERENCE_TOLERANCE",
     "REQUIRE_SIGNIFICANCE",
     "ComparisonVerdict",
@@ -60,6 +61,8 @@ __all__ = [
 REQUIRE_SIGNIFICANCE = True
 # Report-only mode says what would fail at this absolute drop (five points).
 REFERENCE_TOLERANCE = 0.05
+# A suggested floor sits at least this far below the observed mean.
+MIN_MARGIN = 0.02
 # Deltas are compared after rounding, so 0.90 → 0.85 is not "beyond 0.05" by a
 # float's last bit.
 _DIGITS = 9
@@ -231,7 +234,7 @@ def wilson_lower_bound(mean: float, n: int, *, z: float = 2.0) -> float:
 
 
 def suggest_floors(
-    aggregates: Aggregates, *, min_margin: float = 0.02
+    aggregates: Aggregates, *, min_margin: float = MIN_MARGIN
 ) -> tuple[SuggestedFloor, ...]:
     """Evidence-based floors: observed − margin,
     rounded down to two decimals, where the margin reaches the Wilson lower
