@@ -51,8 +51,10 @@ check: lint types zizmor docs test
 # 10^6 cases, plus the commands' start-up; then the built-in runner (cold / warm
 # / overhead ratio on the reference set). bench-scale: 10k cards, dense vs hybrid
 # (the embedding cache is kept in .recall-gate-cache-scale: only the first run is cold).
+# capture: 600 cases on a retriever sleeping 50 ms, --concurrency 1/4/16/32 and async.
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks scoring
+	$(BIN)/python -m benchmarks capture
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner
 
 bench-scale: $(STAMP)

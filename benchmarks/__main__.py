@@ -2,7 +2,9 @@
 
 * ``scoring`` — recall-gate's ``score`` path against ranx and pytrec_eval
   (``python -m benchmarks scoring --help``);
-* ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present).
+* ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present);
+* ``capture`` — ``capture --concurrency`` over a retriever that sleeps
+  (``python -m benchmarks capture --help``).
 """
 
 from __future__ import annotations
@@ -10,7 +12,11 @@ from __future__ import annotations
 import importlib
 import sys
 
-BENCHMARKS = {"scoring": "benchmarks.bench_scoring", "runner": "benchmarks.bench_runner"}
+BENCHMARKS = {
+    "scoring": "benchmarks.bench_scoring",
+    "runner": "benchmarks.bench_runner",
+    "capture": "benchmarks.bench_capture",
+}
 
 
 def main(argv: list[str]) -> int:

@@ -5,6 +5,7 @@ environment, so no test depends on the shell it runs in."""
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -24,3 +25,12 @@ def run_cli(argv: Sequence[str], *, cwd: Path, environ: Mapping[str, str] | None
     out, err = io.StringIO(), io.StringIO()
     code = main(list(argv), {} if environ is None else environ, stdout=out, stderr=err, cwd=cwd)
     return CliRun(code, out.getvalue(), err.getvalue())
+
+
+_LATENCY_SECTION = re.compile(r"Query latency of the capture[^\n]*\n\n(?:[^\n]+\n)+\n?")
+
+
+def without_latency(report: str) -> str:
+    """A report without its latency section: the one part two captures of the same
+    retrieval do not share (wall times differ from run to run)."""
+    return _LATENCY_SECTION.sub("", report)

@@ -37,7 +37,14 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from recall_gate import __version__
-from recall_gate.commands import baselines, capturing, converting, evaluation, github_actions
+from recall_gate.commands import (
+    baselines,
+    capturing,
+    converting,
+    evaluation,
+    github_actions,
+    merging,
+)
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
 from recall_gate.errors import INTERNAL_ERROR_EXIT, Interrupted, RecallGateError
@@ -65,6 +72,7 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     handlers = {
         **evaluation.add_commands(sub),
         **capturing.add_commands(sub),
+        **merging.add_commands(sub),
         **converting.add_commands(sub),
         **baselines.add_commands(sub),
         **github_actions.add_commands(sub),

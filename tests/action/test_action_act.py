@@ -915,4 +915,37 @@ def test_the_readme_one_step_check_fails_a_pr_that_regresses_and_lowers_its_own_
     assert "This pull request changes the baseline" in comment.body
     assert "new retriever, new baseline" in comment.body
     assert any("retrieval gate failed" in e for e in run.annotations("error"))
+
+
+# -- a matrix of capture shards, merged, scored by the action ----------------------
+
+SHARDED = "tests/act/workflows/sharded-capture.yml"
+SHARDED_CONFIG = "tests/act/data/sharded/recall-gate.yaml"
+
+
+def test_a_matrix_of_capture_shards_merged_is_scored_by_the_action_as_one_capture(
+    repo: Repo,
+) -> None:
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run("pull_request", workflow=SHARDED, event=pr_event(number, HEAD_1))
+
+    results = [e["jobResult"] for e in run.events if "jobResult" in e]
+    assert results == ["success"] * 4, run.text[-4000:]  # three shards, then evaluate
+    shards = sorted(p.name for p in (repo.scratch / "artifacts").glob("shard-*/*.jsonl"))
+    assert shards == ["shard-1.jsonl", "shard-2.jsonl", "shard-3.jsonl"]
+    # One capture of every case, in-process: the action reports its numbers.
+    one = repo.scratch / "one.json"
+    code = recall_gate(
+        ["capture", "--config", SHARDED_CONFIG, "--retriever", "shard_rag:search",
+         "--out", str(repo.scratch / "one.jsonl"), "--json", str(one), "--quiet"],
+        {}, stdout=io.StringIO(), stderr=io.StringIO(), cwd=repo.path,
+    )  # fmt: skip
+    assert code == 0
+    overall = json.loads(one.read_text())["aggregates"]["overall"]
+    outputs = json.loads((repo.scratch / "outputs.json").read_text())
+    assert outputs["n"] == "24"
+    assert outputs["verdict"] == "report-only"
+    for output, key in (("hit", "retrieval_hit_at_k"), ("ndcg", "retrieval_ndcg_at_k")):
+        assert float(outputs[output]) == pytest.approx(overall[key]["mean"], abs=1e-6)
     assert_token_never_printed(run, TOKEN)

@@ -137,7 +137,7 @@ BAD = {
     "raises on a query": (
         "shop_rag:broken_query",
         "case 'de-1': the retriever raised ConnectionError: embedding API unreachable "
-        "(query 'wie kann ich meine Rechnung bezahlen')\n"
+        "(query 'wie kann ich meine Rechnung bezahlen'; 4 attempts)\n"
         "  fix: make the retriever answer this query",
     ),
     "no mappable id": (

@@ -40,6 +40,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
             "edited_in_pr": False,
             "edit": None,
             "overall": {},
+            "latency": None,
         },
         "gate": {
             "max_regression": None,
@@ -69,6 +70,8 @@ def comparison(**overrides: Any) -> ComparisonDocument:
             "gold_checked": True,
             "edited_queries": 0,
             "groups": [],
+            "failed_cases": [],
+            "latency": None,
         },
         "pull_request": None,
     }

@@ -19,24 +19,46 @@ from recall_gate.core.integrity import (
     missing_gold,
     unresolved_gold,
 )
-from recall_gate.core.records import Artifact, Retriever
+from recall_gate.core.latency import summarize_latency
+from recall_gate.core.records import Artifact, Coverage, Latency, Retriever
 from recall_gate.errors import InputError
 
-__all__ = ["CaptureWatch", "dump_artifacts", "write_artifacts"]
+__all__ = ["CaptureWatch", "dump_artifacts", "refuse_partial", "write_artifacts"]
 
 
-def dump_artifacts(artifacts: Sequence[Artifact], *, retriever: Retriever | None = None) -> str:
-    """The JSONL text of a capture, the retriever on its first line."""
-    if retriever is not None and artifacts:
-        artifacts = [artifacts[0].model_copy(update={"retriever": retriever}), *artifacts[1:]]
+def dump_artifacts(
+    artifacts: Sequence[Artifact],
+    *,
+    retriever: Retriever | None = None,
+    coverage: Coverage | None = None,
+) -> str:
+    """The JSONL text of a capture, the retriever (and, for a shard, its coverage)
+    on its first line."""
+    if (retriever is not None or coverage is not None) and artifacts:
+        first = artifacts[0].model_copy(update={"retriever": retriever, "coverage": coverage})
+        artifacts = [first, *artifacts[1:]]
     return dump_jsonl(artifacts)
 
 
 def write_artifacts(
-    path: Path, artifacts: Sequence[Artifact], *, retriever: Retriever | None = None
+    path: Path,
+    artifacts: Sequence[Artifact],
+    *,
+    retriever: Retriever | None = None,
+    coverage: Coverage | None = None,
 ) -> None:
     """Write a capture atomically: a failure leaves no partial file behind."""
-    atomic_write_text(path, dump_artifacts(artifacts, retriever=retriever))
+    atomic_write_text(path, dump_artifacts(artifacts, retriever=retriever, coverage=coverage))
+
+
+def refuse_partial(source: str, number: int, coverage: Coverage) -> InputError:
+    """The error for scoring a file that holds only part of its case set."""
+    return InputError(
+        f"{source}:{number}: holds only {coverage.describe()} of a case set of "
+        f"{coverage.cases} cases: scoring it would report part of the cases as all of them",
+        fix="capture every shard and merge them first (`recall-gate merge shard-*.jsonl "
+        "--out capture.jsonl`), then score the merged file",
+    )
 
 
 class CaptureWatch:
@@ -65,13 +87,27 @@ class CaptureWatch:
         self.retriever: Retriever | None = None
         self.problems: list[Problem] = []
         self._retriever_line = 0
+        # (language, case type, ms) of each line that carries its latency
+        self.timed: list[tuple[str | None, str | None, float]] = []
+        # the cases the retriever could not answer (`capture --max-failures`)
+        self.failed: list[str] = []
+
+    def latency(self) -> Latency | None:
+        """p50 / p95 / max of the lines' latencies, overall and per group."""
+        return summarize_latency(self.timed)
 
     def watch(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
         card_ids = self.card_ids
         self_labelled = self.self_labelled
         for number, artifact in artifacts:
+            if artifact.coverage is not None:
+                raise refuse_partial(self.source, number, artifact.coverage)
             if artifact.retriever is not None:
                 self._see_retriever(number, artifact.retriever)
+            if artifact.latency_ms is not None:
+                self.timed.append((artifact.language, artifact.case_type, artifact.latency_ms))
+            if artifact.error is not None:
+                self.failed.append(artifact.case_id)
             if self.unmapped_paths and not self._gold_paths:
                 self._see_paths(artifact)
             if self_labelled and artifact.case_type is not None:

@@ -25,7 +25,8 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       max_regression: null
       min_group_n: 10
       require_significance: true
-    capture: {retriever: app.rag:build_retriever, label: null, id_from: null}
+    capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
+              concurrency: 8, retries: 3, timeout: 60, max_failures: 0}
     baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
 """
 
@@ -53,6 +54,7 @@ from recall_gate.core.metric_registry import GATED_METRICS, gated_metric, select
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
+from recall_gate.retrievers.executor import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
 __all__ = [
     "ALLOW_OUTSIDE_FLAG",
@@ -236,12 +238,18 @@ class GateSettings(_Section):
 
 class CaptureSettings(_Section):
     """``recall-gate capture``'s retriever, so the baseline capture on the default
-    branch and every pull request's use the same one (flags override)."""
+    branch and every pull request's use the same one, and how it is asked (flags
+    of the same names override)."""
 
     # MODULE:FACTORY, imported from the working directory (or this config's folder).
     retriever: str | None = Field(default=None, pattern=r"^[\w.]+:[\w.]+$")
     label: str | None = Field(default=None, min_length=1)
     id_from: str | None = Field(default=None, min_length=1)
+    # See docs/large-evaluation-sets.md.
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
+    retries: int = Field(default=DEFAULT_RETRIES, ge=0)
+    timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
+    max_failures: int = Field(default=0, ge=0)
 
 
 class Config(_Section):

@@ -28,7 +28,14 @@ from recall_gate.adapters.files import (
     read_text,
 )
 from recall_gate.core.comparison_json import COMPARISON_KIND, ComparisonDocument
-from recall_gate.core.records import FLOAT_DIGITS, SCHEMA_VERSION, Aggregates, Provenance, Results
+from recall_gate.core.records import (
+    FLOAT_DIGITS,
+    SCHEMA_VERSION,
+    Aggregates,
+    Latency,
+    Provenance,
+    Results,
+)
 from recall_gate.errors import InputError
 
 __all__ = [
@@ -124,6 +131,8 @@ class ResultsWriter:
         provenance: Provenance,
         aggregates: Aggregates,
         cases_short_of_k: int = 0,
+        latency: Latency | None = None,
+        failed_cases: tuple[str, ...] = (),
     ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
@@ -133,6 +142,8 @@ class ResultsWriter:
             cases=(),
             aggregates=aggregates,
             cases_short_of_k=cases_short_of_k,
+            latency=latency,
+            failed_cases=failed_cases,
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
 
 from recall_gate import __version__
+from recall_gate.adapters.config import CaptureSettings, Config
 from recall_gate.adapters.dataset import load_cards
 from recall_gate.adapters.journal import CaptureJournal
 from recall_gate.adapters.trec import write_trec_run
@@ -17,7 +21,10 @@ from recall_gate.commands.arguments import (
     add_gate,
     add_outputs,
     add_strict,
+    non_negative_int,
     positive_int,
+    positive_seconds,
+    shard_spec,
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.evaluation import (
@@ -29,12 +36,15 @@ from recall_gate.commands.evaluation import (
     working_tree_cases,
 )
 from recall_gate.commands.gating import pull_request_changes
+from recall_gate.commands.progress import ProgressLine
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
 from recall_gate.core.integrity import find_problems, label_problems
-from recall_gate.core.records import Provenance
+from recall_gate.core.records import Artifact, Case, Provenance
 from recall_gate.errors import InputError
 from recall_gate.retrievers import capture
+from recall_gate.retrievers.capture import Capture, fingerprint_case_set
+from recall_gate.retrievers.executor import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from recall_gate.retrievers.factory import load_retriever
 
 
@@ -84,11 +94,174 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="capture and report, but exit 0 on a failed gate (a later step, e.g. the "
         "action in score mode, judges); exit codes 2 and 3 still say it could not run",
     )
+    run = p.add_argument_group("running the cases (see docs/large-evaluation-sets.md)")
+    run.add_argument(
+        "--concurrency",
+        type=positive_int,
+        metavar="N",
+        help=f"cases asked at once; 1 = one at a time (default: capture.concurrency in "
+        f"the config, else {DEFAULT_CONCURRENCY})",
+    )
+    run.add_argument(
+        "--retries",
+        type=non_negative_int,
+        metavar="N",
+        help=f"asks again after a transient failure (connection error, timeout, HTTP 429/5xx), "
+        f"with exponential backoff (default {DEFAULT_RETRIES})",
+    )
+    run.add_argument(
+        "--timeout",
+        type=positive_seconds,
+        metavar="S",
+        help=f"seconds per attempt before a query times out (default {DEFAULT_TIMEOUT:g})",
+    )
+    run.add_argument(
+        "--max-failures",
+        type=non_negative_int,
+        metavar="N",
+        help="record up to N cases the retriever cannot answer (scored as misses, named in "
+        "the report) instead of failing the capture (default 0)",
+    )
+    run.add_argument(
+        "--shard",
+        type=shard_spec,
+        metavar="I/N",
+        help="capture only shard I of N (a deterministic split by case id), to merge with "
+        "`recall-gate merge`; a shard is not scored",
+    )
+    run.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue an interrupted capture from its journal (OUT.journal): only the cases "
+        "not yet answered are asked",
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_strict(p)
     add_outputs(p)
     add_gate(p)
     add_baseline_comparison(p)
     return {"capture": _cmd_capture}
+
+
+def _pacing(args: argparse.Namespace, config: Config | None) -> dict[str, Any]:
+    """Flag > config ``capture:`` > default, for each of the capture's run settings."""
+    section = config.capture if config is not None else CaptureSettings()
+    return {
+        name: getattr(section, name) if getattr(args, name) is None else getattr(args, name)
+        for name in ("concurrency", "retries", "timeout", "max_failures")
+    }
+
+
+def _refuse_outputs_for_a_shard(args: argparse.Namespace) -> None:
+    asked = [
+        flag
+        for flag, dest in (
+            ("--json", "json"),
+            ("--markdown", "markdown"),
+            ("--comparison-json", "comparison_json"),
+            ("--comment-markdown", "comment_markdown"),
+        )
+        if getattr(args, dest, None) is not None
+    ]
+    if asked:
+        raise InputError(
+            f"--shard {args.shard} with {', '.join(asked)}: a shard holds part of the cases "
+            "and is not scored",
+            fix="capture each shard with --shard alone, merge them (`recall-gate merge "
+            "shard-*.jsonl --out capture.jsonl`), then `recall-gate score --artifacts "
+            "capture.jsonl` with those flags",
+        )
+
+
+def _answered(journal: CaptureJournal) -> dict[str, Artifact]:
+    """The journal's lines that are still valid artifacts (a resumed capture's answers)."""
+    answered = {}
+    for case_id, line in journal.answered.items():
+        try:
+            answered[case_id] = Artifact.model_validate(line)
+        except ValidationError:
+            continue  # asked again
+    return answered
+
+
+def _say_captured(
+    captured: Capture, *, args: argparse.Namespace, console: Console, k: int, resumed: int
+) -> None:
+    """What was captured, where, how much came from the journal, and what failed."""
+    console.stderr.write(
+        f"recall-gate: captured {len(captured.artifacts)} cases at k = {k} with "
+        f"{captured.retriever.name} ({captured.retriever.adapter}) → "
+        f"{display_path(args.out, console)}"
+        + (f" ({resumed} from the journal)" if resumed else "")
+        + "\n"
+    )
+    if captured.failed:
+        console.stderr.write(
+            f"recall-gate: warning: {len(captured.failed)} case(s) the retriever could not "
+            "answer are recorded as failures and score as misses (--max-failures): "
+            + ", ".join(repr(a.case_id) for a in captured.failed[:10])
+            + (" …" if len(captured.failed) > 10 else "")
+            + "\n"
+        )
+
+
+def _capture_journaled(
+    args: argparse.Namespace,
+    console: Console,
+    *,
+    identity: dict[str, Any],
+    cases: list[Case],
+    k: int,
+    card_ids: frozenset[str] | None,
+    config_folder: Path | None,
+    pacing: dict[str, Any],
+) -> tuple[Capture, int]:
+    """The capture, written to ``--out``, with its journal; and how many of its
+    answers came from the journal of an interrupted one (``--resume``)."""
+    live = console.stderr.isatty() and not console.environ.get("CI")
+    progress = None if args.quiet else ProgressLine(console.stderr, live=live)
+    # Kept until the file is written: a failed capture leaves it, so `score` refuses
+    # the earlier file rather than reporting its numbers as this capture's, and
+    # `--resume` asks only the cases it does not hold.
+    opened = CaptureJournal.resume if args.resume else CaptureJournal.start
+    with opened(args.out, identity) as journal:
+        answered = _answered(journal)
+        resumed = sum(1 for a in answered.values() if a.error is None)
+        retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
+        try:
+            captured = capture(
+                retriever,
+                cases,
+                k=k,
+                id_from=args.id_from,
+                label=args.label,
+                kb=card_ids,
+                shard=args.shard,
+                answered=answered,
+                on_artifact=lambda a: journal.record(a.model_dump(mode="json", exclude_none=True)),
+                on_progress=progress,
+                **pacing,
+            )
+        except KeyboardInterrupt:
+            if progress is not None:
+                progress.end()
+            console.stderr.write(
+                f"recall-gate: capture interrupted: the answers so far are kept in "
+                f"{display_path(journal.path, console)}; the same command with --resume asks "
+                "only the cases not yet answered\n"
+            )
+            raise
+        except BaseException:
+            if progress is not None:
+                progress.end()
+            raise
+        captured.write(args.out)
+        if args.trec_out is not None:
+            write_trec_run(
+                args.trec_out, captured.artifacts, source=str(args.out), tag="recall-gate"
+            )
+        journal.finish()
+    return captured, resumed
 
 
 def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
@@ -108,6 +281,8 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
             "capture needs the cases whose queries it runs",
             fix="pass --cases PATH, or set `cases:` in recall-gate.yaml",
         )
+    if args.shard is not None:
+        _refuse_outputs_for_a_shard(args)
     # Judged at a base revision: the base's cases run (as the base has them) plus the
     # pull request's new ones; only the base's are judged.
     located, plan = judged_cases(settings, working_tree_cases(settings))
@@ -127,33 +302,33 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     labels = [c.label() for c in judged]
     dataset_fingerprint = fingerprint_labels(labels)
     queries_fingerprint = fingerprint_queries((c.id, c.query) for c in judged)
+    # What makes a resumed capture this one (not how fast it asks).
     identity = {
         "retriever": args.retriever,
         "k": settings.k,
-        "cases": dataset_fingerprint,
-        "queries": queries_fingerprint,
+        "cases": fingerprint_case_set(cases),  # every case asked: labels and queries
         "kb": kb_fingerprint,
         "id_from": args.id_from,
         "label": args.label,
+        "shard": None if args.shard is None else str(args.shard),
     }
-    # Kept until the file is written: a failed capture leaves it, so `score` refuses
-    # the earlier file rather than reporting its numbers as this capture's.
-    with CaptureJournal.start(args.out, identity) as journal:
-        retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
-        captured = capture(
-            retriever, cases, k=settings.k, id_from=args.id_from, label=args.label, kb=card_ids
-        )
-        captured.write(args.out)
-        if args.trec_out is not None:
-            write_trec_run(
-                args.trec_out, captured.artifacts, source=str(args.out), tag="recall-gate"
-            )
-        journal.finish()
-    console.stderr.write(
-        f"recall-gate: captured {len(captured.artifacts)} cases at k = {settings.k} with "
-        f"{captured.retriever.name} ({captured.retriever.adapter}) → "
-        f"{display_path(args.out, console)}\n"
+    captured, resumed = _capture_journaled(
+        args,
+        console,
+        identity=identity,
+        cases=cases,
+        k=settings.k,
+        card_ids=card_ids,
+        config_folder=config_folder,
+        pacing=_pacing(args, settings.config),
     )
+    _say_captured(captured, args=args, console=console, k=settings.k, resumed=resumed)
+    if captured.coverage is not None:
+        console.stderr.write(
+            f"recall-gate: {captured.coverage.describe()} is not scored on its own: capture "
+            "every shard, `recall-gate merge` their files, then score the merged file\n"
+        )
+        return 0
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=dataset_fingerprint,

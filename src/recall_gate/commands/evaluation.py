@@ -287,6 +287,8 @@ def score_and_report(
                 provenance=made,
                 aggregates=scored.aggregates,
                 cases_short_of_k=scored.short_of_k,
+                latency=watch.latency(),
+                failed_cases=tuple(watch.failed),
             )
         if compares:
             assert out is not None
@@ -315,6 +317,8 @@ def score_and_report(
             missed_total=scored.missed_total,
             short_of_k=scored.short_of_k,
             gold_checked=made.kb_fingerprint is not None,
+            latency=watch.latency(),
+            failed_cases=watch.failed,
         )
 
     if args.markdown is not None:

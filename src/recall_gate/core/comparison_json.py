@@ -21,7 +21,7 @@ from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regr
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
-from recall_gate.core.records import Aggregates, CaseResult, MetricSummary
+from recall_gate.core.records import Aggregates, CaseResult, Latency, MetricSummary
 from recall_gate.core.staleness import SettingChange
 
 __all__ = [
@@ -143,6 +143,8 @@ class RunRecord(_Part):
     gold_checked: bool
     edited_queries: int  # common cases whose query text differs from the baseline's
     groups: tuple[GroupMeansRecord, ...]
+    failed_cases: tuple[str, ...]  # cases the retriever could not answer (scored as misses)
+    latency: Latency | None  # query latency of the capture (report-only)
 
 
 class NewCaseRecord(_Part):
@@ -178,6 +180,7 @@ class BaselineRecord(_Part):
     edited_in_pr: bool
     edit: EditRecord | None
     overall: dict[str, SummaryRecord]  # the baseline's own means (metric key), all its cases
+    latency: Latency | None
 
 
 class GateRecord(_Part):
@@ -423,6 +426,7 @@ def comparison_document(
             edited_in_pr=comparison.edit is not None,
             edit=_edit(comparison.edit),
             overall=_summaries(baseline.aggregates.overall) if baseline else {},
+            latency=baseline.latency if baseline else None,
         ),
         gate=GateRecord(
             max_regression=verdict.max_regression,
@@ -493,5 +497,7 @@ def comparison_document(
             gold_checked=current.provenance.kb_fingerprint is not None,
             edited_queries=_edited_queries(comparison),
             groups=_group_means(current.aggregates),
+            failed_cases=current.failed_cases,
+            latency=current.latency,
         ),
     )

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from recall_gate.core.language import REFERENCE_LANGUAGES, LanguageTag
 
@@ -26,7 +34,10 @@ __all__ = [
     "CaseType",
     "Chunk",
     "CitationOutcome",
+    "Coverage",
     "Language",
+    "Latency",
+    "LatencyStats",
     "MetricSummary",
     "Provenance",
     "Results",
@@ -163,6 +174,32 @@ class Retriever(_Record):
         return flat
 
 
+class Coverage(_Record):
+    """The part of a case set an artifacts file holds, when it is not all of it:
+    ``shards`` (1-based) of ``of`` shards (``capture --shard``, or a merge that
+    lacks some). ``cases`` and ``cases_fingerprint`` are the whole set's, so
+    shards of different case sets are never merged. A file that holds every
+    case carries no coverage; ``score`` refuses one that does."""
+
+    shards: tuple[int, ...] = Field(min_length=1)
+    of: int = Field(ge=1)
+    cases: int = Field(ge=0)
+    cases_fingerprint: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _shards_exist(self) -> Coverage:
+        if list(self.shards) != sorted(set(self.shards)) or not all(
+            1 <= s <= self.of for s in self.shards
+        ):
+            raise ValueError(f"shards must be distinct, sorted and in 1..{self.of}")
+        return self
+
+    def describe(self) -> str:
+        """``shard 2 of 3`` / ``shards 1, 2 of 3``."""
+        listed = ", ".join(map(str, self.shards))
+        return f"shard{'s' if len(self.shards) > 1 else ''} {listed} of {self.of}"
+
+
 class RetrievedItem(_Record):
     """One retrieved item; card identity is ``parent_id`` if set, else ``id``."""
 
@@ -191,8 +228,14 @@ class Artifact(_Record):
     case_type: CaseType | None = None
     query: str | None = None
     timings_ms: dict[str, float] | None = None
+    # The query's wall time as ``capture`` measured it (informational, report-only).
+    latency_ms: float | None = Field(default=None, ge=0)
+    # Why the retriever gave no answer (``capture --max-failures``): scored as a miss.
+    error: str | None = None
     # What captured this line (``recall-gate capture`` and ``run`` write it).
     retriever: Retriever | None = None
+    # On the first line of a shard (or an incomplete merge): the part of the cases it holds.
+    coverage: Coverage | None = None
 
     @field_validator("retrieved")
     @classmethod
@@ -246,6 +289,23 @@ class CaseResult(_Record):
     citation_outcome: CitationOutcome | None = None
 
 
+class LatencyStats(_Record):
+    """Nearest-rank p50 / p95 and the max of ``n`` queries' wall times, in ms."""
+
+    p50_ms: float = Field(ge=0)
+    p95_ms: float = Field(ge=0)
+    max_ms: float = Field(ge=0)
+    n: int = Field(ge=1)
+
+
+class Latency(_Record):
+    """A capture's query latency, overall and per group (report-only)."""
+
+    overall: LatencyStats
+    by_case_type: dict[str, LatencyStats] = Field(default_factory=dict)
+    by_language: dict[str, LatencyStats] = Field(default_factory=dict)
+
+
 class Provenance(_Record):
     """Where a result came from: fingerprints let a stale baseline be detected.
 
@@ -280,3 +340,19 @@ class Results(_Record):
     # Scored cases whose capture holds fewer than k distinct cards: their
     # metrics are computed on a shorter list than k.
     cases_short_of_k: int = Field(default=0, ge=0)
+    # The capture's query latency, when its lines carry `latency_ms` (report-only).
+    latency: Latency | None = None
+    # Cases the retriever could not answer (`capture --max-failures`): scored as misses.
+    failed_cases: tuple[str, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_capture_facts(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Latency and failures are written only when there are some, so results (and
+        baselines) of captures without them keep their bytes."""
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("latency", 0) is None:
+                del data["latency"]
+            if data.get("failed_cases", 0) in ((), []):
+                del data["failed_cases"]
+        return data

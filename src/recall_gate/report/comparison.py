@@ -71,7 +71,13 @@ from recall_gate.report.markup import (
     shorten_query,
     table,
 )
-from recall_gate.report.results import LANGUAGE_CAVEAT, RECALL_CAVEAT, capture_notes
+from recall_gate.report.results import (
+    LANGUAGE_CAVEAT,
+    RECALL_CAVEAT,
+    capture_notes,
+    failures_note,
+    latency_table,
+)
 
 __all__ = [
     "JOB_SUMMARY_POINTER",
@@ -1127,6 +1133,22 @@ def _definitions(style: Style, shown: Sequence[str]) -> str:
     return style.collapsed("Metric definitions", ["\n".join(items)])
 
 
+def _capture_section(doc: ComparisonDocument, style: Style) -> str | None:
+    """Cases the retriever could not answer, and the query latency against the
+    baseline's when it has one (report-only)."""
+    run = doc.run
+    parts = []
+    if run.failed_cases:
+        parts.append(failures_note(run.failed_cases, style.fmt))
+    if run.latency is not None:
+        parts.append(latency_table(run.latency, style.fmt, baseline=doc.baseline.latency))
+    if not parts:
+        return None
+    return (
+        style.collapsed("Capture: failures and latency", parts) if style.md else "\n\n".join(parts)
+    )
+
+
 def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
     parts = []
     if style.md:
@@ -1168,6 +1190,7 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
         _missed_section(doc, style),
         _instead_section(doc, style),
         _cases_section(doc, style),
+        _capture_section(doc, style),
     ):
         if section:
             parts.append(section)

@@ -18,8 +18,15 @@ from recall_gate.core.metric_registry import (
     shown_metrics,
 )
 from recall_gate.core.moves import missed_cases
-from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
-from recall_gate.report.markup import Format, escape_markdown, shorten_query, table
+from recall_gate.core.records import (
+    Aggregates,
+    CaseResult,
+    Latency,
+    LatencyStats,
+    MetricSummary,
+    Results,
+)
+from recall_gate.report.markup import Format, escape_markdown, shorten, shorten_query, table
 
 __all__ = [
     "LANGUAGE_CAVEAT",
@@ -144,6 +151,54 @@ def render_report(
     )
 
 
+_FAILED_ID_CHARS = 80
+
+
+def failures_note(failed_cases: Sequence[str], fmt: Format) -> str:
+    """The cases the retriever could not answer, scored as misses (``--max-failures``)."""
+    ids = (shorten(c, _FAILED_ID_CHARS) for c in failed_cases[:20])  # ids are user text
+    shown = ", ".join(escape_markdown(c) if fmt == "markdown" else c for c in ids)
+    more = f" and {len(failed_cases) - 20} more" if len(failed_cases) > 20 else ""
+    return (
+        f"{len(failed_cases)} case(s) the retriever could not answer are recorded as "
+        f"failures and scored as misses (capture --max-failures): {shown}{more}."
+    )
+
+
+def latency_table(latency: Latency, fmt: Format, *, baseline: Latency | None = None) -> str:
+    """p50 / p95 / max query latency, overall and per group (report-only); with a
+    ``baseline`` that has latency, each value reads ``before → after (±change)``."""
+
+    def cells(stats: LatencyStats, before: LatencyStats | None) -> list[str]:
+        now = (stats.p50_ms, stats.p95_ms, stats.max_ms)
+        if before is None:
+            return [f"{v:.1f} ms" for v in now]
+        was = (before.p50_ms, before.p95_ms, before.max_ms)
+        return [f"{b:.1f} → {v:.1f} ms ({v - b:+.1f})" for b, v in zip(was, now, strict=True)]
+
+    def name_cell(name: str) -> str:
+        return escape_markdown(name) if fmt == "markdown" else name
+
+    old = baseline
+    overall_before = old.overall if old is not None else None
+    rows = [["overall", "all", str(latency.overall.n), *cells(latency.overall, overall_before)]]
+    for kind, groups, before in (
+        ("case_type", latency.by_case_type, old.by_case_type if old else {}),
+        ("language", latency.by_language, old.by_language if old else {}),
+    ):
+        rows += [
+            [kind, name_cell(name), str(s.n), *cells(s, before.get(name))]
+            for name, s in groups.items()
+        ]
+    title = "Query latency of the capture (report-only; no gate reads it)"
+    title += ", against the baseline's:" if baseline is not None else ":"
+    return title + "\n\n" + table(["group", "name", "n", "p50", "p95", "max"], rows, fmt)
+
+
+def _ms(stats: LatencyStats) -> list[str]:
+    return [f"{v:.1f} ms" for v in (stats.p50_ms, stats.p95_ms, stats.max_ms)]
+
+
 def render_summary(
     *,
     k: int,
@@ -157,6 +212,8 @@ def render_summary(
     missed_total: int | None = None,
     short_of_k: int = 0,
     gold_checked: bool = True,
+    latency: Latency | None = None,
+    failed_cases: Sequence[str] = (),
 ) -> str:
     """:func:`render_report` from the counts alone (the scorer keeps no cases).
 
@@ -181,6 +238,10 @@ def render_summary(
         parts.append(note if fmt == "markdown" else note.replace("`", ""))
     header = ["group", "name", "n", *(metric_label(m, k) for m in metrics)]
     parts.append(table(header, _group_rows(agg, metrics, fmt), fmt))
+    if failed_cases:
+        parts.append(failures_note(failed_cases, fmt))
+    if latency is not None:
+        parts.append(latency_table(latency, fmt))
     if any(outcomes.values()):
         counts = {o: outcomes.get(o, 0) for o in ("ok", "retrieval_miss", "citation_miss")}
         parts.append(

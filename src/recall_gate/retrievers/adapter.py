@@ -3,22 +3,34 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from recall_gate.core.records import ParamValue
 from recall_gate.retrievers.documents import Hit
 
-__all__ = ["Adapter", "class_name", "embedder_name", "has_base", "readable", "readable_params"]
+__all__ = [
+    "Adapter",
+    "class_name",
+    "embedder_name",
+    "has_base",
+    "overrides",
+    "readable",
+    "readable_params",
+]
 
 _MAX_PARAM = 200
 
 
 class Adapter(Protocol):
-    """A retriever driven one way: ``search`` returns the top ``k`` hits of a query."""
+    """A retriever driven one way: ``search`` returns the top ``k`` hits of a query;
+    ``asearch`` does the same natively async (awaited, no thread), or is None when
+    the retriever has no async path of its own (its framework's default async
+    method would only run the sync one in a thread)."""
 
     kind: str  # "langchain-retriever", "llamaindex", …
     name: str  # the retriever's class, "module.Class"
+    asearch: Callable[[str, int], Awaitable[list[Hit]]] | None
 
     def search(self, query: str, k: int) -> list[Hit]: ...
 
@@ -37,6 +49,21 @@ def has_base(obj: object, module_prefix: str, *names: str) -> bool:
         cls.__name__ in names and cls.__module__.startswith(module_prefix)
         for cls in type(obj).__mro__
     )
+
+
+def overrides(obj: object, method: str, module_prefix: str, *base_names: str) -> bool:
+    """Whether ``obj``'s ``method`` is its own, not the default a framework base class
+    (named ``base_names``, from ``module_prefix``) provides or injects."""
+    for cls in type(obj).__mro__:
+        function = cls.__dict__.get(method)
+        if function is None:
+            continue
+        inherited = cls.__name__ in base_names and cls.__module__.startswith(module_prefix)
+        injected = "<locals>" in getattr(function, "__qualname__", "") and getattr(
+            function, "__module__", ""
+        ).startswith(module_prefix)
+        return not (inherited or injected)
+    return False
 
 
 def readable(value: Any) -> ParamValue:

@@ -1,27 +1,57 @@
 """Run a user's retriever over the cases and record what it returned (the artifacts).
 
 One code path for ``recall-gate capture`` and ``recall_gate.capture(...)``:
-each case's query goes through the adapter of the retriever's framework, each
+each case's query goes through the adapter of the retriever's framework
+(:func:`ask_case`, or :func:`aask_case` for a natively async retriever), each
 returned document is mapped to its KB card id, and every artifact line
 carries its case's fields, so the capture is self-contained for ``score``.
+The cases are scheduled by :mod:`~recall_gate.retrievers.executor` (bounded
+concurrency, retries, timeout) and written back in case order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from recall_gate.adapters.artifacts import dump_artifacts, write_artifacts
-from recall_gate.core.records import Artifact, Case, RetrievedItem, Retriever
+from recall_gate.core.fingerprint import (
+    fingerprint_labels,
+    fingerprint_queries,
+    fingerprint_settings,
+)
+from recall_gate.core.records import Artifact, Case, Coverage, RetrievedItem, Retriever
+from recall_gate.core.shards import SHARD_RULE, Shard, parse_shard
 from recall_gate.errors import InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
-from recall_gate.retrievers.documents import IdMapper
-from recall_gate.retrievers.failures import EXIT_FIX, describe
+from recall_gate.retrievers.documents import Hit, IdMapper
+from recall_gate.retrievers.executor import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_RETRIES,
+    DEFAULT_TIMEOUT,
+    Answer,
+    Pacing,
+    RetrieverExit,
+    run_cases,
+)
+from recall_gate.retrievers.failures import EXIT_FIX
 
-__all__ = ["NOT_A_RETRIEVER_FIX", "Capture", "adapt", "capture"]
+__all__ = [
+    "NOT_A_RETRIEVER_FIX",
+    "Capture",
+    "Progress",
+    "aask_case",
+    "adapt",
+    "ask_case",
+    "capture",
+    "fingerprint_case_set",
+]
 
 NOT_A_RETRIEVER_FIX = (
     "return a LangChain retriever or vector store, a LlamaIndex retriever or index, a "
@@ -36,14 +66,33 @@ class Capture:
     artifacts: tuple[Artifact, ...]
     retriever: Retriever
     k: int
+    # Set when the capture holds part of a case set (``--shard``).
+    coverage: Coverage | None = None
+
+    @property
+    def failed(self) -> tuple[Artifact, ...]:
+        """The cases the retriever could not answer (recorded under ``max_failures``)."""
+        return tuple(a for a in self.artifacts if a.error is not None)
 
     def to_jsonl(self) -> str:
         """The artifacts file's text (the retriever recorded on its first line)."""
-        return dump_artifacts(self.artifacts, retriever=self.retriever)
+        return dump_artifacts(self.artifacts, retriever=self.retriever, coverage=self.coverage)
 
     def write(self, path: str | Path) -> None:
         """Write the artifacts file atomically (no partial file on failure)."""
-        write_artifacts(Path(path), self.artifacts, retriever=self.retriever)
+        write_artifacts(
+            Path(path), self.artifacts, retriever=self.retriever, coverage=self.coverage
+        )
+
+
+def fingerprint_case_set(cases: Sequence[Case]) -> str:
+    """Of the whole case set (labels and queries): shards of one set share it."""
+    return fingerprint_settings(
+        {
+            "labels": fingerprint_labels(c.label() for c in cases),
+            "queries": fingerprint_queries((c.id, c.query) for c in cases),
+        }
+    )
 
 
 def adapt(retriever: Any) -> Adapter:
@@ -82,6 +131,95 @@ def _card_ids(kb: str | Path | Iterable[str] | None) -> frozenset[str] | None:
     return frozenset(kb)
 
 
+@dataclass(frozen=True)
+class Progress:
+    """How far a capture is: ``done`` of ``total`` cases answered (``failed`` of
+    them recorded as failures), ``elapsed`` seconds since it started."""
+
+    done: int
+    total: int
+    failed: int
+    elapsed: float
+
+
+def _items(mapper: IdMapper, case: Case, hits: Sequence[Hit]) -> tuple[RetrievedItem, ...]:
+    items = []
+    for rank, hit in enumerate(hits, start=1):
+        card = mapper.card_id(hit, case_id=case.id, rank=rank)
+        chunk = hit.chunk_id if hit.chunk_id and hit.chunk_id != card else None
+        items.append(
+            RetrievedItem(id=chunk or card, parent_id=card if chunk else None, score=hit.score)
+        )
+    return tuple(items)
+
+
+def ask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> tuple[RetrievedItem, ...]:
+    """One case: its query asked of the retriever, each document mapped to its card."""
+    return _items(mapper, case, adapter.search(case.query, k))
+
+
+async def aask_case(
+    adapter: Adapter, mapper: IdMapper, case: Case, k: int
+) -> tuple[RetrievedItem, ...]:
+    """:func:`ask_case` for a natively async retriever (awaited, no thread)."""
+    asearch = adapter.asearch
+    assert asearch is not None
+    return _items(mapper, case, await asearch(case.query, k))
+
+
+def _artifact(case: Case, answer: Answer[tuple[RetrievedItem, ...]]) -> Artifact:
+    return Artifact(
+        case_id=case.id,
+        retrieved=answer.result or (),
+        must_cite_one_of=case.must_cite_one_of,
+        relevant_ids=case.relevant_ids,
+        language=case.language,
+        case_type=case.case_type,
+        query=case.query,
+        latency_ms=round(answer.latency_ms, 1),
+        error=answer.error,
+    )
+
+
+def _failure_message(answer: Answer[Any], *, max_failures: int) -> InputError:
+    case = answer.case
+    tries = f"; {answer.attempts} attempts" if answer.attempts > 1 else ""
+    budget = (
+        f"; {max_failures} failure(s) allowed by --max-failures, this is one more"
+        if max_failures
+        else ""
+    )
+    return InputError(
+        f"case {case.id!r}: the retriever {answer.error} (query {case.query!r}{tries}{budget})",
+        fix="make the retriever answer this query (credentials, network, index built?) and "
+        "capture again (--resume asks only the cases not yet answered), or allow failures "
+        "with --max-failures N (they score as misses); nothing was written",
+    )
+
+
+def _run(coroutine_factory: Callable[[], Any]) -> None:
+    """Run the capture's event loop here, or in a thread when this thread already has
+    one (a notebook): ``capture()`` is a plain function wherever it is called."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(coroutine_factory())
+        return
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(coroutine_factory())
+        except BaseException as exc:
+            failure.append(exc)
+
+    thread = threading.Thread(target=target, name="recall-gate-capture")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0]
+
+
 def capture(
     retriever: Any,
     cases: str | Path | Iterable[Case | Mapping[str, Any]],
@@ -90,60 +228,110 @@ def capture(
     id_from: str | None = None,
     label: str | None = None,
     kb: str | Path | Iterable[str] | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    retries: int = DEFAULT_RETRIES,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    max_failures: int = 0,
+    shard: Shard | str | None = None,
+    answered: Mapping[str, Artifact] | None = None,
+    on_artifact: Callable[[Artifact], None] | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
 ) -> Capture:
     """Run every case's query through ``retriever`` and capture the top ``k`` card ids.
 
     ``retriever``: a LangChain retriever or vector store, a LlamaIndex retriever
     or index, a Haystack retriever component, or a function ``(query, k)``
-    returning ids or dicts. ``cases``: a cases file, or case records / mappings.
-    ``id_from``: the dotted field holding the card id (default: the common
-    fields, see :data:`~recall_gate.retrievers.documents.DEFAULT_ID_FIELDS`).
-    ``kb``: the KB (a path, or its card ids) to map file paths to card ids and
-    refuse documents that are no card. ``label``: your name for this retriever,
-    recorded in the provenance. Raises :class:`~recall_gate.errors.InputError`
-    naming the case and the fix when a query fails or a document maps to no id.
+    (``async def`` too) returning ids or dicts. ``cases``: a cases file, or
+    case records / mappings. ``id_from``: the dotted field holding the card id
+    (default: the common fields, see
+    :data:`~recall_gate.retrievers.documents.DEFAULT_ID_FIELDS`). ``kb``: the KB
+    (a path, or its card ids) to map file paths to card ids and refuse
+    documents that are no card. ``label``: your name for this retriever,
+    recorded in the provenance.
+
+    ``concurrency`` cases are asked at once (async retrievers awaited, sync
+    ones in threads); a transient failure is retried ``retries`` times with
+    backoff; ``timeout`` seconds bound each attempt. Up to ``max_failures``
+    cases that still fail are recorded (``error``, no documents: they score as
+    misses); one more raises :class:`~recall_gate.errors.InputError` naming
+    the case, as does retriever code that exits. ``shard`` (``"2/3"``): capture
+    only that deterministic part of the cases (see :mod:`recall_gate.core.shards`),
+    to be merged with the others. ``answered``: artifacts of
+    cases already captured (a resumed capture), not asked again;
+    ``on_artifact`` receives each new artifact as it completes (a journal).
+    The artifacts come back in case order whatever the completion order.
     """
     if not isinstance(k, int) or isinstance(k, bool) or k < 1:
         raise InputError(f"k must be a positive integer, got {k!r}", fix="pass k=5 or similar")
+    try:
+        pacing = Pacing(concurrency=concurrency, retries=retries, timeout=timeout)
+    except ValueError as exc:
+        raise InputError(str(exc), fix="see the capture options in the docs") from None
+    if max_failures < 0:
+        raise InputError(f"max_failures must be 0 or more, got {max_failures}", fix="pass 0")
+    if isinstance(shard, str):
+        try:
+            shard = parse_shard(shard)
+        except ValueError as exc:
+            raise InputError(f"shard: {exc}", fix=f"write the shard as {SHARD_RULE}") from None
     adapter = adapt(retriever)
     all_cases = _cases_of(cases)
     gold = frozenset(g for c in all_cases for g in (*c.must_cite_one_of, *(c.relevant_ids or ())))
     mapper = IdMapper(id_from=id_from, card_ids=_card_ids(kb), gold_ids=gold)
-    artifacts = []
-    for case in all_cases:
-        try:
-            hits = adapter.search(case.query, k)
-        except InputError:
-            raise
-        except Exception as exc:
-            raise InputError(
-                f"case {case.id!r}: the retriever {describe(exc)} (query {case.query!r})",
-                fix="make the retriever answer this query (credentials, network, index "
-                "built?) and capture again; nothing was written",
-            ) from None
-        except BaseException as exc:  # sys.exit() or KeyboardInterrupt in retriever code
-            raise InputError(
-                f"case {case.id!r}: the retriever {describe(exc)} (query {case.query!r})",
-                fix=EXIT_FIX,
-            ) from None
-        items = []
-        for rank, hit in enumerate(hits, start=1):
-            card = mapper.card_id(hit, case_id=case.id, rank=rank)
-            chunk = hit.chunk_id if hit.chunk_id and hit.chunk_id != card else None
-            items.append(
-                RetrievedItem(id=chunk or card, parent_id=card if chunk else None, score=hit.score)
+    coverage = None
+    if shard is not None:
+        coverage = Coverage(
+            shards=(shard.index,),
+            of=shard.count,
+            cases=len(all_cases),
+            cases_fingerprint=fingerprint_case_set(all_cases),
+        )
+        all_cases = [c for c in all_cases if shard.holds(c.id)]
+    # A resumed capture asks again the cases it could not answer before.
+    done: dict[str, Artifact] = {
+        c.id: answered[c.id]
+        for c in all_cases
+        if answered and c.id in answered and answered[c.id].error is None
+    }
+    todo = [c for c in all_cases if c.id not in done]
+    failed: list[Artifact] = []
+    started = time.perf_counter()
+
+    def on_answer(answer: Answer[tuple[RetrievedItem, ...]]) -> None:
+        artifact = _artifact(answer.case, answer)
+        if artifact.error is not None:
+            failed.append(artifact)
+            if len(failed) > max_failures:
+                raise _failure_message(answer, max_failures=max_failures)
+        done[artifact.case_id] = artifact
+        if on_artifact is not None:
+            on_artifact(artifact)
+        if on_progress is not None:
+            on_progress(
+                Progress(len(done), len(all_cases), len(failed), time.perf_counter() - started)
             )
-        artifacts.append(
-            Artifact(
-                case_id=case.id,
-                retrieved=tuple(items),
-                must_cite_one_of=case.must_cite_one_of,
-                relevant_ids=case.relevant_ids,
-                language=case.language,
-                case_type=case.case_type,
-                query=case.query,
+
+    def ask(case: Case) -> tuple[RetrievedItem, ...]:
+        return ask_case(adapter, mapper, case, k)
+
+    async def aask(case: Case) -> tuple[RetrievedItem, ...]:
+        return await aask_case(adapter, mapper, case, k)
+
+    try:
+        _run(
+            lambda: run_cases(
+                todo,
+                ask=ask,
+                aask=aask if adapter.asearch is not None else None,
+                pacing=pacing,
+                on_answer=on_answer,
             )
         )
+    except RetrieverExit as exc:
+        raise InputError(
+            f"case {exc.case.id!r}: the retriever {exc.what} (query {exc.case.query!r})",
+            fix=EXIT_FIX,
+        ) from None
     params = {"k": k, **adapter.params()}
     if id_from:
         params["id_from"] = id_from
@@ -153,4 +341,5 @@ def capture(
         label=label,
         params=params,
     )
-    return Capture(artifacts=tuple(artifacts), retriever=provenance, k=k)
+    artifacts = tuple(done[c.id] for c in all_cases)
+    return Capture(artifacts=artifacts, retriever=provenance, k=k, coverage=coverage)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from recall_gate.core.records import ParamValue
@@ -28,17 +29,26 @@ class HaystackRetriever:
     """``component.run(query=query, top_k=k)["documents"]``."""
 
     kind = "haystack"
+    asearch: Callable[[str, int], Awaitable[list[Hit]]] | None
 
     def __init__(self, component: Any) -> None:
         self.component = component
         self.name = class_name(component)
+        # Haystack components that can run async define `run_async` themselves.
+        self.asearch = self._asearch if callable(getattr(component, "run_async", None)) else None
 
-    def search(self, query: str, k: int) -> list[Hit]:
-        output = self.component.run(query=query, top_k=k)
+    def _hits(self, output: Any, k: int, method: str) -> list[Hit]:
         documents = output.get("documents") if isinstance(output, dict) else None
         if documents is None:
-            raise TypeError(f"{self.name}.run() returned no 'documents'")
+            raise TypeError(f"{self.name}.{method}() returned no 'documents'")
         return [_hit(d) for d in list(documents)[:k]]
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return self._hits(self.component.run(query=query, top_k=k), k, "run")
+
+    async def _asearch(self, query: str, k: int) -> list[Hit]:
+        output = await self.component.run_async(query=query, top_k=k)
+        return self._hits(output, k, "run_async")
 
     def params(self) -> dict[str, ParamValue]:
         to_dict = getattr(self.component, "to_dict", None)

@@ -3,10 +3,19 @@
 
 from __future__ import annotations
 
+import copy
+import threading
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from recall_gate.core.records import ParamValue
-from recall_gate.retrievers.adapter import class_name, embedder_name, has_base, readable_params
+from recall_gate.retrievers.adapter import (
+    class_name,
+    embedder_name,
+    has_base,
+    overrides,
+    readable_params,
+)
 from recall_gate.retrievers.documents import Hit, clean_score
 
 __all__ = ["LlamaIndexRetriever", "detect"]
@@ -28,27 +37,43 @@ def _hit(result: Any) -> Hit:
 
 
 class LlamaIndexRetriever:
-    """``retriever.retrieve(query)``, with ``similarity_top_k`` set to ``k`` for the
-    capture when the retriever has one (restored afterwards), else cut at ``k``."""
+    """``retriever.retrieve(query)`` (``aretrieve`` when the retriever has its own
+    async path), with ``similarity_top_k`` set to ``k`` when the retriever has
+    one, else cut at ``k``.
+
+    The setting is made on a shallow copy per k, never on the user's object:
+    cases asked concurrently (or at different depths) cannot see each other's k.
+    """
 
     kind = "llamaindex"
+    asearch: Callable[[str, int], Awaitable[list[Hit]]] | None
 
     def __init__(self, retriever: Any, *, index: Any = None) -> None:
         self.retriever = retriever
         self.index = index
         self.name = class_name(retriever)
+        self._by_k: dict[int, Any] = {}
+        self._lock = threading.Lock()
+        native = overrides(retriever, "_aretrieve", "llama_index", "BaseRetriever")
+        self.asearch = self._asearch if native else None
+
+    def _at(self, k: int) -> Any:
+        """The retriever asking for ``k`` results (a copy with ``similarity_top_k = k``)."""
+        if not isinstance(getattr(self.retriever, "similarity_top_k", None), int):
+            return self.retriever
+        with self._lock:
+            copy_at_k = self._by_k.get(k)
+            if copy_at_k is None:
+                copy_at_k = copy.copy(self.retriever)
+                copy_at_k.similarity_top_k = k
+                self._by_k[k] = copy_at_k
+        return copy_at_k
 
     def search(self, query: str, k: int) -> list[Hit]:
-        r = self.retriever
-        before = getattr(r, "similarity_top_k", None)
-        if isinstance(before, int):
-            r.similarity_top_k = k
-        try:
-            results = r.retrieve(query)
-        finally:
-            if isinstance(before, int):
-                r.similarity_top_k = before
-        return [_hit(result) for result in list(results)[:k]]
+        return [_hit(result) for result in list(self._at(k).retrieve(query))[:k]]
+
+    async def _asearch(self, query: str, k: int) -> list[Hit]:
+        return [_hit(result) for result in list(await self._at(k).aretrieve(query))[:k]]
 
     def params(self) -> dict[str, ParamValue]:
         r = self.retriever

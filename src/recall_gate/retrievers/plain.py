@@ -4,7 +4,7 @@ field (``id``, ``metadata.source`` …) and optionally ``score`` and ``chunk_id`
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from recall_gate.core.records import ParamValue
@@ -26,20 +26,37 @@ def _hit(item: Any) -> Hit:
     raise TypeError(f"returned a {type(item).__name__}, expected a str id or a dict")
 
 
+def _hits(items: Any, k: int) -> list[Hit]:
+    if isinstance(items, str | bytes | Mapping) or not hasattr(items, "__iter__"):
+        raise TypeError(f"returned a {type(items).__name__}, expected a list")
+    return [_hit(item) for item in list(items)[:k]]
+
+
+def _is_async(function: Any) -> bool:
+    """``async def``, also as a callable object's ``__call__``."""
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(type(function), "__call__", None)  # noqa: B004 - its method, not callable()
+    )
+
+
 class PlainCallable:
+    """``function(query, k)``, awaited when it is ``async def``."""
+
     kind = "callable"
+    asearch: Callable[[str, int], Awaitable[list[Hit]]] | None
 
     def __init__(self, function: Callable[[str, int], Any]) -> None:
         self.function = function
         module = getattr(function, "__module__", None) or type(function).__module__
         qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
         self.name = f"{module}.{qualname}"
+        self.asearch = self._asearch if _is_async(function) else None
 
     def search(self, query: str, k: int) -> list[Hit]:
-        items = self.function(query, k)
-        if isinstance(items, str | bytes | Mapping) or not hasattr(items, "__iter__"):
-            raise TypeError(f"returned a {type(items).__name__}, expected a list")
-        return [_hit(item) for item in list(items)[:k]]
+        return _hits(self.function(query, k), k)
+
+    async def _asearch(self, query: str, k: int) -> list[Hit]:
+        return _hits(await self.function(query, k), k)
 
     def params(self) -> dict[str, ParamValue]:
         return {}
