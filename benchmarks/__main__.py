@@ -4,7 +4,8 @@
   (``python -m benchmarks scoring --help``);
 * ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present);
 * ``capture`` — ``capture --concurrency`` over a retriever that sleeps
-  (``python -m benchmarks capture --help``).
+  (``python -m benchmarks capture --help``);
+* ``pr-check`` — the action's score-mode PR check under act, uv against pip.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ BENCHMARKS = {
     "scoring": "benchmarks.bench_scoring",
     "runner": "benchmarks.bench_runner",
     "capture": "benchmarks.bench_capture",
+    "pr-check": "benchmarks.bench_pr_check",
 }
 
 

@@ -749,7 +749,9 @@ def test_the_pr_check_workflow_runs_the_built_in_runner(repo: Repo) -> None:
     assert 0.0 < float(outputs["hit"]) <= 1.0
     [comment] = marked_comments(repo.fake, number)
     assert "baseline" in comment.body.lower()
-    assert any("no baseline" in n for n in run.annotations("notice")), run.annotations("notice")
+    assert any("no baseline" in n.lower() for n in run.annotations("notice")), run.annotations(
+        "notice"
+    )
     uploaded = repo.scratch / "artifacts" / "recall-gate-results" / "results.json"
     assert json.loads(uploaded.read_text())["k"] == 5
 
@@ -858,9 +860,9 @@ def _capture_baseline(app: Path, reason: str) -> None:
     sys.modules.pop("app.rag", None)
 
 
-def test_the_readme_one_step_check_fails_a_pr_that_regresses_and_lowers_its_own_baseline(
-    tmp_path: Path, fake_github: FakeGitHub
-) -> None:
+def _consumer(tmp_path: Path) -> Path:
+    """A shop's repository: its docs, cases, Haystack retriever, config and the
+    README's workflow, with a baseline captured on main (committed)."""
     app = tmp_path / "shop"
     shutil.copytree(ROOT / "examples" / "data" / "docs", app / "docs")
     (app / "evals").mkdir()
@@ -878,20 +880,15 @@ def test_the_readme_one_step_check_fails_a_pr_that_regresses_and_lowers_its_own_
     _git(app, "remote", "add", "origin", f"https://github.com/{REPO}.git")
     _git(app, "add", "-A")
     _git(app, "commit", "-q", "-m", "base")
-    base_sha = _git(app, "rev-parse", "HEAD")
-    # The pull request: its retriever loses the German docs, and it re-baselines on that.
-    rag = app / "app" / "rag.py"
-    rag.write_text(rag.read_text().replace("SKIP: tuple[str, ...] = ()", 'SKIP = ("de/",)'))
-    _capture_baseline(app, "new retriever, new baseline")
-    _git(app, "commit", "-q", "-am", "Faster retriever; refresh the baseline")
+    return app
 
+
+def _run_consumer(app: Path, tmp_path: Path, fake: FakeGitHub, base_sha: str) -> tuple[ActRun, int]:
     scratch = tmp_path / "scratch"
     (scratch / "artifacts").mkdir(parents=True)
-    fake_github.add_repo(REPO)
-    number = fake_github.add_pull(REPO, head_sha=HEAD_1)
-    consumer = Repo(
-        path=app, scratch=scratch, fake=fake_github, venv=Path(sys.prefix), base_sha=base_sha
-    )
+    fake.add_repo(REPO)
+    number = fake.add_pull(REPO, head_sha=HEAD_1)
+    consumer = Repo(path=app, scratch=scratch, fake=fake, venv=Path(sys.prefix), base_sha=base_sha)
     run = consumer.run(
         "pull_request",
         workflow=".github/workflows/retrieval-eval.yml",
@@ -904,6 +901,21 @@ def test_the_readme_one_step_check_fails_a_pr_that_regresses_and_lowers_its_own_
             f"PYTHONPATH={ROOT / 'src'}",
         ],
     )
+    return run, number
+
+
+def test_the_readme_one_step_check_fails_a_pr_that_regresses_and_lowers_its_own_baseline(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    app = _consumer(tmp_path)
+    base_sha = _git(app, "rev-parse", "HEAD")
+    # The pull request: its retriever loses the German docs, and it re-baselines on that.
+    rag = app / "app" / "rag.py"
+    rag.write_text(rag.read_text().replace("SKIP: tuple[str, ...] = ()", 'SKIP = ("de/",)'))
+    _capture_baseline(app, "new retriever, new baseline")
+    _git(app, "commit", "-q", "-am", "Faster retriever; refresh the baseline")
+
+    run, number = _run_consumer(app, tmp_path, fake_github, base_sha)
 
     assert run.job_result == "failure", run.text[-6000:]
     [comment] = marked_comments(fake_github, number)
@@ -946,4 +958,39 @@ def test_a_matrix_of_capture_shards_merged_is_scored_by_the_action_as_one_captur
     assert outputs["verdict"] == "report-only"
     for output, key in (("hit", "retrieval_hit_at_k"), ("ndcg", "retrieval_ndcg_at_k")):
         assert float(outputs[output]) == pytest.approx(overall[key]["mean"], abs=1e-6)
+    assert_token_never_printed(run, TOKEN)
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ("retriever", "the capture failed"),
+        ("requirements", "installing your dependencies failed"),
+    ],
+)
+def test_a_capture_that_cannot_run_fails_the_job_and_comments_error_never_pass(
+    tmp_path: Path, fake_github: FakeGitHub, change: str, expected: str
+) -> None:
+    app = _consumer(tmp_path)
+    base_sha = _git(app, "rev-parse", "HEAD")
+    if change == "retriever":
+        rag = app / "app" / "rag.py"
+        rag.write_text(
+            rag.read_text()
+            + "\n\ndef _broken(*args, **kwargs):\n    raise ConnectionError('index unreachable')\n"
+            + "\n\nInMemoryBM25Retriever.run = _broken\n"
+        )
+    else:  # a package that exists nowhere: the install fails, nothing is installed
+        (app / "requirements.txt").write_text("recall-gate-no-such-package-0123456789\n")
+    _git(app, "commit", "-q", "-am", f"PR: a broken {change}")
+
+    run, number = _run_consumer(app, tmp_path, fake_github, base_sha)
+
+    assert run.job_result == "failure", run.text[-6000:]
+    [comment] = marked_comments(fake_github, number)
+    assert "**error**" in comment.body
+    assert "pass" not in comment.body.lower()
+    assert "error" in run.summary
+    errors = [e for e in run.annotations("error") if expected in e]
+    assert len(errors) == 1, run.annotations("error")
     assert_token_never_printed(run, TOKEN)

@@ -346,3 +346,45 @@ def test_no_gate_captures_and_reports_a_failed_gate_but_exits_0(repo: Path) -> N
     # The artifacts it wrote are judged the same way by `score`, at the base.
     judged = cli(repo, "score", "--artifacts", "c.jsonl", "--baseline-ref", "main")
     assert judged.code == 1, judged.out + judged.err
+
+
+def test_a_workflow_run_of_a_pull_request_is_judged_at_its_base(repo: Path, tmp_path: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps(
+            {
+                "workflow_run": {
+                    "head_sha": "f" * 40,
+                    "pull_requests": [{"number": 7, "base": {"sha": base}}],
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    (repo / "recall-gate.yaml").write_text(CONFIG.replace("k: 5", "k: 3"), encoding="utf-8")
+    environ = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "workflow_run",
+        "GITHUB_EVENT_PATH": str(event),
+    }
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    run = cli(repo, "score", "--artifacts", str(bad), environ=environ)
+    assert run.code == 1, run.out + run.err
+    assert "k 5 → 3" in run.out
+
+
+def test_a_pull_request_event_without_a_base_sha_is_refused_not_judged_by_the_pr(
+    repo: Path, tmp_path: Path
+) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7, "head": {"sha": "f" * 40}}}))
+    environ = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+    }
+    good = write_capture(repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(repo, "score", "--artifacts", str(good), environ=environ)
+    assert run.code == 2
+    assert "the pull_request event names no pull_request.base.sha" in run.err

@@ -52,9 +52,9 @@ from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE
 from recall_gate.core.language import LanguageTag
 from recall_gate.core.metric_registry import GATED_METRICS, gated_metric, select_metrics
 from recall_gate.core.metrics import DEFAULT_K
+from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
 from recall_gate.errors import InputError
-from recall_gate.retrievers.executor import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
 __all__ = [
     "ALLOW_OUTSIDE_FLAG",

@@ -44,10 +44,8 @@ class CaseMove:
     rank_after: int | None
     before: Mapping[str, float] = field(default_factory=dict)
     after: Mapping[str, float] = field(default_factory=dict)
-    # Distinct cards the ranking held when fewer than k (None: it held k): a
-    # card missing from a 3-card answer was "not retrieved", not "out of the top k".
-    returned_before: int | None = None
-    returned_after: int | None = None
+    # What this run retrieved instead: its top k card ids, best first.
+    retrieved: tuple[str, ...] = ()
 
     def change(self, metric: str) -> float:
         """This case's change of ``metric`` (current − baseline); 0 when one side
@@ -60,11 +58,6 @@ class CaseMove:
 def _rank(ranked_ids: Sequence[str], card: str, k: int) -> int | None:
     top = list(dict.fromkeys(ranked_ids))[:k]
     return top.index(card) + 1 if card in top else None
-
-
-def _returned(ranked_ids: Sequence[str], k: int) -> int | None:
-    held = len(dict.fromkeys(ranked_ids))
-    return held if held < k else None
 
 
 def _first_of(case: CaseResult, cards: Sequence[str], k: int) -> str | None:
@@ -104,8 +97,7 @@ def _move(before: CaseResult, after: CaseResult, k: int) -> CaseMove | None:
         rank_after=_rank(after.ranked_ids, card, k),
         before=dict(b),
         after=dict(a),
-        returned_before=_returned(before.ranked_ids, k),
-        returned_after=_returned(after.ranked_ids, k),
+        retrieved=tuple(dict.fromkeys(after.ranked_ids))[:k],
     )
 
 

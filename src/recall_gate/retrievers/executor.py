@@ -33,6 +33,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from recall_gate.core.records import Case
 from recall_gate.errors import RecallGateError
 from recall_gate.retrievers.failures import describe, is_transient
@@ -49,11 +50,6 @@ __all__ = [
 
 T = TypeVar("T")
 
-# Eight queries in flight: enough to hide an embedding API's latency, few
-# enough to stay under the usual per-key rate limits.
-DEFAULT_CONCURRENCY = 8
-DEFAULT_RETRIES = 3
-DEFAULT_TIMEOUT = 60.0  # seconds per attempt
 _BACKOFF_BASE = 0.5  # seconds before the first retry, doubled each time
 _BACKOFF_CAP = 20.0
 _RETRY_AFTER_CAP = 60.0
