@@ -40,6 +40,7 @@ from recall_gate import __version__
 from recall_gate.commands import (
     baselines,
     capturing,
+    cards,
     converting,
     evaluation,
     github_actions,
@@ -71,6 +72,7 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     # The order here is the order of `recall-gate --help`.
     handlers = {
         **evaluation.add_commands(sub),
+        **cards.add_commands(sub),
         **capturing.add_commands(sub),
         **merging.add_commands(sub),
         **converting.add_commands(sub),

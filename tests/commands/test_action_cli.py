@@ -82,7 +82,7 @@ def test_actions_report_writes_outputs_summary_and_annotations(compared: Path) -
         assert f"{name}<<" in output
         assert f"\n{value}\n" in output
     assert (compared / "summary.md").read_text() == (compared / "report.md").read_text()
-    assert "::error title=recall-gate%3A floor::hit@5 is 0.833 (n=12), below the floor" in out
+    assert "::error title=recall-gate%3A floor::hit@5 0.833 (n = 12) is below the floor" in out
 
 
 def test_actions_report_refuses_a_file_that_is_not_a_comparison(tmp_path: Path) -> None:

@@ -203,8 +203,8 @@ def test_a_callable_that_returns_no_list_names_the_case(app: Path) -> None:
     code, _, err = cli(app, "capture", "--retriever", "odd_rag:search", "--out", "a.jsonl")
     assert code == 2
     assert err.startswith(
-        "recall-gate: error: case 'en-1': the retriever raised TypeError: returned a str, "
-        "expected a list"
+        "recall-gate: error: odd_rag.search() returned a str, not a list\n"
+        "  fix: return a list of card ids or file paths"
     )
     assert not (app / "a.jsonl").exists()
 

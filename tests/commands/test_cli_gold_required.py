@@ -32,7 +32,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "recall-gate.yaml").write_text(
         "k: 2\nkb: kb\ncases: cases.yaml\ndefault_language: en\n", encoding="utf-8"
     )
-    (tmp_path / "app.py").write_text(
+    (tmp_path / "gold_app.py").write_text(
         "def search(query, k):\n    return ['reset', 'token'][:k]\n", encoding="utf-8"
     )
     lines = [
@@ -99,7 +99,7 @@ def test_capture_fails_a_golden_case_without_gold_before_the_retriever_runs(
 ) -> None:
     if not with_kb:
         (project / "recall-gate.yaml").write_text("k: 2\ncases: cases.yaml\n", encoding="utf-8")
-    run = run_cli(["capture", "--retriever", "app:search", "--out", "out.jsonl"], cwd=project)
+    run = run_cli(["capture", "--retriever", "gold_app:search", "--out", "out.jsonl"], cwd=project)
     assert run.code == 1, run.out + run.err
     assert "(id empty-gold): a golden case with no gold" in run.err
     assert not (project / "out.jsonl").exists()

@@ -26,7 +26,7 @@ def project(tmp_path: Path) -> Path:
     (tmp_path / "paths.jsonl").write_text(
         "".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8"
     )
-    (tmp_path / "app.py").write_text(
+    (tmp_path / "no_kb_app.py").write_text(
         "def search(query, k):\n    return [{'metadata': {'source': f'docs/en/{query}.md'}}]\n",
         encoding="utf-8",
     )
@@ -62,7 +62,7 @@ def test_score_with_path_ids_maps_them_once_a_kb_is_given(project: Path) -> None
 
 def test_capture_with_path_ids_and_no_kb_is_exit_2_naming_kb(project: Path) -> None:
     run = run_cli(
-        ["capture", "--retriever", "app:search", "--cases", "cases.yaml", "--out", "o.jsonl"],
+        ["capture", "--retriever", "no_kb_app:search", "--cases", "cases.yaml", "--out", "o.jsonl"],
         cwd=project,
     )
     assert run.code == 2, run.out + run.err

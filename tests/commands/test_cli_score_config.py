@@ -184,7 +184,12 @@ def test_a_baseline_made_with_another_retriever_is_stale_saying_what_changed(app
     (app / "capture.jsonl").write_text(capture_lines(other), encoding="utf-8")
     code, out, _ = cli(app, "score", "--artifacts", "capture.jsonl")
     assert code == 0
-    assert "Stale baseline: retriever label v1 → v2; retriever search_type unset → mmr." in out
+    # One line per change: the label, and a setting the new one has.
+    assert (
+        "Stale baseline: 2 changes since it was made:\n"
+        "  - retriever label v1 → v2\n"
+        "  - retriever search_type unset → mmr\n"
+    ) in out
     # The same retriever again: no staleness.
     (app / "capture.jsonl").write_text(capture_lines(), encoding="utf-8")
     code, out, _ = cli(app, "score", "--artifacts", "capture.jsonl")

@@ -36,7 +36,7 @@ def document() -> ComparisonDocument:
 def test_comparison_json_carries_the_action_outputs_and_details() -> None:
     payload = document().model_dump(mode="json")
     assert payload["kind"] == "recall-gate-comparison"
-    assert payload["schema_version"] == 3
+    assert payload["schema_version"] == 4
     assert payload["verdict"] == "pass"
     assert payload["regressions"] == 0
     assert (payload["metrics"]["hit"], payload["n"]) == (0.9, 20)
@@ -54,8 +54,20 @@ def test_comparison_json_carries_the_action_outputs_and_details() -> None:
     assert set(payload) == {
         "kind", "schema_version", "profile", "k", "verdict", "regressions", "would_fail",
         "metrics", "n", "n_cases", "delta", "baseline", "gate",
-        "would_fail_detail", "suggested_floors", "deltas", "flips", "missed", "cases",
+        "would_fail_detail", "suggested_floors", "suggested_detail", "deltas", "flips",
+        "missed", "cases", "run", "pull_request",
     }  # fmt: skip
+    # Everything the report says is in the document: it is rendered from it.
+    assert payload["run"]["scored"] == 20
+    assert [g["group"] for g in payload["run"]["groups"]] == [
+        "overall",
+        "case_type:golden",
+        "language:en",
+    ]
+    assert [m["retrieved"] for m in payload["missed"]] == [
+        ["noise-z000-0", "noise-z000-1", "noise-z000-2", "noise-z000-3", "noise-z000-4"],
+        ["noise-z001-0", "noise-z001-1", "noise-z001-2", "noise-z001-3", "noise-z001-4"],
+    ]
 
 
 def test_a_written_comparison_reads_back_equal(tmp_path: Path) -> None:

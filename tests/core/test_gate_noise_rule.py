@@ -144,7 +144,7 @@ def test_the_comparison_json_lists_the_cases_behind_each_row_and_every_rank_move
     )
     verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
     payload = comparison_document(comparison, verdict, profile="default").model_dump(mode="json")
-    assert payload["schema_version"] == 3
+    assert payload["schema_version"] == 4
     assert payload["gate"]["min_group_n"] == 10
     assert payload["gate"]["require_significance"] is True
     rows = payload["gate"]["regressions"]
@@ -163,6 +163,7 @@ def test_the_comparison_json_lists_the_cases_behind_each_row_and_every_rank_move
             "rank_after": None,
             "before": {"hit": 1.0, "recall": 1.0, "ndcg": 1.0},
             "after": {"hit": 0.0, "recall": 0.0, "ndcg": 0.0},
+            "retrieved": ["n1", "n2", "n3"],  # what came back instead of the gold card
         }
     ]
     (move,) = payload["flips"]["rank_moves"]

@@ -11,6 +11,7 @@ from test_render_comment import baseline, results, suite
 
 from factories import LANGS, case
 from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, comment_length
 from recall_gate.core.metrics import HIT
@@ -54,8 +55,10 @@ def _huge_scenario() -> tuple[str, str]:
     assert comparison.status == "stale"
     verdict = judge_comparison(comparison, floors=Floors({HIT: 0.95}), max_regression=0.02)
     assert verdict.gate.verdict == "fail"
-    full = render_comment(comparison, verdict, profile="default")
-    short = render_comment(comparison, verdict, profile="default", max_chars=COMMENT_BUDGET)
+    full = render_comment(comparison_document(comparison, verdict, profile="default"))
+    short = render_comment(
+        comparison_document(comparison, verdict, profile="default"), max_chars=COMMENT_BUDGET
+    )
     return full, short
 
 
@@ -90,7 +93,7 @@ def test_user_strings_of_100k_characters_leave_the_verdict_table_and_failing_row
     for line in failing:
         assert line in short
     # The banners survive, their user strings shortened (a cut marked with …).
-    assert "**Stale baseline**" in short
+    assert "**Stale baseline: 1 change since it was made**" in short
     assert "retriever label" in short
     assert "…" in short
 
@@ -106,9 +109,11 @@ def _rendered_query(query: str) -> str:
         current=results(new), baseline=baseline(old), baseline_path="baselines/default.json"
     )
     text = render_comment(
-        comparison,
-        judge_comparison(comparison, floors=Floors(), max_regression=None),
-        profile="default",
+        comparison_document(
+            comparison,
+            judge_comparison(comparison, floors=Floors(), max_regression=None),
+            profile="default",
+        ),
     )
     return next(line for line in text.splitlines() if line.startswith("| en-003 |"))
 

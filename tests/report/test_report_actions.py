@@ -17,7 +17,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
     the ``gate`` / ``baseline`` / ``would_fail_detail`` parts merge key by key."""
     payload: dict[str, Any] = {
         "kind": "recall-gate-comparison",
-        "schema_version": 3,
+        "schema_version": 4,
         "profile": "default",
         "k": 5,
         "verdict": "pass",
@@ -38,6 +38,9 @@ def comparison(**overrides: Any) -> ComparisonDocument:
             "k": 5,
             "stale": [],
             "edited_in_pr": False,
+            "edit": None,
+            "overall": {},
+            "latency": None,
         },
         "gate": {
             "max_regression": None,
@@ -55,10 +58,22 @@ def comparison(**overrides: Any) -> ComparisonDocument:
             "exempt": [],
         },
         "suggested_floors": {},
+        "suggested_detail": [],
         "deltas": [],
         "flips": {"hit_to_miss": [], "miss_to_hit": [], "rank_moves": []},
         "missed": [],
         "cases": {"compared": 16, "added": [], "removed": [], "relabelled": []},
+        "run": {
+            "scored": 16,
+            "unscored": 2,
+            "short_of_k": 0,
+            "gold_checked": True,
+            "edited_queries": 0,
+            "groups": [],
+            "failed_cases": [],
+            "latency": None,
+        },
+        "pull_request": None,
     }
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(payload.get(key), dict):
@@ -109,11 +124,13 @@ def test_failed_floors_and_regressions_are_errors() -> None:
             },
         )
     )
+    # The report's own phrases: the floor line and the group's drop line.
     assert [(n.level, n.message) for n in notes] == [
-        ("error", "hit@5 is 0.812 (n=16), below the floor 0.900 (min-hit)"),
+        ("error", "hit@5 0.812 (n = 16) is below the floor 0.900 (min-hit)"),
         (
             "error",
-            "recall@5 (language:en): 0.900 → 0.800 (-0.100, n=8), beyond the tolerance 0.050",
+            "language en: recall@5 0.900 → 0.800 (−0.100, likely real) — n = 8, "
+            "beyond the 0.050 tolerance (max-regression)",
         ),
     ]
 
@@ -148,8 +165,8 @@ def test_report_only_gives_one_warning_with_what_would_fail() -> None:
     [note] = notes
     assert note.level == "warning"
     assert note.message.startswith("5 check(s) would fail")
-    assert "(g0)" in note.message
-    assert "(g3)" not in note.message
+    assert "g0: hit@5 1.000 → 0.500" in note.message
+    assert "g3:" not in note.message
     assert "and 2 more" in note.message
 
 
@@ -158,7 +175,9 @@ def test_a_missing_baseline_is_a_notice_and_a_stale_one_a_warning() -> None:
         comparison(baseline={"status": "missing", "source": "baselines/x.json", "stale": []})
     )
     assert missing.level == "notice"
-    assert "no baseline at baselines/x.json" in missing.message
+    assert missing.message.startswith(
+        "No baseline yet for profile default: baselines/default.json does not exist"
+    )
     [stale] = comparison_annotations(
         comparison(
             baseline={
@@ -191,9 +210,10 @@ def test_a_missing_baseline_is_a_notice_and_a_stale_one_a_warning() -> None:
     )
     assert stale.level == "warning"
     assert stale.message == (
-        "the baseline b.json is stale: the knowledge base's card texts changed; "
-        "chunk size (characters) 500 → 120; embedder a → b; refresh it with the "
-        "update-baseline workflow"
+        "Stale baseline: 3 changes since it was made (b.json): the knowledge base's card "
+        "texts changed; chunk size (characters) 500 → 120; embedder a → b. The deltas include "
+        "the effect of these changes. If they are intended, refresh the baseline (recall-gate "
+        "baseline update, or the update-baseline workflow)."
     )
 
 
@@ -224,15 +244,21 @@ def test_a_regression_annotation_names_its_cases_and_an_exempt_row_is_a_notice()
     )
     verdict = judge_comparison(compared, floors=Floors(), max_regression=0.05)
     notes = comparison_annotations(comparison_document(compared, verdict, profile="default"))
-    hit = next(n for n in notes if n.level == "error" and n.message.startswith("hit@5 (overall)"))
-    assert hit.message.endswith(
-        "; cases: en-00 (en, golden) rank 2 → out of top 5; "
-        "en-01 (en, golden) rank 2 → out of top 5; en-02 (en, golden) rank 2 → out of top 5"
+    # One annotation per failing group, all its metrics in one line, then its cases;
+    # a group whose cases were named already refers to them instead of repeating them.
+    overall, golden = [n for n in notes if n.level == "error"]
+    assert overall.message.startswith("overall: hit@5 1.000 → 0.864 (−0.136, within noise), ")
+    assert overall.message.endswith(
+        "; 4 cases behind it: en-00 (en, golden) rank 2 → out of top 5; "
+        "en-01 (en, golden) rank 2 → out of top 5; en-02 (en, golden) rank 2 → out of top 5; "
+        "es-a (es-419, golden) rank 1 → 3"
     )
+    assert golden.message.startswith("type golden: hit@5 1.000 → 0.864")
+    assert golden.message.endswith("; 4 cases behind it: the same cases as overall")
     exempt = [n for n in notes if n.level == "notice"]
     assert any(
-        n.message.startswith("nDCG@5 (language:es-419): 1.000 → 0.750")
-        and "exempt: too few compared cases (min-group-n)" in n.message
-        and n.message.endswith("; cases: es-a (es-419, golden) rank 1 → 3")
+        n.message.startswith("language es-419: nDCG@5 1.000 → 0.750")
+        and "exempt: n = 2 is below min-group-n 10, too few cases to gate" in n.message
+        and n.message.endswith(": es-a (es-419, golden) rank 1 → 3")
         for n in exempt
     )

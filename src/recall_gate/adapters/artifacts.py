@@ -15,12 +15,20 @@ from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
 from recall_gate.core.integrity import (
     Problem,
+    card_of_path,
     looks_like_file_path,
     missing_gold,
     unresolved_gold,
 )
 from recall_gate.core.latency import summarize_latency
-from recall_gate.core.records import Artifact, Coverage, Latency, Retriever
+from recall_gate.core.records import (
+    Artifact,
+    Coverage,
+    Latency,
+    OutsideKb,
+    RetrievedItem,
+    Retriever,
+)
 from recall_gate.errors import InputError
 
 __all__ = ["CaptureWatch", "dump_artifacts", "refuse_partial", "write_artifacts"]
@@ -75,6 +83,7 @@ class CaptureWatch:
         self_labelled: bool = False,
         unmapped_paths: bool = False,
         gold_ids: frozenset[str] = frozenset(),
+        kb_ids: frozenset[str] | None = None,
     ) -> None:
         self.source = source
         self.card_ids = card_ids
@@ -84,6 +93,13 @@ class CaptureWatch:
         self.unmapped_paths = unmapped_paths
         self._gold_paths = any(looks_like_file_path(g) for g in gold_ids)
         self._path_examples: list[str] = []
+        # Documents outside the KB: flagged by the capture, or (with the KB's
+        # ids) any retrieved id that is no card.
+        self.kb_ids = kb_ids
+        self.retrieved_entries = 0
+        self.outside_entries = 0
+        self.outside_cases = 0
+        self.outside_examples: list[str] = []
         self.retriever: Retriever | None = None
         self.problems: list[Problem] = []
         self._retriever_line = 0
@@ -99,11 +115,14 @@ class CaptureWatch:
     def watch(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
         card_ids = self.card_ids
         self_labelled = self.self_labelled
-        for number, artifact in artifacts:
-            if artifact.coverage is not None:
-                raise refuse_partial(self.source, number, artifact.coverage)
+        for number, line in artifacts:
+            if line.coverage is not None:
+                raise refuse_partial(self.source, number, line.coverage)
+            # File paths under the KB read as their card ids, as capture maps them.
+            artifact = line if self.kb_ids is None else self._mapped(line, self.kb_ids)
             if artifact.retriever is not None:
                 self._see_retriever(number, artifact.retriever)
+            self._see_outside(artifact)
             if artifact.latency_ms is not None:
                 self.timed.append((artifact.language, artifact.case_type, artifact.latency_ms))
             if artifact.error is not None:
@@ -126,6 +145,78 @@ class CaptureWatch:
                     card_ids=card_ids,
                 )
             yield number, artifact
+
+    @staticmethod
+    def _mapped(artifact: Artifact, kb_ids: frozenset[str]) -> Artifact:
+        """Retrieved ids that are file paths under the KB read as their card ids
+        (as ``capture`` maps them); the rest are left as they are."""
+        items: list[RetrievedItem | str] = []
+        changed = False
+        for item in artifact.retrieved:
+            ident = item if isinstance(item, str) else item.card_id
+            if ident in kb_ids or (isinstance(item, RetrievedItem) and item.outside_kb):
+                items.append(item)
+                continue
+            card = card_of_path(ident, kb_ids)
+            if card is None:
+                items.append(item)
+                continue
+            changed = True
+            if isinstance(item, str):
+                items.append(card)
+            else:
+                items.append(item.model_copy(update={"parent_id": card}))
+        return artifact.model_copy(update={"retrieved": tuple(items)}) if changed else artifact
+
+    def _see_outside(self, artifact: Artifact) -> None:
+        kb_ids = self.kb_ids
+        outside = [
+            ident
+            for ident, item in zip(artifact.ranked_card_ids(), artifact.retrieved, strict=True)
+            if (isinstance(item, RetrievedItem) and item.outside_kb)
+            or (kb_ids is not None and ident not in kb_ids)
+        ]
+        self.retrieved_entries += len(artifact.retrieved)
+        if outside:
+            self.outside_entries += len(outside)
+            self.outside_cases += 1
+            for ident in outside:
+                if len(self.outside_examples) >= 3:
+                    break
+                if ident not in self.outside_examples:
+                    self.outside_examples.append(ident)
+
+    def outside_kb(self) -> OutsideKb | None:
+        """The pages outside the KB the capture holds (None: none)."""
+        if not self.outside_entries:
+            return None
+        return OutsideKb(
+            entries=self.outside_entries,
+            cases=self.outside_cases,
+            examples=tuple(self.outside_examples),
+        )
+
+    def refuse_outside(self, *, strict: bool) -> None:
+        """Exit 2 when every retrieved document is outside the KB (the ids are
+        not card ids: a mapping problem), or when ``--strict`` refuses any."""
+        if not self.outside_entries:
+            return
+        shown = ", ".join(repr(e) for e in self.outside_examples)
+        if self.outside_entries == self.retrieved_entries:
+            raise InputError(
+                f"{self.source}: no retrieved id is a KB card ({self.outside_entries} "
+                f"documents, e.g. {shown})",
+                fix="capture with the KB set (`kb:` in recall-gate.yaml, or --kb) so file "
+                "paths map to card ids, or check that `kb:` is the KB the retriever indexed",
+            )
+        if strict:
+            raise InputError(
+                f"--strict: {self.outside_entries} retrieved document(s) in "
+                f"{self.outside_cases} case(s) map to no KB card (e.g. {shown})",
+                fix="leave those pages out of the retriever's index, or add them to the KB "
+                "(`kb_include` / `kb_exclude`), or score without --strict: they then count "
+                "as non-relevant results",
+            )
 
     def _see_paths(self, artifact: Artifact) -> None:
         for gold in (*(artifact.must_cite_one_of or ()), *(artifact.relevant_ids or ())):

@@ -33,6 +33,7 @@ from recall_gate.core.records import (
     SCHEMA_VERSION,
     Aggregates,
     Latency,
+    OutsideKb,
     Provenance,
     Results,
 )
@@ -131,6 +132,7 @@ class ResultsWriter:
         provenance: Provenance,
         aggregates: Aggregates,
         cases_short_of_k: int = 0,
+        outside_kb: OutsideKb | None = None,
         latency: Latency | None = None,
         failed_cases: tuple[str, ...] = (),
     ) -> None:
@@ -142,6 +144,7 @@ class ResultsWriter:
             cases=(),
             aggregates=aggregates,
             cases_short_of_k=cases_short_of_k,
+            outside_kb=outside_kb,
             latency=latency,
             failed_cases=failed_cases,
         )

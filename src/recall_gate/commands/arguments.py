@@ -234,7 +234,8 @@ def add_strict(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--strict",
         action="store_true",
-        help="exit 2 when a scored case holds fewer than k distinct retrieved cards",
+        help="exit 2 when a scored case holds fewer than k distinct retrieved cards, or a "
+        "retrieved document is outside the KB",
     )
 
 

@@ -346,6 +346,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         settings=settings,
         args=args,
         console=console,
+        card_ids=card_ids,
         pull_request=lambda: pull_request_changes(
             settings,
             console,

@@ -59,6 +59,7 @@ from recall_gate.core.integrity import (
     languages_without_cards,
     unscored_adversarial,
 )
+from recall_gate.core.language import nearest_language
 from recall_gate.core.leakage import (
     DUPLICATE_JACCARD,
     LEAK_CONTAINMENT,
@@ -259,6 +260,7 @@ def score_and_report(
         gold_ids=frozenset(
             g for c in cases or () for g in (*c.must_cite_one_of, *(c.relevant_ids or ()))
         ),
+        kb_ids=card_ids,
     )
     k = settings.k
     compares = _compares(args, settings)
@@ -278,6 +280,7 @@ def score_and_report(
             metrics=settings.metrics,
         )
         watch.refuse_unmapped_paths()
+        watch.refuse_outside(strict=args.strict)
         fail_on_integrity_problems(watch.problems, console)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
@@ -287,6 +290,7 @@ def score_and_report(
                 provenance=made,
                 aggregates=scored.aggregates,
                 cases_short_of_k=scored.short_of_k,
+                outside_kb=watch.outside_kb(),
                 latency=watch.latency(),
                 failed_cases=tuple(watch.failed),
             )
@@ -317,6 +321,7 @@ def score_and_report(
             missed_total=scored.missed_total,
             short_of_k=scored.short_of_k,
             gold_checked=made.kb_fingerprint is not None,
+            outside_kb=watch.outside_kb(),
             latency=watch.latency(),
             failed_cases=watch.failed,
         )
@@ -372,6 +377,7 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         )
     cards = load_cards(kb, files=settings.kb_files())
     cases = load_cases(case_paths)
+    _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
     problems = find_problems(cards=cards, cases=cases)
     if problems:
         console.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
@@ -613,6 +619,28 @@ def _score_labelled(
         pull_request=pull_request,
         kb_known=settings.kb is not None,
     )
+
+
+def _warn_case_languages(cards: Sequence[Card], cases: Sequence[Case], console: Console) -> None:
+    """A case language no card is written in: say so, and name the nearest card
+    language (``pt-BR`` cases, ``pt`` cards) — a label mismatch more often than not."""
+    card_languages = sorted({card.language for card in cards})
+    for language, n in languages_without_cards(cards, cases).items():
+        nearest = nearest_language(language, card_languages)
+        plural = "s" if n != 1 else ""
+        if nearest is not None:
+            console.stderr.write(
+                f"recall-gate: warning: {n} {language} case{plural}, no {language} card: the "
+                f"nearest is {nearest} ({language} cases, {nearest} cards). If they are one "
+                f"language, label them alike: `language:` in the cards' front matter, a "
+                f"`languages:` folder map in recall-gate.yaml, or the cases' `language`\n"
+            )
+        else:
+            console.stderr.write(
+                f"recall-gate: warning: {n} {language} case{plural}, and no card in {language} "
+                f"or a related language (the cards are in {', '.join(card_languages)}): "
+                "cross-language retrieval, or a mislabelled case?\n"
+            )
 
 
 def _warn_languages_without_cards(

@@ -97,23 +97,16 @@ def report_comparison(
     comparison, verdict = judge_against_baseline(
         current, settings=settings, console=console, pull_request=pull_request
     )
-    profile = settings.profile
+    # One document: the JSON, the comment, the full report and stdout are rendered from it.
+    doc = comparison_document(comparison, verdict, profile=settings.profile)
     if comparison_json is not None:
-        atomic_write_text(
-            comparison_json,
-            dump_json(
-                comparison_document(comparison, verdict, profile=profile).model_dump(mode="json")
-            ),
-        )
+        atomic_write_text(comparison_json, dump_json(doc.model_dump(mode="json")))
     if comment_markdown is not None:
-        atomic_write_text(
-            comment_markdown,
-            render_comment(comparison, verdict, profile=profile, max_chars=COMMENT_BUDGET),
-        )
+        atomic_write_text(comment_markdown, render_comment(doc, max_chars=COMMENT_BUDGET))
     if full_markdown is not None:
-        atomic_write_text(full_markdown, render_comment(comparison, verdict, profile=profile))
+        atomic_write_text(full_markdown, render_comment(doc))
     write_settings_header(settings, console)
-    console.stdout.write(render_comparison_text(comparison, verdict, profile=profile))
+    console.stdout.write(render_comparison_text(doc))
     return exit_for(verdict.gate)
 
 

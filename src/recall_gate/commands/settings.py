@@ -147,7 +147,7 @@ class Settings:
             exclude=config.kb_exclude,
         )
 
-    def _config_shown(self, console: Console) -> str:
+    def config_shown(self, console: Console) -> str:
         """The config file as the header names it; one found in a parent folder
         is shown relative to the current one, so where it came from is plain."""
         if self.config_path is None:
@@ -164,7 +164,7 @@ class Settings:
             baseline += f" at {self.baseline_ref}"
         elif not self.baseline.is_file():
             baseline += " (not found)"
-        rows = [("config", self._config_shown(console))]
+        rows = [("config", self.config_shown(console))]
         if self.kb is not None:
             rows.append(("KB", display_path(self.kb, console)))
         if self.cases:

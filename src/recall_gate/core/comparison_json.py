@@ -10,15 +10,19 @@ docs/guide/baselines.md.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from recall_gate.core.compare import BaselineStatus, Comparison
+from recall_gate.core.base_judging import PullRequestChanges
+from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
-from recall_gate.core.metric_registry import GATED_METRICS, floor_key, shown_metrics
+from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
+from recall_gate.core.records import Aggregates, CaseResult, Latency, MetricSummary
+from recall_gate.core.staleness import SettingChange
 
 __all__ = [
     "COMPARISON_KIND",
@@ -31,7 +35,12 @@ COMPARISON_KIND = "recall-gate-comparison"
 # 2: rank moves, regression cases and exempt drops are typed lists.
 # 3: the overall means (`metrics`) and the floors (`gate.floors`) are keyed by
 #    the registry's metric names, so a new metric needs no schema change.
-COMPARISON_SCHEMA_VERSION = 3
+# 4: everything the report says is in the document (it is rendered from it):
+#    what came back instead per moved or missed case, flips per noise test,
+#    this run's group means and capture notes, the baseline's edit in the PR,
+#    suggested floors with their evidence, what the pull request changes of
+#    its own gate and cases.
+COMPARISON_SCHEMA_VERSION = 4
 
 
 RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant"]
@@ -54,6 +63,7 @@ class MoveRecord(_Part):
     rank_after: int | None
     before: dict[str, float]  # output name (hit, recall, ndcg) → value
     after: dict[str, float]
+    retrieved: tuple[str, ...]  # this run's top k card ids, best first
 
 
 class MissedRecord(_Part):
@@ -64,6 +74,7 @@ class MissedRecord(_Part):
     case_type: str
     query: str | None
     gold: tuple[str, ...]
+    retrieved: tuple[str, ...]  # what came back instead: the top k card ids, best first
 
 
 class RegressionRecord(_Part):
@@ -100,6 +111,62 @@ class StaleRecord(_Part):
     changes: tuple[SettingChangeRecord, ...]
 
 
+class SummaryRecord(_Part):
+    mean: float
+    n: int
+
+
+class GroupMeansRecord(_Part):
+    """This run's means of one group (metric key → mean), with its n."""
+
+    group: str
+    n: int
+    means: dict[str, float]
+
+
+class EditRecord(_Part):
+    """The pull request adds, changes or deletes the baseline file."""
+
+    action: Literal["added", "changed", "deleted"]
+    reason: str | None
+    k: int | None
+    old_overall: dict[str, SummaryRecord]  # metric key → mean and n; empty when added
+    new_overall: dict[str, SummaryRecord]  # empty when deleted
+
+
+class RunRecord(_Part):
+    """This run, as the report describes it."""
+
+    scored: int
+    unscored: int
+    short_of_k: int
+    gold_checked: bool
+    edited_queries: int  # common cases whose query text differs from the baseline's
+    groups: tuple[GroupMeansRecord, ...]
+    failed_cases: tuple[str, ...]  # cases the retriever could not answer (scored as misses)
+    latency: Latency | None  # query latency of the capture (report-only)
+
+
+class NewCaseRecord(_Part):
+    case_id: str
+    hit: bool | None  # None: no gold to hit
+
+
+class PullRequestRecord(_Part):
+    """What a pull request judged at its base revision changes of its own gate and
+    cases (see :class:`~recall_gate.core.base_judging.PullRequestChanges`)."""
+
+    ref: str
+    config: str | None
+    config_at_base: bool
+    cases_at_base: bool
+    gate: tuple[SettingChangeRecord, ...]
+    added: tuple[NewCaseRecord, ...]
+    removed: tuple[str, ...]
+    relabelled: tuple[str, ...]
+    not_captured: tuple[str, ...]
+
+
 class BaselineRecord(_Part):
     status: BaselineStatus
     source: str
@@ -111,6 +178,9 @@ class BaselineRecord(_Part):
     k: int | None
     stale: tuple[StaleRecord, ...]
     edited_in_pr: bool
+    edit: EditRecord | None
+    overall: dict[str, SummaryRecord]  # the baseline's own means (metric key), all its cases
+    latency: Latency | None
 
 
 class GateRecord(_Part):
@@ -143,6 +213,8 @@ class DeltaRecord(_Part):
     ci_high: float | None
     small_n: bool
     significant: bool | None
+    lost: int  # hit@k flips behind the McNemar test (hit rows only; else 0)
+    gained: int
 
 
 class FlipsRecord(_Part):
@@ -162,7 +234,7 @@ class ComparisonDocument(_Part):
     """The whole comparison, as written to disk."""
 
     kind: Literal["recall-gate-comparison"]
-    schema_version: Literal[3]
+    schema_version: Literal[4]
     profile: str
     k: int
     verdict: Verdict
@@ -176,10 +248,13 @@ class ComparisonDocument(_Part):
     gate: GateRecord
     would_fail_detail: WouldFailRecord
     suggested_floors: dict[str, float]
+    suggested_detail: tuple[FloorRecord, ...]  # each with the observed mean and n behind it
     deltas: tuple[DeltaRecord, ...]
     flips: FlipsRecord
     missed: tuple[MissedRecord, ...]
     cases: CasesRecord
+    run: RunRecord
+    pull_request: PullRequestRecord | None
 
 
 _OUTPUTS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
@@ -197,7 +272,77 @@ def _move(move: CaseMove) -> MoveRecord:
         rank_after=move.rank_after,
         before={_OUTPUTS[m]: v for m, v in move.before.items() if m in _OUTPUTS},
         after={_OUTPUTS[m]: v for m, v in move.after.items() if m in _OUTPUTS},
+        retrieved=move.retrieved,
     )
+
+
+def _summaries(means: Mapping[str, MetricSummary]) -> dict[str, SummaryRecord]:
+    return {m: SummaryRecord(mean=s.mean, n=s.n) for m, s in means.items() if m in METRIC_KEYS}
+
+
+def _group_means(aggregates: Aggregates) -> tuple[GroupMeansRecord, ...]:
+    groups = [("overall", aggregates.overall)]
+    groups += [(f"case_type:{g}", v) for g, v in aggregates.by_case_type.items() if v]
+    groups += [(f"language:{g}", v) for g, v in aggregates.by_language.items() if v]
+    return tuple(
+        GroupMeansRecord(
+            group=label,
+            n=max((s.n for m, s in means.items() if m in METRIC_KEYS), default=0),
+            means={m: s.mean for m, s in means.items() if m in METRIC_KEYS},
+        )
+        for label, means in groups
+    )
+
+
+def _edit(edit: BaselineEdit | None) -> EditRecord | None:
+    if edit is None:
+        return None
+    new = edit.new
+    return EditRecord(
+        action="deleted" if new is None else "added" if edit.old is None else "changed",
+        reason=(new.reason or None) if new is not None else None,
+        k=new.k if new is not None else None,
+        old_overall=_summaries(edit.old.aggregates.overall) if edit.old is not None else {},
+        new_overall=_summaries(new.aggregates.overall) if new is not None else {},
+    )
+
+
+def _setting_change(c: SettingChange) -> SettingChangeRecord:
+    return SettingChangeRecord(
+        setting=c.setting, label=c.label, baseline=c.baseline, current=c.current
+    )
+
+
+def _pull_request(pr: PullRequestChanges | None) -> PullRequestRecord | None:
+    if pr is None:
+        return None
+    return PullRequestRecord(
+        ref=pr.ref,
+        config=pr.config,
+        config_at_base=pr.config_at_base,
+        cases_at_base=pr.cases_at_base,
+        gate=tuple(_setting_change(c) for c in pr.gate),
+        added=tuple(NewCaseRecord(case_id=c.case_id, hit=c.hit) for c in pr.added),
+        removed=pr.removed,
+        relabelled=pr.relabelled,
+        not_captured=pr.not_captured,
+    )
+
+
+def _edited_queries(comparison: Comparison) -> int:
+    """Common cases whose query text differs (when both runs carry queries)."""
+    if comparison.baseline is None:
+        return 0
+    before = {c.case_id: c.query for c in comparison.baseline.cases}
+    return sum(
+        1
+        for c in comparison.current.cases
+        if c.query is not None and before.get(c.case_id) not in (None, c.query)
+    )
+
+
+def _top(case: CaseResult, k: int) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(case.ranked_ids))[:k]
 
 
 _STATUS: dict[Exemption | None, RegressionStatus] = {
@@ -230,7 +375,9 @@ def comparison_document(
     comparison: Comparison, verdict: ComparisonVerdict, *, profile: str
 ) -> ComparisonDocument:
     """The comparison and its verdict as the typed document."""
-    overall = comparison.current.aggregates.overall
+    current = comparison.current
+    overall = current.aggregates.overall
+    scored = sum(1 for c in current.cases if c.metrics)
     baseline = comparison.baseline
     gate = verdict.gate
     would = verdict.would_fail
@@ -277,6 +424,9 @@ def comparison_document(
                 for s in comparison.stale
             ),
             edited_in_pr=comparison.edit is not None,
+            edit=_edit(comparison.edit),
+            overall=_summaries(baseline.aggregates.overall) if baseline else {},
+            latency=baseline.latency if baseline else None,
         ),
         gate=GateRecord(
             max_regression=verdict.max_regression,
@@ -294,6 +444,10 @@ def comparison_document(
             failed_floors=tuple(_floor(c) for c in would.failed_floors) if would else (),
         ),
         suggested_floors={floor_key(s.metric): s.floor for s in verdict.suggested_floors},
+        suggested_detail=tuple(
+            FloorRecord(metric=s.metric, floor=s.floor, observed=s.observed, n=s.n)
+            for s in verdict.suggested_floors
+        ),
         deltas=tuple(
             DeltaRecord(
                 metric=d.metric,
@@ -308,6 +462,8 @@ def comparison_document(
                 ci_high=d.noise.ci_high,
                 small_n=d.noise.small_n,
                 significant=d.noise.significant,
+                lost=d.noise.lost,
+                gained=d.noise.gained,
             )
             for d in comparison.deltas
         ),
@@ -323,6 +479,7 @@ def comparison_document(
                 case_type=c.case_type,
                 query=c.query,
                 gold=tuple(c.must_cite_one_of),
+                retrieved=_top(c, comparison.k),
             )
             for c in missed_cases(comparison.current.cases)
         ),
@@ -331,5 +488,16 @@ def comparison_document(
             added=tuple(comparison.cases.added),
             removed=tuple(comparison.cases.removed),
             relabelled=tuple(comparison.cases.relabelled),
+        ),
+        pull_request=_pull_request(comparison.pull_request),
+        run=RunRecord(
+            scored=scored,
+            unscored=len(current.cases) - scored,
+            short_of_k=current.cases_short_of_k,
+            gold_checked=current.provenance.kb_fingerprint is not None,
+            edited_queries=_edited_queries(comparison),
+            groups=_group_means(current.aggregates),
+            failed_cases=current.failed_cases,
+            latency=current.latency,
         ),
     )

@@ -16,6 +16,7 @@ from recall_gate.core.records import Card, Case, CaseLabel
 __all__ = [
     "GOLD_REQUIRED",
     "Problem",
+    "card_of_path",
     "duplicate_cases",
     "find_problems",
     "label_problems",
@@ -75,6 +76,24 @@ _FILE_PATH = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+
+
+_DOC_EXTENSION = re.compile(r"\.(?:md|markdown|mdx|txt|rst|html?|pdf|json|ya?ml)$", re.IGNORECASE)
+
+
+def card_of_path(value: str, card_ids: frozenset[str]) -> str | None:
+    """The card a retrieved id names: itself when it is a card id, else the
+    longest trailing part of it as a path, without a document extension, that
+    is one (``/srv/app/docs/de/setup.md`` → ``de/setup``); None when none is."""
+    if value in card_ids:
+        return value
+    path = _DOC_EXTENSION.sub("", value.replace("\\", "/")).strip("/")
+    parts = [p for p in path.split("/") if p not in ("", ".")]
+    for start in range(len(parts)):
+        candidate = "/".join(parts[start:])
+        if candidate in card_ids:
+            return candidate
+    return None
 
 
 def looks_like_file_path(ident: str) -> bool:

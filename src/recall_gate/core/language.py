@@ -18,6 +18,7 @@ folders such as ``api``, ``guides`` or ``ui`` are not mistaken for languages.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Annotated
 
@@ -30,6 +31,7 @@ __all__ = [
     "folder_language",
     "is_canonical_language",
     "language_error",
+    "nearest_language",
 ]
 
 # The languages of the bundled reference data, in report order; other tags
@@ -117,3 +119,12 @@ def is_canonical_language(tag: str) -> bool:
         return canonical_language(tag) == tag
     except ValueError:
         return False
+
+
+def nearest_language(tag: str, available: Iterable[str]) -> str | None:
+    """The tag of ``available`` closest to ``tag``: one of the same primary
+    language (``pt`` for ``pt-BR``, ``es-419`` for ``es``), the shortest first;
+    None when no tag shares it."""
+    primary = tag.split("-", maxsplit=1)[0].lower()
+    same = [a for a in available if a != tag and a.split("-")[0].lower() == primary]
+    return min(same, key=lambda a: (len(a), a)) if same else None

@@ -44,6 +44,8 @@ class CaseMove:
     rank_after: int | None
     before: Mapping[str, float] = field(default_factory=dict)
     after: Mapping[str, float] = field(default_factory=dict)
+    # What this run retrieved instead: its top k card ids, best first.
+    retrieved: tuple[str, ...] = ()
 
     def change(self, metric: str) -> float:
         """This case's change of ``metric`` (current − baseline); 0 when one side
@@ -95,6 +97,7 @@ def _move(before: CaseResult, after: CaseResult, k: int) -> CaseMove | None:
         rank_after=_rank(after.ranked_ids, card, k),
         before=dict(b),
         after=dict(a),
+        retrieved=tuple(dict.fromkeys(after.ranked_ids))[:k],
     )
 
 

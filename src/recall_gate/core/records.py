@@ -39,6 +39,7 @@ __all__ = [
     "Latency",
     "LatencyStats",
     "MetricSummary",
+    "OutsideKb",
     "Provenance",
     "Results",
     "RetrievedItem",
@@ -201,11 +202,17 @@ class Coverage(_Record):
 
 
 class RetrievedItem(_Record):
-    """One retrieved item; card identity is ``parent_id`` if set, else ``id``."""
+    """One retrieved item; card identity is ``parent_id`` if set, else ``id``.
+
+    ``outside_kb``: a document that maps to no card (a page the index holds but
+    the KB does not, e.g. release notes); ``id`` is the document's own
+    reference. It keeps its rank and is never relevant.
+    """
 
     id: str = Field(min_length=1)
     parent_id: str | None = None
     score: float | None = None
+    outside_kb: bool | None = None  # True, or absent
 
     @property
     def card_id(self) -> str:
@@ -228,6 +235,9 @@ class Artifact(_Record):
     case_type: CaseType | None = None
     query: str | None = None
     timings_ms: dict[str, float] | None = None
+    # How many documents the retriever was asked for (capture asks deeper than k
+    # when a case holds fewer than k distinct cards).
+    depth: int | None = Field(default=None, gt=0)
     # The query's wall time as ``capture`` measured it (informational, report-only).
     latency_ms: float | None = Field(default=None, ge=0)
     # Why the retriever gave no answer (``capture --max-failures``): scored as a miss.
@@ -329,6 +339,15 @@ class Provenance(_Record):
     retriever: Retriever | None = None
 
 
+class OutsideKb(_Record):
+    """Retrieved documents that map to no KB card (pages the index holds but the
+    KB does not): kept at their rank as non-relevant, counted here with examples."""
+
+    entries: int = Field(ge=0)
+    cases: int = Field(ge=0)
+    examples: tuple[str, ...] = ()
+
+
 class Results(_Record):
     """The ``--json`` output of ``score`` and ``run``."""
 
@@ -340,6 +359,8 @@ class Results(_Record):
     # Scored cases whose capture holds fewer than k distinct cards: their
     # metrics are computed on a shorter list than k.
     cases_short_of_k: int = Field(default=0, ge=0)
+    # Retrieved documents outside the KB (None: none, or no KB to tell).
+    outside_kb: OutsideKb | None = None
     # The capture's query latency, when its lines carry `latency_ms` (report-only).
     latency: Latency | None = None
     # Cases the retriever could not answer (`capture --max-failures`): scored as misses.
@@ -353,6 +374,8 @@ class Results(_Record):
         if isinstance(data, dict):
             if data.get("latency", 0) is None:
                 del data["latency"]
+            if data.get("outside_kb", 0) is None:
+                del data["outside_kb"]
             if data.get("failed_cases", 0) in ((), []):
                 del data["failed_cases"]
         return data

@@ -1,6 +1,10 @@
 """What a comparison becomes in GitHub Actions: step outputs and annotations (pure).
 
-Read from the validated comparison document, never from an untyped dict.
+Read from the validated comparison document, never from an untyped dict. Every
+message is built from the report's own phrase functions
+(:mod:`recall_gate.report.comparison`, called through the module): an
+annotation cannot word a floor, a drop or a stale baseline differently from
+the PR comment.
 """
 
 from __future__ import annotations
@@ -9,18 +13,10 @@ from collections.abc import Sequence
 from typing import Final
 
 from recall_gate.core.annotations import Annotation, AnnotationLevel
-from recall_gate.core.comparison_json import (
-    CasesRecord,
-    ComparisonDocument,
-    FloorRecord,
-    MoveRecord,
-    RegressionRecord,
-    StaleRecord,
-)
+from recall_gate.core.comparison_json import ComparisonDocument
 from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
-from recall_gate.core.metric_registry import GATED_METRICS, floor_flag, metric_label
-from recall_gate.core.staleness import describe_embedder
-from recall_gate.report.markup import shorten_query
+from recall_gate.core.metric_registry import GATED_METRICS
+from recall_gate.report import comparison as phrases
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
 
@@ -49,53 +45,31 @@ def comparison_outputs(doc: ComparisonDocument) -> dict[str, str]:
     }
 
 
-def _floor_text(item: FloorRecord, k: int) -> str:
-    seen = "nothing scored" if item.observed is None else f"{item.observed:.3f}"
-    return (
-        f"{metric_label(item.metric, k)} is {seen} (n={item.n}), "
-        f"below the floor {item.floor or 0:.3f} ({floor_flag(item.metric)})"
-    )
-
-
 # Cases named in one annotation; the job summary lists them all.
 _CASES_SHOWN: Final = 5
-_EXEMPT_TEXT: Final = {
-    "exempt_small_n": "exempt: too few compared cases (min-group-n)",
-    "exempt_not_significant": "exempt: not likely real by the noise test (require-significance)",
-}
 
 
-def _rank_text(rank: int | None, k: int) -> str:
-    return f"out of top {k}" if rank is None else str(rank)
-
-
-def _case_text(case: MoveRecord, k: int) -> str:
-    query = shorten_query(case.query)
-    said = f" “{query}”" if query else ""
-    return (
-        f"{case.case_id}{said} ({case.language}, {case.case_type}) "
-        f"rank {_rank_text(case.rank_before, k)} → {_rank_text(case.rank_after, k)}"
-    )
-
-
-def _cases_text(item: RegressionRecord, k: int) -> str:
-    if not item.cases:
-        return ""
-    shown = "; ".join(_case_text(c, k) for c in item.cases[:_CASES_SHOWN])
-    hidden = len(item.cases) - _CASES_SHOWN
-    more = f"; and {hidden} more" if hidden > 0 else ""
-    return f"; cases: {shown}{more}"
-
-
-def _regression_text(item: RegressionRecord, k: int) -> str:
-    exempt = _EXEMPT_TEXT.get(item.status)
-    return (
-        f"{metric_label(item.metric, k)} ({item.group}): "
-        f"{item.baseline:.3f} → {item.current:.3f} "
-        f"({item.delta:+.3f}, n={item.n}), beyond the tolerance {item.tolerance:.3f}"
-        + (f", {exempt}" if exempt else "")
-        + _cases_text(item, k)
-    )
+def _drop_texts(lines: Sequence[phrases.DropLine], doc: ComparisonDocument) -> list[str]:
+    """Each group's drops as the report's line says them, then the cases behind
+    them; cases already named for an earlier group are not repeated."""
+    out = []
+    listed: dict[frozenset[str], str] = {}
+    for line in lines:
+        text = phrases.drop_phrase(line, doc)
+        cases = line.cases
+        ids = frozenset(c.case_id for c in cases)
+        if not cases:
+            out.append(text)
+        elif ids in listed:
+            out.append(f"{text}: the same cases as {listed[ids]}")
+        else:
+            listed[ids] = phrases.group_phrase(line.group)
+            shown = "; ".join(
+                phrases.case_phrase(c, doc.k, phrases.TEXT) for c in cases[:_CASES_SHOWN]
+            )
+            hidden = len(cases) - _CASES_SHOWN
+            out.append(text + f": {shown}" + (f"; and {hidden} more" if hidden > 0 else ""))
+    return out
 
 
 _WOULD_FAIL_SHOWN: Final = 3
@@ -119,65 +93,41 @@ def _capped(items: Sequence[Annotation]) -> list[Annotation]:
     return out
 
 
-_STALE_FALLBACK: Final = {
-    "kb": "the knowledge base's card texts changed",
-    "config": "the retrieval settings changed (not recorded in the baseline)",
-    "dataset": "the cases changed",
-    "queries": "the cases' queries changed",
-}
-
-
-def _stale_text(reason: StaleRecord, cases: CasesRecord) -> str:
-    """One stale reason in words (settings old → new), as the report says it."""
-    if reason.changes:
-        return "; ".join(
-            f"{c.label} {c.baseline or 'unset'} → {c.current or 'unset'}" for c in reason.changes
-        )
-    if reason.what == "dataset" and (cases.added or cases.removed or cases.relabelled):
-        return (
-            f"cases: {len(cases.added)} added, {len(cases.removed)} removed, "
-            f"{len(cases.relabelled)} relabelled"
-        )
-    if reason.what in _STALE_FALLBACK:
-        return _STALE_FALLBACK[reason.what]
-    old, new = reason.baseline, reason.current
-    if reason.what == "embedder":
-        old, new = describe_embedder(old, new)
-    return f"{reason.what.replace('_', ' ')} {old} → {new}"
-
-
 def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
-    """Errors for what fails the gate; warnings for what would fail in
-    report-only mode and for a stale baseline; a notice when there is none."""
+    """Errors for what fails the gate, one per floor and one per failing group;
+    notices for exempt groups; one warning with what would fail in report-only
+    mode; a warning for a stale baseline, a notice when there is none. Every
+    message is the report's own phrase (:mod:`recall_gate.report.comparison`)."""
     k = doc.k
-    gate = doc.gate
-    out: list[Annotation] = []
-    out += [
-        Annotation(level="error", title="recall-gate: floor", message=_floor_text(item, k))
-        for item in gate.failed_floors
+    out: list[Annotation] = [
+        Annotation(
+            level="error",
+            title="recall-gate: floor",
+            message=phrases.floor_phrase(item, k, would=False),
+        )
+        for item in doc.gate.failed_floors
     ]
+    enforced = [line for line in phrases.drop_lines(doc) if not line.would]
     out += [
         Annotation(
-            level="error", title="recall-gate: regression", message=_regression_text(item, k)
+            level="notice" if line.exempt else "error",
+            title="recall-gate: drop beyond the tolerance, exempt"
+            if line.exempt
+            else "recall-gate: regression",
+            message=text,
         )
-        for item in gate.regressions
-    ]
-    out += [
-        Annotation(
-            level="notice",
-            title="recall-gate: drop beyond the tolerance, exempt",
-            message=_regression_text(item, k),
-        )
-        for item in gate.exempt
+        for line, text in zip(enforced, _drop_texts(enforced, doc), strict=True)
     ]
     if doc.verdict == "report-only":
-        would = doc.would_fail_detail
-        items = [_floor_text(i, k) for i in would.failed_floors]
-        items += [_regression_text(i, k) for i in would.regressions]
+        would = [line for line in phrases.drop_lines(doc) if line.would and not line.exempt]
+        items = [
+            phrases.floor_phrase(i, k, would=True) for i in doc.would_fail_detail.failed_floors
+        ]
+        items += _drop_texts(would, doc)
         if items:
-            shown = "; ".join(items[:_WOULD_FAIL_SHOWN])
+            shown = " | ".join(items[:_WOULD_FAIL_SHOWN])
             more = (
-                f"; and {len(items) - _WOULD_FAIL_SHOWN} more"
+                f" | and {len(items) - _WOULD_FAIL_SHOWN} more"
                 if len(items) > _WOULD_FAIL_SHOWN
                 else ""
             )
@@ -186,31 +136,39 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
                     level="warning",
                     title="recall-gate (report-only): would fail if enforced",
                     message=f"{len(items)} check(s) would fail at the suggested floors and a "
-                    f"{would.tolerance:.2f} tolerance: {shown}{more}. "
+                    f"{doc.would_fail_detail.tolerance:.2f} tolerance: {shown}{more}. "
                     f"Set {_FLOOR_INPUTS} or max-regression to enforce.",
                 )
             )
     baseline = doc.baseline
-    source = baseline.source or "the baseline"
     if baseline.status == "missing":
         out.append(
             Annotation(
                 level="notice",
                 title="recall-gate: no baseline yet",
-                message=f"no baseline at {source}: nothing to compare with; run the "
-                "update-baseline workflow (or `recall-gate baseline update`) to create it",
+                message=phrases.missing_baseline_phrase(doc, phrases.TEXT)
+                + " Run the update-baseline workflow (or recall-gate baseline update) "
+                "to create it.",
             )
         )
-    elif baseline.status in ("stale", "not_comparable"):
-        reasons = "; ".join(_stale_text(s, doc.cases) for s in baseline.stale)
-        stale = baseline.status == "stale"
-        what = "is stale" if stale else "is not comparable (another k)"
+    elif baseline.status == "stale":
+        changes = phrases.stale_changes(doc, phrases.TEXT)
         out.append(
             Annotation(
                 level="warning",
-                title="recall-gate: baseline " + ("stale" if stale else "not comparable"),
-                message=f"the baseline {source} {what}: {reasons}; refresh it with the "
-                "update-baseline workflow",
+                title="recall-gate: baseline stale",
+                message=f"{phrases.stale_headline(len(changes))} ({baseline.source}): "
+                + "; ".join(changes)
+                + ". "
+                + phrases.stale_advice(phrases.TEXT),
+            )
+        )
+    elif baseline.status == "not_comparable":
+        out.append(
+            Annotation(
+                level="warning",
+                title="recall-gate: baseline not comparable",
+                message=phrases.not_comparable_phrase(doc, phrases.TEXT),
             )
         )
     return _capped(out)

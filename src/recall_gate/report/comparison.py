@@ -1,21 +1,32 @@
 """The comparison report: sticky PR comment, job summary and stdout (pure).
 
+Every surface is rendered from ONE model, the comparison document
+(:class:`~recall_gate.core.comparison_json.ComparisonDocument`), with ONE set
+of phrases defined here: the PR comment and the job summary (Markdown), the
+terminal (plain text) and the Actions annotations
+(:mod:`recall_gate.report.actions`, which builds its messages from the phrase
+functions of this module). A stale baseline, a missed floor or a drop is said
+the same way everywhere because it is said by one function.
+
 Layout, top to bottom, so that a reviewer is done in ten seconds:
 
 1. the hidden marker ``<!-- recall-gate:<profile> -->`` (Markdown only);
 2. the verdict line, then the headline figures and the baseline it is
    compared with;
-3. banners: no baseline yet, baseline edited by the PR, stale or not
-   comparable baseline, case set changed, list truncated;
-4. what failed (or, report-only, what *would* fail if enforced);
+3. banners: no baseline yet, baseline edited by the PR, stale (one line per
+   change) or not comparable baseline, case set changed, list truncated;
+4. what failed (or, report-only, what *would* fail if enforced), one line per
+   group, and the cases behind each;
 5. ONE table, metric × group, with n, baseline, current, Δ and a noise mark;
-6. flipped cases and case-set changes, collapsed;
-7. suggested floors (report-only), caveats, and metric definitions last.
+6. flipped cases, what came back instead of each lost or missed case, and
+   case-set changes, collapsed;
+7. suggested floors (report-only), notes, and metric definitions last.
 
-All user text (case and card ids, reasons, paths, fingerprints) goes through
-:func:`recall_gate.report.results.escape_markdown`. :func:`render_comment` takes a
-``max_chars`` budget and shortens the case lists (never the verdict or the
-table) with a pointer to the job summary, which gets the full report.
+All user text (case and card ids, queries, reasons, paths, labels) goes through
+:func:`recall_gate.report.markup.escape_markdown`. :func:`render_comment` takes a
+``max_chars`` budget: it shortens user strings first, then the case lists
+(never the verdict, the table or the failing rows), with a pointer to the job
+summary, which gets the full report.
 """
 
 from __future__ import annotations
@@ -24,19 +35,31 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from recall_gate.core.baseline import Baseline
-from recall_gate.core.compare import Comparison, Group, MetricDelta, StaleReason
-from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression
+from recall_gate.core.compare import Comparison
+from recall_gate.core.comparison_json import (
+    ComparisonDocument,
+    DeltaRecord,
+    FloorRecord,
+    GroupMeansRecord,
+    MoveRecord,
+    RegressionRecord,
+    SettingChangeRecord,
+    StaleRecord,
+    SummaryRecord,
+    comparison_document,
+)
+from recall_gate.core.gate import Floors, judge_comparison
 from recall_gate.core.github_limits import comment_length
 from recall_gate.core.metric_registry import (
     GATED_METRICS,
+    METRIC_KEYS,
     floor_flag,
+    floor_key,
     metric_label,
     shown_metrics,
 )
-from recall_gate.core.metrics import HIT, NDCG
-from recall_gate.core.moves import CaseMove
+from recall_gate.core.metrics import HIT
 from recall_gate.core.profile import comment_marker
-from recall_gate.core.records import Aggregates, MetricSummary
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
@@ -54,14 +77,27 @@ from recall_gate.report.results import (
     capture_notes,
     failures_note,
     latency_table,
-    missed_table,
 )
 
 __all__ = [
     "JOB_SUMMARY_POINTER",
+    "MARKDOWN",
+    "TEXT",
+    "DropLine",
+    "Style",
+    "case_phrase",
+    "drop_lines",
+    "drop_phrase",
+    "floor_phrase",
+    "group_phrase",
+    "missing_baseline_phrase",
+    "not_comparable_phrase",
     "render_baseline_update",
     "render_comment",
     "render_comparison_text",
+    "stale_advice",
+    "stale_changes",
+    "stale_headline",
 ]
 
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
@@ -70,9 +106,11 @@ USER_CHARS_STEPS = (300, 60)
 
 
 @dataclass(frozen=True)
-class _Style:
+class Style:
+    """How a phrase is written: Markdown (inert user text, code spans) or plain text."""
+
     fmt: Format
-    limit: int | None  # at most this many items per case list; None = all
+    limit: int | None = None  # at most this many items per case list; None = all
     # At most this many characters of any one user string (label, reason, path,
     # id, query); None = whole. The comment budget shortens these first.
     user_chars: int | None = None
@@ -93,13 +131,18 @@ class _Style:
             return f"`{text}`"
         return self.user(text)
 
+    def code(self, text: str) -> str:
+        """Our own command or flag: a code span in Markdown, as it is in text."""
+        return f"`{text}`" if self.md else text
+
     def bold(self, text: str) -> str:
         return f"**{text}**" if self.md else text
 
     def banner(self, kind: str, lines: Sequence[str]) -> str:
+        """An alert box; an empty line separates paragraphs, ``- `` lines are a list."""
         if self.md:
-            return "\n".join([f"> [!{kind}]", *(f"> {line}" for line in lines)])
-        return f"{kind}: " + "\n  ".join(lines)
+            return "\n".join([f"> [!{kind}]", *(f"> {line}" if line else ">" for line in lines)])
+        return f"{kind}: " + "\n  ".join(line for line in lines if line)
 
     def collapsed(self, summary: str, body: Sequence[str]) -> str:
         if self.md:
@@ -112,6 +155,13 @@ class _Style:
         if kind == "exempt":
             return " ➖" if self.md else " [exempt]"
         return " ⚠️" if self.md else " [would fail]"
+
+
+MARKDOWN = Style("markdown")
+TEXT = Style("text")
+
+
+# --- numbers ---------------------------------------------------------------------------
 
 
 def _mean(value: float | None) -> str:
@@ -130,7 +180,7 @@ def _rank(rank: int | None, k: int) -> str:
     return f"out of top {k}" if rank is None else str(rank)
 
 
-def _query(query: str | None, style: _Style) -> str:
+def _query(query: str | None, style: Style) -> str:
     short = shorten_query(query)
     return "—" if short is None else style.user(short)
 
@@ -139,35 +189,56 @@ def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def _group_name(group: Group) -> str:
-    if group.kind == "overall":
-        return "overall"
-    if group.kind == "case_type":
-        return f"type {group.name}"
-    return f"language {group.name} †"
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def _group_phrase(label: str) -> str:
+# --- groups ----------------------------------------------------------------------------
+
+
+def _group_name(label: str) -> str:
+    """A group in a table: ``overall``, ``type golden``, ``language en †``."""
+    kind, _, name = label.partition(":")
+    if kind == "case_type":
+        return f"type {name}"
+    if kind == "language":
+        return f"language {name} †"
+    return label
+
+
+def group_phrase(label: str) -> str:
+    """A group in a sentence: ``overall``, ``type golden``, ``language en``."""
     kind, _, name = label.partition(":")
     if kind == "case_type":
         return f"type {name}"
     if kind == "language":
         return f"language {name}"
-    return "overall"
+    return label
 
 
-def _noise(d: MetricDelta, min_group_n: int) -> str:
-    noise = d.noise
-    if d.n_compared == 0:
+def _comparable(doc: ComparisonDocument) -> bool:
+    return doc.baseline.status in ("ok", "stale")
+
+
+def _cases_changed(doc: ComparisonDocument) -> bool:
+    c = doc.cases
+    return bool(c.added or c.removed or c.relabelled)
+
+
+# --- the metric table ------------------------------------------------------------------
+
+
+def _noise(d: DeltaRecord, min_group_n: int) -> str:
+    if d.n == 0:
         return "no common case"
-    if noise.small_n:
+    if d.small_n:
         return f"n < {min_group_n}: not tested"
-    word = "likely real" if noise.significant else "within noise"
-    if noise.p_value is not None:
-        if noise.lost == noise.gained == 0:
+    word = "likely real" if d.significant else "within noise"
+    if d.p_value is not None:
+        if d.lost == d.gained == 0:
             return "no flip"
-        return f"{word} ({_p(noise.p_value)}; {noise.lost} lost, {noise.gained} gained)"
-    return _interval(noise.ci_low, noise.ci_high, word)
+        return f"{word} ({_p(d.p_value)}; {d.lost} lost, {d.gained} gained)"
+    return _interval(d.ci_low, d.ci_high, word)
 
 
 def _interval(low: float | None, high: float | None, word: str) -> str:
@@ -178,26 +249,26 @@ def _interval(low: float | None, high: float | None, word: str) -> str:
     return f"{word} ({round(CONFIDENCE * 100)}% CI {_signed(low)} … {_signed(high)})"
 
 
-def _n_cell(d: MetricDelta) -> str:
-    return str(d.n_compared) if d.n_compared == d.n_total else f"{d.n_compared} of {d.n_total}"
+def _n_cell(d: DeltaRecord) -> str:
+    return str(d.n) if d.n == d.n_total else f"{d.n} of {d.n_total}"
 
 
 def _delta_table(
-    comparison: Comparison,
-    style: _Style,
+    doc: ComparisonDocument,
+    style: Style,
     *,
     fail: Set[tuple[str, str]],
     would: Set[tuple[str, str]],
     exempt: Set[tuple[str, str]] = frozenset(),
     columns: tuple[str, str] = ("baseline", "current"),
 ) -> str:
-    k = comparison.k
+    k = doc.k
     rows: list[list[str]] = []
-    last_group: Group | None = None
-    for d in comparison.deltas:
+    last_group: str | None = None
+    for d in doc.deltas:
         first = d.group != last_group
         last_group = d.group
-        key = (d.metric, d.group.label)
+        key = (d.metric, d.group)
         mark = (
             style.mark("fail")
             if key in fail
@@ -210,29 +281,29 @@ def _delta_table(
         name = style.user(_group_name(d.group))
         rows.append(
             [
-                (style.bold(name) if d.group.kind == "overall" else name) if first else "",
+                (style.bold(name) if d.group == "overall" else name) if first else "",
                 _n_cell(d) if first else "",
                 metric_label(d.metric, k),
                 _mean(d.baseline),
                 _mean(d.current),
                 _signed(d.delta) + mark,
-                _noise(d, comparison.min_group_n),
+                _noise(d, doc.gate.min_group_n),
             ]
         )
     header = ["group", "n", "metric", *columns, "Δ", "noise"]
     return table(header, rows, style.fmt)
 
 
-def _chart_section(comparison: Comparison, style: _Style) -> str | None:
+def _chart_section(doc: ComparisonDocument, style: Style) -> str | None:
     """Baseline vs this run per metric, for overall and every group (Markdown only)."""
-    if not style.md or not comparison.deltas:
+    if not style.md or not doc.deltas:
         return None
-    k = comparison.k
-    groups = list(dict.fromkeys(d.group for d in comparison.deltas))
-    labels = [g.name if g.kind != "overall" else "overall" for g in groups]
+    k = doc.k
+    groups = list(dict.fromkeys(d.group for d in doc.deltas))
+    labels = [g.partition(":")[2] or g for g in groups]
     charts = []
-    for metric in shown_metrics(d.metric for d in comparison.deltas):
-        by_group = {d.group: d for d in comparison.deltas if d.metric == metric}
+    for metric in shown_metrics(d.metric for d in doc.deltas):
+        by_group = {d.group: d for d in doc.deltas if d.metric == metric}
         charts.append(
             bar_and_line_chart(
                 title=f"{metric_label(metric, k)}: bars this run, line baseline",
@@ -246,25 +317,24 @@ def _chart_section(comparison: Comparison, style: _Style) -> str | None:
     return "\n\n".join([f"<details open><summary>{summary}</summary>", *charts, "</details>"])
 
 
-def _current_table(aggregates: Aggregates, k: int, style: _Style) -> str:
-    shown = shown_metrics(aggregates.overall)
-
-    def row(name: str, group: dict[str, MetricSummary]) -> list[str]:
-        n = max((s.n for m, s in group.items() if m in shown), default=0)
-        return [
-            style.user(name),
-            str(n),
-            *(_mean(s.mean if (s := group.get(m)) else None) for m in shown),
+def _current_table(groups: Sequence[GroupMeansRecord], k: int, style: Style) -> str:
+    shown = shown_metrics(*(g.means for g in groups if g.group == "overall"))
+    rows = [
+        [
+            style.user(_group_name(g.group)),
+            str(g.n),
+            *(_mean(g.means.get(m)) for m in shown),
         ]
-
-    rows = [row("overall", aggregates.overall)]
-    rows += [row(f"type {g}", v) for g, v in aggregates.by_case_type.items() if v]
-    rows += [row(f"language {g} †", v) for g, v in aggregates.by_language.items() if v]
+        for g in groups
+    ]
     header = ["group", "n", *(metric_label(m, k) for m in shown)]
     return table(header, rows, style.fmt)
 
 
-def _listed(items: Sequence[str], style: _Style) -> tuple[list[str], int]:
+# --- case lists ------------------------------------------------------------------------
+
+
+def _listed(items: Sequence[str], style: Style) -> tuple[list[str], int]:
     shown = list(items) if style.limit is None else list(items[: style.limit])
     return [style.user(i) for i in shown], len(items) - len(shown)
 
@@ -273,13 +343,17 @@ def _more(hidden: int) -> str:
     return f"… and {hidden} more: {JOB_SUMMARY_POINTER}."
 
 
-def _change(move: CaseMove, k: int) -> str:
+def _ndcg_change(move: MoveRecord) -> float:
+    return move.after.get("ndcg", 0.0) - move.before.get("ndcg", 0.0)
+
+
+def _change(move: MoveRecord, k: int) -> str:
     if move.direction in ("lost", "gained"):
         return f"hit@{k} {'1 → 0' if move.direction == 'lost' else '0 → 1'}"
-    return f"nDCG@{k} {_mean(move.before.get(NDCG))} → {_mean(move.after.get(NDCG))}"
+    return f"nDCG@{k} {_mean(move.before.get('ndcg'))} → {_mean(move.after.get('ndcg'))}"
 
 
-def _move_table(moves: Sequence[CaseMove], style: _Style, k: int) -> str:
+def _move_table(moves: Sequence[MoveRecord], style: Style, k: int) -> str:
     """Cases with query, language, type, the card shown and its rank before → after."""
     shown = list(moves) if style.limit is None else list(moves[: style.limit])
     rows = [
@@ -300,13 +374,25 @@ def _move_table(moves: Sequence[CaseMove], style: _Style, k: int) -> str:
     return text + (f"\n\n{_more(hidden)}" if hidden else "")
 
 
-def _flips_section(comparison: Comparison, style: _Style) -> str | None:
-    if not comparison.comparable or comparison.baseline is None:
+def case_phrase(move: MoveRecord, k: int, style: Style) -> str:
+    """One case in a sentence: id, query, groups and the gold card's rank before → after."""
+    query = shorten_query(move.query)
+    said = f" “{style.user(query)}”" if query else ""
+    return (
+        f"{style.user(move.case_id)}{said} ({style.user(move.language)}, "
+        f"{style.user(move.case_type)}) rank {_rank(move.rank_before, k)} → "
+        f"{_rank(move.rank_after, k)}"
+    )
+
+
+def _flips_section(doc: ComparisonDocument, style: Style) -> str | None:
+    if not _comparable(doc):
         return None
-    lost, gained = comparison.lost, comparison.gained
-    k = comparison.k
-    down = tuple(m for m in comparison.rank_moves if m.direction == "down")
-    up = tuple(m for m in comparison.rank_moves if m.direction == "up")
+    flips = doc.flips
+    lost, gained = flips.hit_to_miss, flips.miss_to_hit
+    k = doc.k
+    down = tuple(m for m in flips.rank_moves if m.direction == "down")
+    up = tuple(m for m in flips.rank_moves if m.direction == "up")
     if not lost and not gained and not down and not up:
         return f"No case flipped hit@{k} or moved rank."
     body = []
@@ -324,21 +410,75 @@ def _flips_section(comparison: Comparison, style: _Style) -> str | None:
     return style.collapsed(summary, body)
 
 
-def _missed_section(comparison: Comparison, style: _Style) -> str | None:
+def _came_back(retrieved: Sequence[str], style: Style) -> str:
+    if not retrieved:
+        return "nothing retrieved"
+    return " · ".join(f"{rank}: {style.user(card)}" for rank, card in enumerate(retrieved, 1))
+
+
+def _instead_section(doc: ComparisonDocument, style: Style) -> str | None:
+    """For every lost case (hit → miss), or with no baseline every missed case:
+    the top k this run retrieved instead of the gold card, with ranks."""
+    k = doc.k
+    rows: list[tuple[str, str, Sequence[str], Sequence[str]]]
+    if _comparable(doc):
+        rows = [(m.case_id, m.query or "", (m.card,), m.retrieved) for m in doc.flips.hit_to_miss]
+        which = "lost case"
+    elif doc.baseline.status == "missing":
+        rows = [(c.case_id, c.query or "", c.gold, c.retrieved) for c in doc.missed]
+        which = "missed case"
+    else:
+        return None
+    if not rows:
+        return None
+    shown = rows if style.limit is None else rows[: style.limit]
+    hidden = len(rows) - len(shown)
+    summary = f"What came back instead: the top {k} of this run for each {which} ({len(rows)})"
+    if not shown:
+        return style.collapsed(summary, [_more(hidden)])
+    text = table(
+        ["case", "query", "gold", f"came back instead (rank: card, top {k})"],
+        [
+            [
+                style.user(case_id),
+                _query(query or None, style),
+                ", ".join(style.user(g) for g in gold),
+                _came_back(retrieved, style),
+            ]
+            for case_id, query, gold, retrieved in shown
+        ],
+        style.fmt,
+    )
+    return style.collapsed(summary, [text + (f"\n\n{_more(hidden)}" if hidden else "")])
+
+
+def _missed_section(doc: ComparisonDocument, style: Style) -> str | None:
     """With no baseline to compare with, which cases miss now (hit@k = 0)."""
-    if comparison.status != "missing":
+    if doc.baseline.status != "missing" or not doc.missed:
         return None
-    missed = missed_table(comparison.current.cases, comparison.k, style.fmt, limit=style.limit)
-    if missed is None:
-        return None
-    text, count, hidden = missed
-    body = [text + (f"\n\n{_more(hidden)}" if hidden else "")]
-    return style.collapsed(f"Missed cases (hit@{comparison.k} = 0): {count}", body)
+    k = doc.k
+    missed = doc.missed
+    shown = missed if style.limit is None else missed[: style.limit]
+    rows = [
+        [
+            style.user(c.case_id),
+            _query(c.query, style),
+            style.user(c.language),
+            style.user(c.case_type),
+            style.user(", ".join(c.gold)),
+            f"out of top {k}",
+        ]
+        for c in shown
+    ]
+    header = ["case", "query", "language", "type", "gold cards", "rank"]
+    hidden = len(missed) - len(shown)
+    body = [table(header, rows, style.fmt) + (f"\n\n{_more(hidden)}" if hidden else "")]
+    return style.collapsed(f"Missed cases (hit@{k} = 0): {len(missed)}", body)
 
 
-def _cases_section(comparison: Comparison, style: _Style) -> str | None:
-    changes = comparison.cases
-    if not changes.changed:
+def _cases_section(doc: ComparisonDocument, style: Style) -> str | None:
+    changes = doc.cases
+    if not _cases_changed(doc):
         return None
     body = []
     for word, note, items in (
@@ -358,7 +498,10 @@ def _cases_section(comparison: Comparison, style: _Style) -> str | None:
     return style.collapsed(summary, body)
 
 
-def _old_new(old: str | None, new: str | None, style: _Style) -> str:
+# --- the stale baseline: one line per real change --------------------------------------
+
+
+def _old_new(old: str | None, new: str | None, style: Style) -> str:
     return (
         f"{style.literal(old) if old is not None else 'unset'} → "
         f"{style.literal(new) if new is not None else 'unset'}"
@@ -373,46 +516,95 @@ _STALE_UNRECORDED = {
     "config": "the retrieval settings changed (the baseline predates recorded settings: "
     "refresh it and later reports name each one)",
 }
+# What identifies a retriever: when one of these differs, it was swapped.
+_RETRIEVER_IDENTITY = ("retriever.adapter", "retriever.class")
 
 
-def _stale_phrase(reason: StaleReason, comparison: Comparison, style: _Style) -> str:
-    """What differs, in words: settings old → new, never a bare fingerprint."""
+def _setting_line(c: SettingChangeRecord, style: Style) -> str:
+    return f"{c.label} {_old_new(c.baseline, c.current, style)}"
+
+
+def _retriever_lines(changes: Sequence[SettingChangeRecord], style: Style) -> list[str]:
+    """A retriever swapped for another (another framework or class) is ONE change:
+    its label and settings belong to each side, not to a list of "… → unset"."""
+    identity = [c for c in changes if c.setting in _RETRIEVER_IDENTITY]
+    if not identity:
+        return [_setting_line(c, style) for c in changes]
+    old = " ".join(style.literal(c.baseline) for c in identity if c.baseline is not None)
+    new = " ".join(style.literal(c.current) for c in identity if c.current is not None)
+    line = f"retriever {old or 'unset'} → {new or 'unset'}"
+    with_it = [c for c in changes if c.setting not in _RETRIEVER_IDENTITY]
+    if with_it:
+        line += f" (with its own label and settings: {_plural(len(with_it), 'difference')})"
+    return [line]
+
+
+def _stale_reason_lines(reason: StaleRecord, doc: ComparisonDocument, style: Style) -> list[str]:
+    """What differs, in words (settings old → new, never a bare fingerprint), one
+    line per real change."""
     what = reason.what
     if what in _STALE_NAMES:
         old, new = reason.baseline, reason.current
         if what == "embedder":
             old, new = describe_embedder(old, new)
-        return f"{_STALE_NAMES[what]} {_old_new(old, new, style)}"
-    c = comparison.cases
-    if what == "dataset" and c.changed:
-        return (
+        return [f"{_STALE_NAMES[what]} {_old_new(old, new, style)}"]
+    c = doc.cases
+    if what == "dataset" and _cases_changed(doc):
+        return [
             f"cases: {len(c.added)} added, {len(c.removed)} removed, {len(c.relabelled)} relabelled"
-        )
+        ]
+    if what == "retriever" and reason.changes:
+        return _retriever_lines(reason.changes, style)
     if reason.changes:
-        return "; ".join(
-            f"{c.label} {_old_new(c.baseline, c.current, style)}" for c in reason.changes
-        )
+        return [_setting_line(change, style) for change in reason.changes]
     if what == "queries":
-        return f"queries: {_edited_queries(comparison)} edited"
-    return _STALE_UNRECORDED[what]
+        return [f"queries: {doc.run.edited_queries} edited"]
+    return [_STALE_UNRECORDED.get(what, f"{what.replace('_', ' ')} changed")]
 
 
-def _edited_queries(comparison: Comparison) -> int:
-    """Common cases whose query text differs (when both runs carry queries)."""
-    if comparison.baseline is None:
-        return 0
-    before = {c.case_id: c.query for c in comparison.baseline.cases}
-    return sum(
-        1
-        for c in comparison.current.cases
-        if c.query is not None and before.get(c.case_id) not in (None, c.query)
+def stale_changes(doc: ComparisonDocument, style: Style, *, skip_k: bool = False) -> list[str]:
+    """Every real change since the baseline was made, one phrase each."""
+    return [
+        line
+        for reason in doc.baseline.stale
+        if not (skip_k and reason.what == "k")
+        for line in _stale_reason_lines(reason, doc, style)
+    ]
+
+
+def stale_headline(count: int) -> str:
+    return f"Stale baseline: {_plural(count, 'change')} since it was made"
+
+
+def stale_advice(style: Style) -> str:
+    return (
+        "The deltas include the effect of these changes. If they are intended, refresh the "
+        f"baseline ({style.code('recall-gate baseline update')}, or the update-baseline workflow)."
     )
 
 
-def _overall_change(old: Aggregates, new: Aggregates, k: int) -> str:
+def missing_baseline_phrase(doc: ComparisonDocument, style: Style) -> str:
+    where = f" at {style.literal(doc.baseline.ref)}" if doc.baseline.ref else ""
+    return (
+        f"{style.bold('No baseline yet')} for profile {style.literal(doc.profile)}: "
+        f"{style.literal(doc.baseline.path)} does not exist{where}, so there is nothing to "
+        "compare with (reported, not failed)."
+    )
+
+
+def not_comparable_phrase(doc: ComparisonDocument, style: Style) -> str:
+    k = doc.k
+    return (
+        f"{style.bold('Baseline not comparable')}: it was made at k = "
+        f"{doc.baseline.k} and this run uses k = {k}, so no delta, flip or "
+        f"regression is computed. Refresh the baseline at k = {k}."
+    )
+
+
+def _overall_change(old: dict[str, SummaryRecord], new: dict[str, SummaryRecord], k: int) -> str:
     parts = []
-    for metric in shown_metrics(old.overall, new.overall):
-        a, b = old.overall.get(metric), new.overall.get(metric)
+    for metric in shown_metrics(old, new):
+        a, b = old.get(metric), new.get(metric)
         n = f" (n {a.n if a else 0} → {b.n if b else 0})" if metric == HIT else ""
         parts.append(
             f"{metric_label(metric, k)} {_mean(a.mean if a else None)} → "
@@ -421,24 +613,29 @@ def _overall_change(old: Aggregates, new: Aggregates, k: int) -> str:
     return " · ".join(parts)
 
 
-def _baseline_ref(baseline: Baseline, style: _Style, *, reason: bool = True) -> str:
-    sha = f"commit {style.literal(baseline.git_sha[:12])}" if baseline.git_sha else "commit unknown"
-    why = ""
-    if reason:
-        why = (
-            f", reason “{style.user(baseline.reason)}”" if baseline.reason else ", no reason given"
-        )
-    return f"made {baseline.created_at}, {sha}{why}"
+def _made(
+    created_at: str | None, git_sha: str | None, reason: str | None, style: Style, *, why: bool
+) -> str:
+    sha = f"commit {style.literal(git_sha[:12])}" if git_sha else "commit unknown"
+    text = f"made {style.user(created_at or 'at an unknown time')}, {sha}"
+    if why:
+        text += f", reason “{style.user(reason)}”" if reason else ", no reason given"
+    return text
 
 
-def _ids(items: Sequence[str], style: _Style) -> str:
+def _baseline_ref(doc: ComparisonDocument, style: Style) -> str:
+    b = doc.baseline
+    return _made(b.created_at, b.git_sha, b.reason, style, why=True)
+
+
+def _ids(items: Sequence[str], style: Style) -> str:
     shown, hidden = _listed(items, style)
     return ", ".join(style.literal(i) for i in shown) + (f" … and {hidden} more" if hidden else "")
 
 
-def _pull_request_banners(comparison: Comparison, style: _Style) -> list[str]:
+def _pull_request_banners(doc: ComparisonDocument, style: Style) -> list[str]:
     """What a pull request judged at its base changes of its own gate and cases."""
-    pr = comparison.pull_request
+    pr = doc.pull_request
     if pr is None:
         return []
     out = []
@@ -522,14 +719,15 @@ def _pull_request_banners(comparison: Comparison, style: _Style) -> list[str]:
     return out
 
 
-def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: bool) -> list[str]:
+def _banners(doc: ComparisonDocument, style: Style, *, truncated: bool) -> list[str]:
     out = []
-    path = comparison.baseline_path
-    edit = comparison.edit
-    k = comparison.k
+    baseline = doc.baseline
+    path = baseline.path
+    edit = baseline.edit
+    k = doc.k
     if edit is not None:
         where = style.literal(path)
-        if edit.new is None:
+        if edit.action == "deleted":
             out.append(
                 style.banner(
                     "IMPORTANT",
@@ -540,79 +738,68 @@ def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: 
                 )
             )
         else:
-            new = edit.new
-            reason = f"reason: “{style.user(new.reason)}”" if new.reason else "no reason given"
-            verb = "adds the first baseline" if edit.old is None else "changes the baseline"
+            reason = f"reason: “{style.user(edit.reason)}”" if edit.reason else "no reason given"
+            verb = "adds the first baseline" if edit.action == "added" else "changes the baseline"
             lines = [
                 f"{style.bold(f'This pull request {verb}')} {where} ({reason}). "
                 + (
                     "This run is compared with the base branch's baseline; "
                     "the new one applies after merge."
-                    if edit.old is not None
+                    if edit.action == "changed"
                     else "It applies after merge."
                 )
             ]
-            if edit.old is not None:
+            if edit.action == "changed":
                 lines.append(
                     "Overall, old → new: "
-                    + _overall_change(edit.old.aggregates, new.aggregates, new.k)
+                    + _overall_change(edit.old_overall, edit.new_overall, edit.k or k)
                 )
             out.append(style.banner("IMPORTANT", lines))
-    out += _pull_request_banners(comparison, style)
-    if comparison.status == "missing" and not (edit is not None and edit.old is None):
+    out += _pull_request_banners(doc, style)
+    if baseline.status == "missing" and not (edit is not None and edit.action == "added"):
         command = (
             f"recall-gate baseline update --results results.json --out {path} "
             '--reason "first baseline"'
         )
-        where = f" at {style.literal(comparison.baseline_ref)}" if comparison.baseline_ref else ""
         out.append(
             style.banner(
                 "NOTE",
                 [
-                    f"{style.bold('No baseline yet')} for profile {style.literal(profile)}: "
-                    f"{style.literal(path)} does not exist{where}, so there is nothing to "
-                    "compare with (reported, not failed).",
+                    missing_baseline_phrase(doc, style),
                     f"Create it from a run on the default branch: {style.literal(command)}, "
                     "then commit it (or run the update-baseline workflow).",
                 ],
             )
         )
-    if comparison.status == "not_comparable" and comparison.baseline is not None:
-        lines = [
-            f"{style.bold('Baseline not comparable')}: it was made at k = "
-            f"{comparison.baseline.k} and this run uses k = {k}, so no delta, flip or "
-            f"regression is computed. Refresh the baseline at k = {k}."
-        ]
-        lines += [
-            _stale_phrase(r, comparison, style) + "." for r in comparison.stale if r.what != "k"
-        ]
+    if baseline.status == "not_comparable":
+        lines = [not_comparable_phrase(doc, style)]
+        others = stale_changes(doc, style, skip_k=True)
+        if others:
+            lines += ["", "Also changed since it was made:", *(f"- {c}" for c in others)]
         out.append(style.banner("WARNING", lines))
-    elif comparison.status == "stale":
-        phrases = "; ".join(_stale_phrase(r, comparison, style) for r in comparison.stale)
+    elif baseline.status == "stale":
+        changes = stale_changes(doc, style)
         out.append(
             style.banner(
                 "WARNING",
                 [
-                    f"{style.bold('Stale baseline')}: {phrases}.",
-                    "The deltas include the effect of these changes. If they are intended, "
-                    "refresh the baseline (`recall-gate baseline update`, or the "
-                    "update-baseline workflow)."
-                    if style.md
-                    else "The deltas include the effect of these changes. If they are "
-                    "intended, refresh the baseline (recall-gate baseline update).",
+                    style.bold(stale_headline(len(changes))) + ":",
+                    *(f"- {c}" for c in changes),
+                    "",
+                    stale_advice(style),
                 ],
             )
         )
-    changes = comparison.cases
-    if comparison.comparable and changes.changed:
+    changes_ = doc.cases
+    if _comparable(doc) and _cases_changed(doc):
         out.append(
             style.banner(
                 "NOTE",
                 [
                     f"{style.bold('The case set changed')} since the baseline: "
-                    f"{len(changes.added)} added, {len(changes.removed)} removed, "
-                    f"{len(changes.relabelled)} relabelled. Means and deltas are on the "
-                    f"{changes.compared} scored cases present in both with the same labels."
+                    f"{len(changes_.added)} added, {len(changes_.removed)} removed, "
+                    f"{len(changes_.relabelled)} relabelled. Means and deltas are on the "
+                    f"{changes_.compared} scored cases present in both with the same labels."
                 ],
             )
         )
@@ -626,80 +813,85 @@ def _banners(comparison: Comparison, style: _Style, profile: str, *, truncated: 
     return out
 
 
-def _noise_word(r: Regression) -> str:
+# --- what failed: one line per group and fate ------------------------------------------
+
+
+def _noise_word(r: RegressionRecord, min_group_n: int) -> str:
     if r.significant is None:
-        return f"n < {r.min_group_n}, not tested"
+        return f"n < {min_group_n}, not tested"
     return "likely real" if r.significant else "within noise"
 
 
-def _exemption_phrase(r: Regression) -> str:
-    if r.exempt == "small_n":
-        return f"exempt: n = {r.n} is below min-group-n {r.min_group_n}, too few cases to gate"
+def _exemption_phrase(r: RegressionRecord, min_group_n: int) -> str:
+    if r.status == "exempt_small_n":
+        return f"exempt: n = {r.n} is below min-group-n {min_group_n}, too few cases to gate"
     return "exempt: not likely real by the noise test (require-significance)"
 
 
 @dataclass(frozen=True)
-class _DropLine:
-    """The drops of one group that share a fate: failed (or would fail), or exempt."""
+class DropLine:
+    """The over-tolerance rows of one group that share a fate: failed (or would
+    fail), or exempt. One line in the report, one annotation."""
 
     would: bool  # report-only: at the reference tolerance
     group: str
-    drops: tuple[Regression, ...]
+    drops: tuple[RegressionRecord, ...]
 
     @property
-    def exempt(self) -> Exemption | None:
-        return self.drops[0].exempt
+    def exempt(self) -> bool:
+        return self.drops[0].status != "failed"
 
     @property
-    def cases(self) -> tuple[CaseMove, ...]:
+    def cases(self) -> tuple[MoveRecord, ...]:
         """The cases behind the drops: flips first, then by the largest nDCG drop."""
-        seen: dict[str, CaseMove] = {}
+        seen: dict[str, MoveRecord] = {}
         for r in self.drops:
             for m in r.cases:
                 seen.setdefault(m.case_id, m)
         order = {"lost": 0, "down": 1, "gained": 2, "up": 3}
         return tuple(
-            sorted(seen.values(), key=lambda m: (order[m.direction], m.change(NDCG), m.case_id))
+            sorted(seen.values(), key=lambda m: (order[m.direction], _ndcg_change(m), m.case_id))
         )
 
-    def mark(self, style: _Style) -> str:
+    def mark(self, style: Style) -> str:
         return style.mark("exempt" if self.exempt else "would" if self.would else "fail").strip()
 
     @property
     def fate(self) -> str:
-        if self.exempt is None:
+        if not self.exempt:
             return "would fail" if self.would else "failed"
-        why = "n too small" if self.exempt == "small_n" else "not likely real"
+        why = "n too small" if self.drops[0].status == "exempt_small_n" else "not likely real"
         return f"{'would be ' if self.would else ''}exempt: {why}"
 
 
-def _drop_groups(regressions: Sequence[Regression], *, would: bool) -> list[_DropLine]:
-    grouped: dict[tuple[str, str | None], list[Regression]] = {}
+def _drop_groups(regressions: Sequence[RegressionRecord], *, would: bool) -> list[DropLine]:
+    grouped: dict[tuple[str, str], list[RegressionRecord]] = {}
     for r in regressions:
-        grouped.setdefault((r.group, r.exempt), []).append(r)
+        grouped.setdefault((r.group, r.status), []).append(r)
     return [
-        _DropLine(would=would, group=group, drops=tuple(drops))
+        DropLine(would=would, group=group, drops=tuple(drops))
         for (group, _), drops in grouped.items()
     ]
 
 
-def _drop_lines_of(verdict: ComparisonVerdict) -> list[_DropLine]:
-    """Every over-tolerance row: failed, then exempt; report-only: what would fail."""
-    gate = verdict.gate
+def drop_lines(doc: ComparisonDocument) -> list[DropLine]:
+    """Every over-tolerance row, per group: failed, then exempt; report-only: what would fail."""
+    gate = doc.gate
     lines = _drop_groups(gate.regressions, would=False) + _drop_groups(gate.exempt, would=False)
-    if verdict.would_fail is not None:
-        would = verdict.would_fail
+    if doc.verdict == "report-only":
+        would = doc.would_fail_detail
         lines += _drop_groups(would.regressions, would=True)
         lines += _drop_groups(would.exempt, would=True)
     return lines
 
 
-def _drop_text(line: _DropLine, k: int) -> str:
+def drop_phrase(line: DropLine, doc: ComparisonDocument) -> str:
     """One line per group and fate: its metrics' drops, the noise verdict, the tolerance."""
+    k, min_group_n = doc.k, doc.gate.min_group_n
     drops = line.drops
     moves = ", ".join(
         f"{metric_label(r.metric, k)} {r.baseline:.3f} → {r.current:.3f} "
-        f"({_signed(r.delta)}, {_noise_word(r)})"
+        f"({_signed(r.delta)}, {_noise_word(r, min_group_n)})"
         for r in drops
     )
     tolerance = drops[0].tolerance
@@ -707,30 +899,28 @@ def _drop_text(line: _DropLine, k: int) -> str:
         limit = f"would exceed a {tolerance:.3f} tolerance (max-regression)"
     else:
         limit = f"beyond the {tolerance:.3f} tolerance (max-regression)"
-    if line.exempt is not None:
-        limit += f", {'would be ' if line.would else ''}{_exemption_phrase(drops[0])}"
+    if line.exempt:
+        limit += f", {'would be ' if line.would else ''}{_exemption_phrase(drops[0], min_group_n)}"
     n_cases = len(line.cases)
-    behind = f"; {n_cases} case{'s' if n_cases != 1 else ''} behind it" if n_cases else ""
-    return f"{_group_phrase(line.group)}: {moves} — n = {drops[0].n}, {limit}{behind}"
+    behind = f"; {_plural(n_cases, 'case')} behind it" if n_cases else ""
+    return f"{group_phrase(line.group)}: {moves} — n = {drops[0].n}, {limit}{behind}"
 
 
 # Up to this many cases behind a drop are shown open; more are collapsed.
 OPEN_CASES = 5
 
 
-def _cases_behind_section(
-    comparison: Comparison, verdict: ComparisonVerdict, style: _Style
-) -> list[str]:
+def _cases_behind_section(doc: ComparisonDocument, style: Style) -> list[str]:
     """For every over-tolerance row, the cases behind it (collapsed when long)."""
-    k = comparison.k
+    k = doc.k
     out = []
     listed: dict[frozenset[str], str] = {}
-    for line in _drop_lines_of(verdict):
+    for line in drop_lines(doc):
         cases = line.cases
         if not cases:
             continue
         metrics = ", ".join(metric_label(r.metric, k) for r in line.drops)
-        where = f"{_group_phrase(line.group)}, {metrics}"
+        where = f"{group_phrase(line.group)}, {metrics}"
         title = f"Cases behind {where} ({line.fate}): {len(cases)}"
         ids = frozenset(m.case_id for m in cases)
         if ids in listed:
@@ -748,27 +938,34 @@ def _cases_behind_section(
     return out
 
 
-def _floor_line(c: FloorCheck, k: int, *, would: bool) -> str:
-    observed = "nothing scored" if c.observed is None else f"{c.observed:.3f} (n = {c.n})"
-    floor = c.floor if c.floor is not None else 0.0
-    label, flag = metric_label(c.metric, k), floor_flag(c.metric)
+def floor_phrase(item: FloorRecord, k: int, *, would: bool) -> str:
+    observed = "nothing scored" if item.observed is None else f"{item.observed:.3f} (n = {item.n})"
+    floor = item.floor if item.floor is not None else 0.0
+    label, flag = metric_label(item.metric, k), floor_flag(item.metric)
     if would:
         return f"{label} {observed} would miss the suggested floor {floor:.2f} ({flag})"
     return f"{label} {observed} is below the floor {floor:.3f} ({flag})"
 
 
-def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
-    gate = verdict.gate
-    k = comparison.k
+def _set_floors(doc: ComparisonDocument) -> list[tuple[str, float]]:
+    """The floors that are set, as (metric key, floor), in registry order."""
+    floors = doc.gate.floors
+    return [(m.key, floors[floor_key(m.key)]) for m in GATED_METRICS if floor_key(m.key) in floors]
+
+
+def _verdict_summary(doc: ComparisonDocument) -> str:
+    gate = doc.gate
+    k = doc.k
     reasons = []
     exempt = len(gate.exempt)
     exempt_note = (
         f" ({exempt} beyond it exempt: too few cases or not likely real)" if exempt else ""
     )
-    if gate.verdict == "fail":
+    comparable = _comparable(doc)
+    if doc.verdict == "fail":
         if gate.regressions:
             n = len(gate.regressions)
-            tolerance = verdict.max_regression or 0.0
+            tolerance = gate.max_regression or 0.0
             reasons.append(
                 f"{n} drop{'s' if n != 1 else ''} beyond the {tolerance:.3f} tolerance"
                 + exempt_note
@@ -777,100 +974,99 @@ def _verdict_summary(comparison: Comparison, verdict: ComparisonVerdict) -> str:
             n = len(gate.failed_floors)
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
         return "Failed: " + "; ".join(reasons) + "."
-    if gate.verdict == "pass":
-        if verdict.max_regression is not None:
+    if doc.verdict == "pass":
+        if gate.max_regression is not None:
             reasons.append(
-                f"no drop beyond the {verdict.max_regression:.3f} tolerance"
+                f"no drop beyond the {gate.max_regression:.3f} tolerance"
                 + (f" fails the gate{exempt_note}" if exempt else "")
-                if comparison.comparable
+                if comparable
                 else "the tolerance was not checked (no comparable baseline)"
             )
-        set_floors = [c for c in gate.floor_checks if c.floor is not None]
+        set_floors = _set_floors(doc)
         if set_floors:
             reasons.append(
                 "floors met ("
-                + ", ".join(f"{metric_label(c.metric, k)} ≥ {c.floor:.3f}" for c in set_floors)
+                + ", ".join(f"{metric_label(m, k)} ≥ {floor:.3f}" for m, floor in set_floors)
                 + ")"
             )
         return "Passed: " + "; ".join(reasons) + "."
-    if not comparison.comparable:
+    if not comparable:
         return "No floor or tolerance is set, so nothing is enforced."
-    count = verdict.would_fail_count
+    count = doc.would_fail
     what = (
         f"{count} check{'s' if count != 1 else ''} would fail if enforced (below)"
         if count
         else "nothing would fail at the suggested floors and a "
-        f"{verdict.reference_tolerance:.2f} tolerance"
+        f"{doc.would_fail_detail.tolerance:.2f} tolerance"
     )
     return f"No floor or tolerance is set, so nothing is enforced; {what}."
 
 
-def _verdict_block(
-    comparison: Comparison, verdict: ComparisonVerdict, style: _Style, profile: str
-) -> str:
-    word = verdict.gate.verdict
+def _verdict_block(doc: ComparisonDocument, style: Style) -> str:
+    word = doc.verdict
     if style.md:
         icon = {"fail": "❌", "pass": "✅", "report-only": "📊"}[word]
-        heading = f"### {icon} recall-gate {style.literal(profile)}: {style.bold(word)}"
+        heading = f"### {icon} recall-gate {style.literal(doc.profile)}: {style.bold(word)}"
     else:
-        heading = f"recall-gate {profile}: {word.upper()}"
-    return "\n\n".join(
-        [heading, _verdict_summary(comparison, verdict), _headline(comparison, style)]
-    )
+        heading = f"recall-gate {doc.profile}: {word.upper()}"
+    return "\n\n".join([heading, _verdict_summary(doc), _headline(doc, style)])
 
 
-def _headline(comparison: Comparison, style: _Style) -> str:
-    k = comparison.k
-    overall = comparison.current.aggregates.overall
-    scored = sum(1 for c in comparison.current.cases if c.metrics)
-    if not overall:
-        return f"No case carries gold: nothing is scored ({len(comparison.current.cases)} cases)."
-    same_set = comparison.comparable and not comparison.cases.changed
+def _overall_means(doc: ComparisonDocument) -> dict[str, float]:
+    overall = next((g for g in doc.run.groups if g.group == "overall"), None)
+    return dict(overall.means) if overall is not None else {}
+
+
+def _delta_for(doc: ComparisonDocument, metric: str, group: str = "overall") -> DeltaRecord | None:
+    return next((d for d in doc.deltas if d.metric == metric and d.group == group), None)
+
+
+def _headline(doc: ComparisonDocument, style: Style) -> str:
+    k = doc.k
+    means = _overall_means(doc)
+    if not means:
+        return f"No case carries gold: nothing is scored ({doc.n_cases} cases)."
+    same_set = _comparable(doc) and not _cases_changed(doc)
     parts = []
-    for metric in shown_metrics(overall):
-        summary = overall.get(metric)
-        text = f"{metric_label(metric, k)} {style.bold(_mean(summary.mean if summary else None))}"
-        delta = comparison.delta_for(metric)
+    for metric in shown_metrics(means):
+        text = f"{metric_label(metric, k)} {style.bold(_mean(means.get(metric)))}"
+        delta = _delta_for(doc, metric)
         if same_set and delta is not None and delta.delta is not None:
             text += f" ({_signed(delta.delta)})"
         parts.append(text)
-    line = " · ".join(parts) + f" · n = {scored}"
-    baseline = comparison.baseline
-    if baseline is not None:
-        at = f" at {style.literal(comparison.baseline_ref)}" if comparison.baseline_ref else ""
+    line = " · ".join(parts) + f" · n = {doc.run.scored}"
+    if doc.baseline.status != "missing":
+        ref = doc.baseline.ref
+        at = f" at {style.literal(ref)}" if ref else ""
         line += (
-            f"\n\nBaseline: {style.literal(comparison.baseline_path)}{at} "
-            f"({_baseline_ref(baseline, style)})."
+            f"\n\nBaseline: {style.literal(doc.baseline.path)}{at} ({_baseline_ref(doc, style)})."
         )
     return line
 
 
-def _checks_block(comparison: Comparison, verdict: ComparisonVerdict, style: _Style) -> str | None:
+def _checks_block(doc: ComparisonDocument, style: Style) -> str | None:
     """What failed (❌), or in report-only mode what would fail if enforced (⚠️)."""
-    k = comparison.k
-    gate = verdict.gate
+    k = doc.k
     fail, would = style.mark("fail").strip(), style.mark("would").strip()
-    drop_lines = _drop_lines_of(verdict)
-    lines = [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if not d.would]
-    lines += [f"{fail} {_floor_line(c, k, would=False)}" for c in gate.failed_floors]
-    if verdict.would_fail is not None:
-        lines += [f"{d.mark(style)} {_drop_text(d, k)}" for d in drop_lines if d.would]
+    lines_ = drop_lines(doc)
+    lines = [f"{d.mark(style)} {drop_phrase(d, doc)}" for d in lines_ if not d.would]
+    lines += [f"{fail} {floor_phrase(c, k, would=False)}" for c in doc.gate.failed_floors]
+    if doc.verdict == "report-only":
+        lines += [f"{d.mark(style)} {drop_phrase(d, doc)}" for d in lines_ if d.would]
         lines += [
-            f"{would} {_floor_line(c, k, would=True)}" for c in verdict.would_fail.failed_floors
+            f"{would} {floor_phrase(c, k, would=True)}" for c in doc.would_fail_detail.failed_floors
         ]
     return "\n".join(f"- {line}" for line in lines) if lines else None
 
 
-def _suggestions(comparison: Comparison, verdict: ComparisonVerdict, style: _Style) -> str | None:
-    if verdict.gate.verdict != "report-only" or not verdict.suggested_floors:
+def _suggestions(doc: ComparisonDocument, style: Style) -> str | None:
+    if doc.verdict != "report-only" or not doc.suggested_detail:
         return None
-    source = (
-        "the baseline" if comparison.baseline is not None and comparison.comparable else "this run"
-    )
+    source = "the baseline" if _comparable(doc) else "this run"
     items = ", ".join(
-        f"{style.literal(f'{floor_flag(s.metric)}: {s.floor:.2f}')} "
-        f"(observed {s.observed:.3f}, n = {s.n})"
-        for s in verdict.suggested_floors
+        f"{style.literal(f'{floor_flag(s.metric)}: {s.floor or 0.0:.2f}')} "
+        f"(observed {s.observed or 0.0:.3f}, n = {s.n})"
+        for s in doc.suggested_detail
     )
     return (
         f"{style.bold('Suggested floors')} from {source} (observed − margin, down to the "
@@ -879,45 +1075,56 @@ def _suggestions(comparison: Comparison, verdict: ComparisonVerdict, style: _Sty
     )
 
 
-def _notes(comparison: Comparison, style: _Style, *, legend: Sequence[str]) -> str:
-    k = comparison.k
+def _language_note(doc: ComparisonDocument) -> str:
+    """What the † on language rows means, true to what the table shows: each
+    language's row is tested and gated like any group; languages are not
+    compared with one another."""
+    if not doc.deltas:
+        return f"† {LANGUAGE_CAVEAT}"
+    return (
+        "† A language's row compares this run with the baseline on that language's cases, "
+        "and is noise-tested and gated like any group. Differences between languages are "
+        "indicative, not significance-tested: the per-language sets are small, unequal "
+        "and independently written."
+    )
+
+
+def _notes(doc: ComparisonDocument, style: Style, *, legend: Sequence[str]) -> str:
+    k = doc.k
     notes = list(legend)
-    current = comparison.current
+    run = doc.run
     for note in capture_notes(
-        k=k,
-        scored=sum(1 for c in current.cases if c.metrics),
-        short_of_k=current.cases_short_of_k,
-        gold_checked=current.provenance.kb_fingerprint is not None,
+        k=k, scored=run.scored, short_of_k=run.short_of_k, gold_checked=run.gold_checked
     ):
         notes.append(note if style.md else note.replace("`", ""))
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
-    notes.append(f"† {LANGUAGE_CAVEAT}")
-    if comparison.deltas:
+    notes.append(_language_note(doc))
+    min_group_n = doc.gate.min_group_n
+    if doc.deltas:
         notes.append(
             f"Noise: hit@{k} flips are tested with an exact two-sided McNemar test; "
             f"recall@{k} and nDCG@{k} deltas with a {round(CONFIDENCE * 100)}% paired "
             f"bootstrap interval ({BOOTSTRAP_RESAMPLES} resamples, fixed seed). "
             f"“likely real” = p < 0.05 or an interval that excludes 0; groups with "
-            f"n < {comparison.min_group_n} are not tested."
+            f"n < {min_group_n} are not tested."
         )
-        overall = comparison.delta_for(HIT)
-        if overall is not None and overall.n_compared >= comparison.min_group_n:
-            n, least = overall.n_compared, min_detectable_lost()
+        overall = _delta_for(doc, HIT)
+        if overall is not None and overall.n >= min_group_n:
+            n, least = overall.n, min_detectable_lost()
             notes.append(
                 f"Detectable drop: on {n} compared cases, hit@{k} is called likely real from "
                 f"{least} lost hits with none gained (−{least / n:.3f}); a smaller drop, or one "
                 "offset by gains, reads as noise. Subgroups need as many lost hits on fewer cases."
             )
-    unscored = sum(1 for c in comparison.current.cases if not c.metrics)
-    if unscored:
+    if run.unscored:
         notes.append(
-            f"{unscored} case{' is' if unscored == 1 else 's are'} without gold (capability, "
-            "no_match): not scored, by design: they have no card to find."
+            f"{run.unscored} case{' is' if run.unscored == 1 else 's are'} without gold "
+            "(capability, no_match): not scored, by design: they have no card to find."
         )
     return "\n".join(f"- {n}" for n in notes)
 
 
-def _definitions(style: _Style, shown: Sequence[str]) -> str:
+def _definitions(style: Style, shown: Sequence[str]) -> str:
     specs = [m for m in GATED_METRICS if m.key in shown]
     if style.md:
         items = [f"- `{m.key}`: {m.definition}" for m in specs]
@@ -926,16 +1133,15 @@ def _definitions(style: _Style, shown: Sequence[str]) -> str:
     return style.collapsed("Metric definitions", ["\n".join(items)])
 
 
-def _capture_section(comparison: Comparison, style: _Style) -> str | None:
+def _capture_section(doc: ComparisonDocument, style: Style) -> str | None:
     """Cases the retriever could not answer, and the query latency against the
     baseline's when it has one (report-only)."""
-    current = comparison.current
+    run = doc.run
     parts = []
-    if current.failed_cases:
-        parts.append(failures_note(current.failed_cases, style.fmt))
-    if current.latency is not None:
-        before = comparison.baseline.latency if comparison.baseline is not None else None
-        parts.append(latency_table(current.latency, style.fmt, baseline=before))
+    if run.failed_cases:
+        parts.append(failures_note(run.failed_cases, style.fmt))
+    if run.latency is not None:
+        parts.append(latency_table(run.latency, style.fmt, baseline=doc.baseline.latency))
     if not parts:
         return None
     return (
@@ -943,82 +1149,69 @@ def _capture_section(comparison: Comparison, style: _Style) -> str | None:
     )
 
 
-def _render(
-    comparison: Comparison,
-    verdict: ComparisonVerdict,
-    *,
-    profile: str,
-    style: _Style,
-    truncated: bool,
-) -> str:
+def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
     parts = []
     if style.md:
-        parts.append(comment_marker(profile))
-    parts.append(_verdict_block(comparison, verdict, style, profile))
-    parts += _banners(comparison, style, profile, truncated=truncated)
-    checks = _checks_block(comparison, verdict, style)
+        parts.append(comment_marker(doc.profile))
+    parts.append(_verdict_block(doc, style))
+    parts += _banners(doc, style, truncated=truncated)
+    checks = _checks_block(doc, style)
     if checks:
         parts.append(checks)
-    parts += _cases_behind_section(comparison, verdict, style)
-    fail = {(r.metric, r.group) for r in verdict.gate.regressions}
-    would = (
-        {(r.metric, r.group) for r in verdict.would_fail.regressions}
-        if verdict.would_fail is not None
-        else set()
-    )
-    exempt = {(r.metric, r.group) for r in verdict.gate.exempt}
-    if verdict.would_fail is not None:
-        exempt |= {(r.metric, r.group) for r in verdict.would_fail.exempt}
+    parts += _cases_behind_section(doc, style)
+    fail = {(r.metric, r.group) for r in doc.gate.regressions}
+    exempt = {(r.metric, r.group) for r in doc.gate.exempt}
+    would: set[tuple[str, str]] = set()
+    if doc.verdict == "report-only":
+        would = {(r.metric, r.group) for r in doc.would_fail_detail.regressions}
+        exempt |= {(r.metric, r.group) for r in doc.would_fail_detail.exempt}
     legend = []
-    if comparison.deltas:
-        parts.append(_delta_table(comparison, style, fail=fail, would=would, exempt=exempt))
+    if doc.deltas:
+        parts.append(_delta_table(doc, style, fail=fail, would=would, exempt=exempt))
         if fail:
             legend.append(f"{style.mark('fail').strip()} drop beyond the set tolerance.")
         if would:
             legend.append(
                 f"{style.mark('would').strip()} drop that would exceed a "
-                f"{verdict.reference_tolerance:.2f} tolerance if one were set."
+                f"{doc.would_fail_detail.tolerance:.2f} tolerance if one were set."
             )
         if exempt:
             legend.append(
                 f"{style.mark('exempt').strip()} drop beyond the tolerance that does not fail "
-                f"the gate: fewer than {comparison.min_group_n} compared cases (min-group-n), "
+                f"the gate: fewer than {doc.gate.min_group_n} compared cases (min-group-n), "
                 "or a subgroup drop the noise test does not call likely real "
                 "(require-significance)."
             )
     else:
-        parts.append(_current_table(comparison.current.aggregates, comparison.k, style))
+        parts.append(_current_table(doc.run.groups, doc.k, style))
     for section in (
-        _chart_section(comparison, style),
-        _flips_section(comparison, style),
-        _cases_section(comparison, style),
-        _missed_section(comparison, style),
-        _capture_section(comparison, style),
+        _chart_section(doc, style),
+        _flips_section(doc, style),
+        _missed_section(doc, style),
+        _instead_section(doc, style),
+        _cases_section(doc, style),
+        _capture_section(doc, style),
     ):
         if section:
             parts.append(section)
-    suggestions = _suggestions(comparison, verdict, style)
+    suggestions = _suggestions(doc, style)
     if suggestions:
         parts.append(suggestions)
-    parts.append(_notes(comparison, style, legend=legend))
+    parts.append(_notes(doc, style, legend=legend))
     parts.append(
-        _definitions(
-            style,
-            shown_metrics(
-                comparison.current.aggregates.overall, (d.metric for d in comparison.deltas)
-            ),
-        )
+        _definitions(style, shown_metrics(_overall_means(doc), (d.metric for d in doc.deltas)))
     )
     return "\n\n".join(parts) + "\n"
 
 
-def _longest_list(comparison: Comparison) -> int:
-    c = comparison.cases
+def _longest_list(doc: ComparisonDocument) -> int:
+    c = doc.cases
     return max(
-        len(comparison.lost),
-        len(comparison.gained),
-        len(comparison.rank_moves),
-        sum(1 for case in comparison.current.cases if case.metrics),
+        len(doc.flips.hit_to_miss),
+        len(doc.flips.miss_to_hit),
+        len(doc.flips.rank_moves),
+        len(doc.missed),
+        doc.run.scored,
         len(c.added),
         len(c.removed),
         len(c.relabelled),
@@ -1039,37 +1232,24 @@ def _hard_cut(text: str, max_chars: int) -> str:
     return cut + tail
 
 
-def render_comment(
-    comparison: Comparison,
-    verdict: ComparisonVerdict,
-    *,
-    profile: str,
-    max_chars: int | None = None,
-) -> str:
-    """The Markdown report; with ``max_chars``, case lists are shortened to fit
-    (the verdict, banners and table always stay) and point to the job summary."""
-    full = _render(
-        comparison, verdict, profile=profile, style=_Style("markdown", None), truncated=False
-    )
+def render_comment(doc: ComparisonDocument, *, max_chars: int | None = None) -> str:
+    """The Markdown report (PR comment, job summary). With ``max_chars``, user
+    strings are shortened first (a PR controls its retriever label, a reason can
+    be long), then the case lists, pointing to the job summary; the verdict,
+    the banners, the failing rows and the metric table always stay."""
+    full = _render(doc, style=MARKDOWN, truncated=False)
     if max_chars is None or comment_length(full) <= max_chars:
         return full
-    # User strings first (a PR controls its retriever label, a reason can be
-    # long), then the case lists; the verdict, the tables and the failing rows stay.
+    last = full
     for user_chars in USER_CHARS_STEPS:
 
         def attempt(limit: int | None, chars: int = user_chars) -> str:
-            return _render(
-                comparison,
-                verdict,
-                profile=profile,
-                style=_Style("markdown", limit, chars),
-                truncated=limit is not None,
-            )
+            return _render(doc, style=Style("markdown", limit, chars), truncated=limit is not None)
 
         text = attempt(None)
         if comment_length(text) <= max_chars:
             return text
-        low, high = 0, _longest_list(comparison)
+        low, high = 0, _longest_list(doc)
         best: str | None = None
         while low <= high:
             middle = (low + high) // 2
@@ -1080,16 +1260,13 @@ def render_comment(
                 high = middle - 1
         if best is not None:
             return best
-    return _hard_cut(attempt(0), max_chars)
+        last = attempt(0)
+    return _hard_cut(last, max_chars)
 
 
-def render_comparison_text(
-    comparison: Comparison, verdict: ComparisonVerdict, *, profile: str
-) -> str:
+def render_comparison_text(doc: ComparisonDocument) -> str:
     """The same report as plain text, for a terminal (no marker, no HTML)."""
-    return _render(
-        comparison, verdict, profile=profile, style=_Style("text", None), truncated=False
-    )
+    return _render(doc, style=TEXT, truncated=False)
 
 
 def render_baseline_update(
@@ -1097,42 +1274,50 @@ def render_baseline_update(
 ) -> str:
     """What a baseline update changes (the update-baseline PR body): reason,
     provenance, and old → new per metric and group with n."""
-    style = _Style(fmt, None)
+    style = Style(fmt)
+    verdict = judge_comparison(comparison, floors=Floors(), max_regression=None)
+    doc = comparison_document(comparison, verdict, profile="default")
     k = new.k
     title = f"recall-gate baseline update: {path}"
     parts = [
         f"### {escape_markdown(title)}" if style.md else f"{title}\n{'=' * len(title)}",
         f"Reason: “{style.user(new.reason)}”." if new.reason else "No reason given (--reason).",
-        f"New baseline: {_baseline_ref(new, style, reason=False)}; k = {k}, "
-        f"{sum(1 for c in new.cases if c.metrics)} of {len(new.cases)} cases scored.",
+        f"New baseline: {_made(new.created_at, new.git_sha, None, style, why=False)}; "
+        f"k = {k}, {sum(1 for c in new.cases if c.metrics)} of {len(new.cases)} cases scored.",
     ]
-    old = comparison.baseline
-    if old is None:
+    if doc.baseline.status == "missing":
         parts.append("No previous baseline: this is the first one.")
-        parts.append(_current_table(new.aggregates, k, style))
+        parts.append(_current_table(doc.run.groups, k, style))
     else:
-        parts.append(f"Previous baseline: {_baseline_ref(old, style)}.")
-        changed = [f"- {_stale_phrase(r, comparison, style)}" for r in comparison.stale]
+        parts.append(f"Previous baseline: {_baseline_ref(doc, style)}.")
+        changed = [f"- {c}" for c in stale_changes(doc, style)]
         if changed:
             parts.append("What changed since the previous baseline:\n" + "\n".join(changed))
-        if comparison.comparable:
-            if comparison.cases.changed:
-                c = comparison.cases
+        if _comparable(doc):
+            if _cases_changed(doc):
+                c = doc.cases
                 parts.append(
                     f"Case set: {len(c.added)} added, {len(c.removed)} removed, "
                     f"{len(c.relabelled)} relabelled; old → new is on the {c.compared} "
                     "scored cases present in both."
                 )
-            parts.append(
-                _delta_table(comparison, style, fail=set(), would=set(), columns=("old", "new"))
-            )
-            for section in (_flips_section(comparison, style), _cases_section(comparison, style)):
+            parts.append(_delta_table(doc, style, fail=set(), would=set(), columns=("old", "new")))
+            for section in (
+                _flips_section(doc, style),
+                _instead_section(doc, style),
+                _cases_section(doc, style),
+            ):
                 if section:
                     parts.append(section)
         else:
+            new_overall = {
+                m: SummaryRecord(mean=s.mean, n=s.n)
+                for m, s in new.aggregates.overall.items()
+                if m in METRIC_KEYS
+            }
             parts.append(
-                "Overall, old → new: " + _overall_change(old.aggregates, new.aggregates, k)
+                "Overall, old → new: " + _overall_change(doc.baseline.overall, new_overall, k)
             )
-            parts.append(_current_table(new.aggregates, k, style))
-    parts.append(_notes(comparison, style, legend=()))
+            parts.append(_current_table(doc.run.groups, k, style))
+    parts.append(_notes(doc, style, legend=()))
     return "\n\n".join(parts) + "\n"

@@ -24,6 +24,7 @@ from recall_gate.core.records import (
     Latency,
     LatencyStats,
     MetricSummary,
+    OutsideKb,
     Results,
 )
 from recall_gate.report.markup import Format, escape_markdown, shorten, shorten_query, table
@@ -73,7 +74,9 @@ def missed_table(
             _cell(c.language, fmt),
             _cell(c.case_type, fmt),
             _cell(", ".join(c.must_cite_one_of), fmt),
-            f"out of top {k}",
+            f"out of top {k}"
+            if len(held := dict.fromkeys(c.ranked_ids)) >= k
+            else f"not retrieved ({len(held)} returned)",
         ]
         for c in shown
     ]
@@ -111,16 +114,32 @@ def _heading(text: str, fmt: Format) -> str:
     return f"### {text}" if fmt == "markdown" else f"{text}\n{'=' * len(text)}"
 
 
-def capture_notes(*, k: int, scored: int, short_of_k: int, gold_checked: bool) -> list[str]:
+def capture_notes(
+    *,
+    k: int,
+    scored: int,
+    short_of_k: int,
+    gold_checked: bool,
+    outside_kb: OutsideKb | None = None,
+) -> list[str]:
     """What a reader must know about the capture behind the numbers: cases scored
-    on fewer than k cards, and gold ids that no KB vouched for."""
+    on fewer than k cards, pages outside the KB, and gold ids no KB vouched for."""
     notes = []
     if short_of_k:
         held = "holds" if short_of_k == 1 else "hold"
         notes.append(
-            f"Depth: {short_of_k} of {scored} scored case{'' if scored == 1 else 's'} "
+            f"\\* Depth: {short_of_k} of {scored} scored case{'' if scored == 1 else 's'} "
             f"{held} fewer than k = {k} distinct retrieved cards: their metrics are computed "
-            "on a shorter list than k (capture more ids per case, or lower k)."
+            "on a shorter list than k (the retriever returned no more, even asked deeper; "
+            "capture more ids per case, or lower k)."
+        )
+    if outside_kb is not None:
+        examples = ", ".join(f"`{e}`" for e in outside_kb.examples)
+        notes.append(
+            f"Outside the KB: {outside_kb.entries} retrieved document"
+            f"{'' if outside_kb.entries == 1 else 's'} in {outside_kb.cases} case"
+            f"{'' if outside_kb.cases == 1 else 's'} map to no card (e.g. {examples}): kept at "
+            "their rank as non-relevant results (`--strict` refuses them)."
         )
     if not gold_checked:
         notes.append(
@@ -148,6 +167,7 @@ def render_report(
         cases=results.cases,
         short_of_k=results.cases_short_of_k,
         gold_checked=results.provenance.kb_fingerprint is not None,
+        outside_kb=results.outside_kb,
     )
 
 
@@ -212,6 +232,7 @@ def render_summary(
     missed_total: int | None = None,
     short_of_k: int = 0,
     gold_checked: bool = True,
+    outside_kb: OutsideKb | None = None,
     latency: Latency | None = None,
     failed_cases: Sequence[str] = (),
 ) -> str:
@@ -227,16 +248,27 @@ def render_summary(
     metrics = list(shown)
     if CITATION_COVERAGE in agg.overall:
         metrics.append(CITATION_COVERAGE)
-    parts = [_heading(f"recall-gate: retrieval quality at k = {k}", fmt)]
+    # A shorter list than k is said where the numbers stand, not only in a note.
+    short = (
+        f" ({short_of_k} of {scored} scored cases hold fewer than {k} cards*)" if short_of_k else ""
+    )
+    parts = [_heading(f"recall-gate: retrieval quality at k = {k}{short}", fmt)]
     if gate is not None:
         parts.append(_verdict_lines(gate, k, fmt))
     parts.append(
         f"{scored} of {total} cases carry gold and are scored; "
         f"{total - scored} without gold are excluded by design: they have no card to find."
     )
-    for note in capture_notes(k=k, scored=scored, short_of_k=short_of_k, gold_checked=gold_checked):
-        parts.append(note if fmt == "markdown" else note.replace("`", ""))
-    header = ["group", "name", "n", *(metric_label(m, k) for m in metrics)]
+    for note in capture_notes(
+        k=k,
+        scored=scored,
+        short_of_k=short_of_k,
+        gold_checked=gold_checked,
+        outside_kb=outside_kb,
+    ):
+        parts.append(note if fmt == "markdown" else note.replace("`", "").replace("\\*", "*"))
+    star = "\\*" if short_of_k and fmt == "markdown" else "*" if short_of_k else ""
+    header = ["group", "name", "n", *(metric_label(m, k) + star for m in metrics)]
     parts.append(table(header, _group_rows(agg, metrics, fmt), fmt))
     if failed_cases:
         parts.append(failures_note(failed_cases, fmt))

@@ -30,6 +30,7 @@ from recall_gate.core.shards import SHARD_RULE, Shard, parse_shard
 from recall_gate.errors import InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
+from recall_gate.retrievers.depth import aretrieve_case, retrieve_case
 from recall_gate.retrievers.documents import Hit, IdMapper
 from recall_gate.retrievers.executor import (
     DEFAULT_CONCURRENCY,
@@ -145,26 +146,40 @@ class Progress:
 def _items(mapper: IdMapper, case: Case, hits: Sequence[Hit]) -> tuple[RetrievedItem, ...]:
     items = []
     for rank, hit in enumerate(hits, start=1):
-        card = mapper.card_id(hit, case_id=case.id, rank=rank)
+        card, outside = mapper.map(hit, case_id=case.id, rank=rank)
         chunk = hit.chunk_id if hit.chunk_id and hit.chunk_id != card else None
         items.append(
-            RetrievedItem(id=chunk or card, parent_id=card if chunk else None, score=hit.score)
+            RetrievedItem(
+                id=chunk or card,
+                parent_id=card if chunk else None,
+                score=hit.score,
+                outside_kb=True if outside else None,
+            )
         )
     return tuple(items)
 
 
+def _refuse_all_outside(artifacts: tuple[Artifact, ...], mapper: IdMapper) -> tuple[Artifact, ...]:
+    """Pages outside the KB keep their rank; but when no document of the whole
+    capture maps to a card, the mapping is wrong, not the retriever."""
+    items = [i for a in artifacts for i in a.retrieved if isinstance(i, RetrievedItem)]
+    if items and all(i.outside_kb for i in items) and mapper.first_unmapped is not None:
+        raise mapper.first_unmapped
+    return artifacts
+
+
 def ask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> tuple[RetrievedItem, ...]:
-    """One case: its query asked of the retriever, each document mapped to its card."""
-    return _items(mapper, case, adapter.search(case.query, k))
+    """One case: its query asked of the retriever, each document mapped to its card
+    (a page outside the KB kept at its rank); deeper than k when the k documents
+    hold fewer than k distinct cards (:func:`~recall_gate.retrievers.depth.retrieve_case`)."""
+    return retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id).items
 
 
 async def aask_case(
     adapter: Adapter, mapper: IdMapper, case: Case, k: int
 ) -> tuple[RetrievedItem, ...]:
     """:func:`ask_case` for a natively async retriever (awaited, no thread)."""
-    asearch = adapter.asearch
-    assert asearch is not None
-    return _items(mapper, case, await asearch(case.query, k))
+    return (await aretrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)).items
 
 
 def _artifact(case: Case, answer: Answer[tuple[RetrievedItem, ...]]) -> Artifact:
@@ -341,5 +356,5 @@ def capture(
         label=label,
         params=params,
     )
-    artifacts = tuple(done[c.id] for c in all_cases)
+    artifacts = _refuse_all_outside(tuple(done[c.id] for c in all_cases), mapper)
     return Capture(artifacts=artifacts, retriever=provenance, k=k, coverage=coverage)

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from recall_gate.core.integrity import looks_like_file_path
+from recall_gate.core.integrity import card_of_path, looks_like_file_path
 from recall_gate.errors import InputError
 
 __all__ = ["DEFAULT_ID_FIELDS", "Hit", "IdMapper"]
@@ -76,10 +76,23 @@ class IdMapper:
     card_ids: frozenset[str] | None = None
     # Without a KB: the cases' gold and relevant ids, which a path may equal.
     gold_ids: frozenset[str] = frozenset()
+    # Why the first document outside the KB mapped to no card.
+    first_unmapped: InputError | None = None
 
     def card_id(self, hit: Hit, *, case_id: str, rank: int) -> str:
+        """The hit's card id; with a KB, a hit that maps to no card is an error
+        (:meth:`map` keeps it as a page outside the KB instead)."""
+        return self.map(hit, case_id=case_id, rank=rank, outside_ok=False)[0]
+
+    def map(
+        self, hit: Hit, *, case_id: str, rank: int, outside_ok: bool = True
+    ) -> tuple[str, bool]:
+        """The hit's card id and False; or, with a KB, for a document that maps to
+        no card (a blog post, release notes, an API page in the same index), the
+        document's own reference (its first id field) and True: a page outside the KB."""
         fields = (self.id_from,) if self.id_from else DEFAULT_ID_FIELDS
         tried = []
+        first: str | None = None
         where = f"case {case_id!r}, document {rank}"
         for name in fields:
             value = lookup(hit.fields, name)
@@ -91,16 +104,25 @@ class IdMapper:
             if card is not None:
                 if self.card_ids is None:
                     self._refuse_unmapped_path(text, card, where=where, field=name)
-                return card
+                return card, False
+            first = first or text.replace("\\", "/")
             tried.append(f"{name}: {text!r} is no KB card")
+        error = self._unmapped(where, tried)
+        if first is not None and outside_ok:
+            if self.first_unmapped is None:
+                self.first_unmapped = error  # raised if no document maps at all
+            return first, True
+        raise error
+
+    def _unmapped(self, where: str, tried: list[str]) -> InputError:
         if self.id_from:
-            raise InputError(
+            return InputError(
                 f"{where}: --id-from {self.id_from}: {tried[0].split(': ', 1)[1]}",
                 fix="name the field that holds the card id or file path (e.g. --id-from "
                 "metadata.source), or check that the KB (`kb:` in recall-gate.yaml) holds "
                 "the documents the retriever returns",
             )
-        raise InputError(
+        return InputError(
             f"{where}: no field maps to a KB card (tried {'; '.join(tried)})",
             fix="pass --id-from FIELD naming the field that holds the card id or file path "
             "(e.g. --id-from metadata.source), and set `kb:` so paths map to card ids",
@@ -125,12 +147,4 @@ class IdMapper:
         """``value`` as a card id: itself, or the normalised path (see the module docstring)."""
         if self.card_ids is None:  # no KB: a path loses its extension, nothing more
             return _DOC_EXTENSION.sub("", value.replace("\\", "/"))
-        if value in self.card_ids:
-            return value
-        path = _DOC_EXTENSION.sub("", value.replace("\\", "/")).strip("/")
-        parts = [p for p in path.split("/") if p not in ("", ".")]
-        for start in range(len(parts)):
-            candidate = "/".join(parts[start:])
-            if candidate in self.card_ids:
-                return candidate
-        return None
+        return card_of_path(value, self.card_ids)

@@ -11,10 +11,14 @@ from recall_gate.core.records import ParamValue
 from recall_gate.retrievers.adapter import class_name, readable_params
 from recall_gate.retrievers.documents import Hit, clean_score
 
-__all__ = ["HaystackRetriever", "detect"]
+__all__ = [
+    "HaystackRetriever",
+    "detect",
+    "document_hit",
+]
 
 
-def _hit(document: Any) -> Hit:
+def document_hit(document: Any) -> Hit:
     meta = dict(getattr(document, "meta", None) or {})
     ident = getattr(document, "id", None)
     return Hit(
@@ -41,7 +45,7 @@ class HaystackRetriever:
         documents = output.get("documents") if isinstance(output, dict) else None
         if documents is None:
             raise TypeError(f"{self.name}.{method}() returned no 'documents'")
-        return [_hit(d) for d in list(documents)[:k]]
+        return [document_hit(d) for d in list(documents)[:k]]
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self._hits(self.component.run(query=query, top_k=k), k, "run")

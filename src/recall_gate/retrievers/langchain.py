@@ -16,10 +16,15 @@ from recall_gate.retrievers.adapter import (
 )
 from recall_gate.retrievers.documents import Hit, clean_score
 
-__all__ = ["LangChainRetriever", "LangChainVectorStore", "detect"]
+__all__ = [
+    "LangChainRetriever",
+    "LangChainVectorStore",
+    "detect",
+    "document_hit",
+]
 
 
-def _hit(document: Any, score: Any = None) -> Hit:
+def document_hit(document: Any, score: Any = None) -> Hit:
     metadata = dict(getattr(document, "metadata", None) or {})
     ident = getattr(document, "id", None)
     if score is None:
@@ -48,11 +53,11 @@ class LangChainRetriever:
 
     def search(self, query: str, k: int) -> list[Hit]:
         documents = self.retriever.invoke(query, **self._kwargs(k))
-        return [_hit(d) for d in list(documents)[:k]]
+        return [document_hit(d) for d in list(documents)[:k]]
 
     async def _asearch(self, query: str, k: int) -> list[Hit]:
         documents = await self.retriever.ainvoke(query, **self._kwargs(k))
-        return [_hit(d) for d in list(documents)[:k]]
+        return [document_hit(d) for d in list(documents)[:k]]
 
     def params(self) -> dict[str, ParamValue]:
         r = self.retriever
@@ -80,11 +85,11 @@ class LangChainVectorStore:
         self.asearch = self._asearch if native else None
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return [_hit(d, s) for d, s in self.store.similarity_search_with_score(query, k=k)]
+        return [document_hit(d, s) for d, s in self.store.similarity_search_with_score(query, k=k)]
 
     async def _asearch(self, query: str, k: int) -> list[Hit]:
         pairs = await self.store.asimilarity_search_with_score(query, k=k)
-        return [_hit(d, s) for d, s in pairs]
+        return [document_hit(d, s) for d, s in pairs]
 
     def params(self) -> dict[str, ParamValue]:
         return readable_params({"embedder": embedder_name(getattr(self.store, "embeddings", None))})

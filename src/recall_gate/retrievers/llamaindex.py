@@ -18,10 +18,15 @@ from recall_gate.retrievers.adapter import (
 )
 from recall_gate.retrievers.documents import Hit, clean_score
 
-__all__ = ["LlamaIndexRetriever", "detect"]
+__all__ = [
+    "LlamaIndexRetriever",
+    "detect",
+    "node_hit",
+    "node_parsers",
+]
 
 
-def _hit(result: Any) -> Hit:
+def node_hit(result: Any) -> Hit:
     node = getattr(result, "node", result)
     node_id = getattr(node, "node_id", None) or getattr(node, "id_", None)
     return Hit(
@@ -34,6 +39,25 @@ def _hit(result: Any) -> Hit:
         score=clean_score(getattr(result, "score", None)),
         chunk_id=str(node_id) if node_id else None,
     )
+
+
+_SPLIT_SETTINGS = ("chunk_size", "chunk_overlap", "window_size", "header_path_separator")
+
+
+def node_parsers(transformations: Any) -> str | None:
+    """The index's transformations as ``Class(chunk_size=…, chunk_overlap=…)``: what
+    LlamaIndex keeps of how the documents were split (its node parser settings)."""
+    if not isinstance(transformations, list | tuple) or not transformations:
+        return None
+    described = []
+    for step in transformations:
+        settings = [
+            f"{name}={value}"
+            for name in _SPLIT_SETTINGS
+            if isinstance(value := getattr(step, name, None), int | str)
+        ]
+        described.append(f"{type(step).__name__}({', '.join(settings)})")
+    return ", ".join(described)
 
 
 class LlamaIndexRetriever:
@@ -70,20 +94,23 @@ class LlamaIndexRetriever:
         return copy_at_k
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return [_hit(result) for result in list(self._at(k).retrieve(query))[:k]]
+        return [node_hit(result) for result in list(self._at(k).retrieve(query))[:k]]
 
     async def _asearch(self, query: str, k: int) -> list[Hit]:
-        return [_hit(result) for result in list(await self._at(k).aretrieve(query))[:k]]
+        return [node_hit(result) for result in list(await self._at(k).aretrieve(query))[:k]]
 
     def params(self) -> dict[str, ParamValue]:
         r = self.retriever
-        store = getattr(self.index, "vector_store", None) or getattr(r, "_vector_store", None)
+        index = self.index if self.index is not None else getattr(r, "_index", None)
+        store = getattr(index, "vector_store", None) or getattr(r, "_vector_store", None)
         return readable_params(
             {
-                "index": class_name(self.index) if self.index is not None else None,
+                "index": class_name(index) if index is not None else None,
                 "vector_store": class_name(store) if store is not None else None,
                 "embedder": embedder_name(getattr(r, "_embed_model", None)),
                 "mode": str(getattr(r, "_vector_store_query_mode", "") or "") or None,
+                # How the index was chunked: a baseline made with another splitter is stale.
+                "node_parser": node_parsers(getattr(index, "_transformations", None)),
             }
         )
 

@@ -1,0 +1,140 @@
+"""``recall-gate cards``: the KB as recall-gate sees it, so a user can check the
+mapping (ids, languages and where each came from, titles, files) before
+trusting a score."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from recall_gate.adapters.dataset import KbCard, load_kb
+from recall_gate.adapters.files import atomic_write_text, dump_json
+from recall_gate.commands.arguments import Parser, add_config
+from recall_gate.commands.context import Console, Handler, display_path
+from recall_gate.commands.settings import resolve_settings
+from recall_gate.errors import InputError
+
+__all__ = ["add_commands", "cards_json"]
+
+_TITLE_WIDTH = 40
+
+
+def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
+    p = sub.add_parser(
+        "cards",
+        help="list the KB as recall-gate sees it: id, language and its source, title, path",
+        description="Read the KB as every command does (front matter, `languages:`, "
+        "`kb_include` / `kb_exclude`, `default_language`) and list its cards: each card's "
+        "id, language and where that came from, title, file and size; languages with their "
+        "folders first.",
+    )
+    add_config(p)
+    p.add_argument("--kb", type=Path, metavar="PATH", help="KB directory or file")
+    p.add_argument("--json", type=Path, metavar="PATH", help="write the list as JSON here")
+    return {"cards": _cmd_cards}
+
+
+def _folder(entry: KbCard) -> str:
+    if entry.path is None:
+        return "(card file)"
+    parent = PurePosixPath(entry.path).parent.as_posix()
+    return "./" if parent == "." else parent + "/"
+
+
+def _by_language(entries: Sequence[KbCard]) -> dict[str, Counter[str]]:
+    """Cards per folder, per language (topic folders under their parent language)."""
+    folders: dict[str, Counter[str]] = defaultdict(Counter)
+    for entry in entries:
+        folders[entry.card.language][_folder(entry)] += 1
+    return {lang: folders[lang] for lang in sorted(folders)}
+
+
+def cards_json(entries: Sequence[KbCard], *, kb: str) -> dict[str, Any]:
+    """The ``--json`` document: every card, and the cards per language and folder."""
+    return {
+        "kb": kb,
+        "cards": [
+            {
+                "id": e.card.id,
+                "language": e.card.language,
+                "language_source": e.language_source,
+                "title": e.card.title,
+                "path": e.path,
+                "source": e.where,
+                "size": e.size,
+                "tags": list(e.card.tags),
+                "metadata": e.card.metadata,
+            }
+            for e in entries
+        ],
+        "languages": {
+            lang: {"cards": sum(folders.values()), "folders": dict(sorted(folders.items()))}
+            for lang, folders in _by_language(entries).items()
+        },
+    }
+
+
+def _size(size: int) -> str:
+    return f"{size} B" if size < 1024 else f"{size / 1024:.1f} KB"
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join("".join(c if c.isprintable() else "\ufffd" for c in text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def render_cards(entries: Sequence[KbCard]) -> str:
+    """The plain-text listing: languages and their folders, then one line per card."""
+    lines = []
+    for lang, folders in _by_language(entries).items():
+        sources = sorted({e.language_source for e in entries if e.card.language == lang})
+        total = sum(folders.values())
+        lines.append(
+            f"{lang}: {total} card{'' if total == 1 else 's'} (language from {', '.join(sources)})"
+        )
+        lines += [
+            f"  {folder:<30} {n:>4} card{'' if n == 1 else 's'}"
+            for folder, n in sorted(folders.items())
+        ]
+    rows = [
+        (
+            e.card.id,
+            e.card.language,
+            e.language_source,
+            _short(e.card.title, _TITLE_WIDTH),
+            e.path or e.where,
+            _size(e.size),
+        )
+        for e in entries
+    ]
+    header = ("id", "language", "from", "title", "path", "size")
+    widths = [max(len(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
+    table = [
+        "  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        for row in (header, *rows)
+    ]
+    return "\n".join([*lines, "", *table]) + "\n"
+
+
+def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
+    settings = resolve_settings(args, console)
+    if settings.kb is None:
+        raise InputError(
+            "cards needs a KB",
+            fix="pass --kb PATH, or set `kb:` in recall-gate.yaml",
+        )
+    entries = load_kb(settings.kb, settings.kb_files())
+    shown = display_path(settings.kb, console)
+    if shown.startswith("/"):
+        shown = Path(os.path.relpath(settings.kb, console.cwd)).as_posix()
+    if args.json is not None:
+        atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown)))
+    console.stdout.write(
+        f"config: {settings.config_shown(console)}\nKB:     {shown} ({len(entries)} cards)\n\n"
+    )
+    console.stdout.write(render_cards(entries))
+    return 0
