@@ -122,14 +122,20 @@ def fetch_commit(root: Path, ref: str, *, needed_by: str, fix: str) -> bool:
     return commit_exists(root, ref, needed_by=needed_by, fix=fix)
 
 
+def _object_type(root: Path, spec: str, *, needed_by: str, fix: str) -> bytes | None:
+    """Git's type of the object ``spec`` names (``b"blob"``, ``b"tree"`` …); ``None``
+    when there is none."""
+    kind = run_git(
+        ["cat-file", "-t", "--end-of-options", spec], cwd=root, needed_by=needed_by, fix=fix
+    )
+    return None if kind.returncode else kind.stdout.strip()
+
+
 def read_file_at(root: Path, ref: str, relative: str, *, needed_by: str, fix: str) -> bytes | None:
     """The bytes of ``relative`` (a path under ``root``) at ``ref``; ``None``
     when no file is there at that revision."""
     spec = f"{ref}:{relative}"
-    kind = run_git(
-        ["cat-file", "-t", "--end-of-options", spec], cwd=root, needed_by=needed_by, fix=fix
-    )
-    if kind.returncode or kind.stdout.strip() != b"blob":
+    if _object_type(root, spec, needed_by=needed_by, fix=fix) != b"blob":
         return None
     blob = run_git(
         ["cat-file", "blob", "--end-of-options", spec], cwd=root, needed_by=needed_by, fix=fix
@@ -148,10 +154,7 @@ def list_folder_at(
     """The names of the files directly in folder ``relative`` at ``ref``;
     ``None`` when that path is not a folder at that revision."""
     spec = f"{ref}:{relative}" if relative not in ("", ".") else f"{ref}:"
-    kind = run_git(
-        ["cat-file", "-t", "--end-of-options", spec], cwd=root, needed_by=needed_by, fix=fix
-    )
-    if kind.returncode or kind.stdout.strip() != b"tree":
+    if _object_type(root, spec, needed_by=needed_by, fix=fix) != b"tree":
         return None
     listed = run_git(
         ["ls-tree", "-z", "--end-of-options", spec], cwd=root, needed_by=needed_by, fix=fix
