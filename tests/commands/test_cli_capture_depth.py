@@ -34,6 +34,15 @@ def shallow(query, k):
     """Ignores k: always two sections of one page."""
     return [{"metadata": {"source": "docs/en/a.md"}, "chunk_id": f"a#{i}"} for i in range(2)]
 
+async def async_sections(query, k):
+    """The section retriever, natively async."""
+    return sections(query, k)
+
+def one_page(query, k):
+    """Always k sections, all of one page: never k distinct cards."""
+    ASKED.append(k)
+    return [{"metadata": {"source": "docs/en/a.md"}, "chunk_id": f"a#{i}"} for i in range(k)]
+
 def blog_only(query, k):
     return [{"metadata": {"source": "docs/blog/post.md"}}][:k]
 '''
@@ -74,6 +83,56 @@ def test_a_chunk_retriever_is_asked_deeper_until_a_case_holds_k_cards(project: P
     assert cards == ["en/a", "en/b", "en/c", "en/d", "docs/blog/post.md"]
     # Kept up to the k-th distinct page: the metric sees k = 5 pages, not 5 sections.
     assert len(line["retrieved"]) == 13
+    # The depth actually fetched is on the line: the third ask, 20 documents.
+    assert line["depth"] == 20
+
+
+def test_the_depth_fetched_is_recorded_per_case_and_the_metric_sees_k_cards(
+    project: Path,
+) -> None:
+    run = run_cli(
+        ["capture", "--retriever", "depth_app:sections", "--out", "c.jsonl", "--json", "r.json"],
+        cwd=project,
+    )
+    assert run.code == 0, run.err
+    assert [line["depth"] for line in lines(project / "c.jsonl")] == [20, 20]
+    results = json.loads((project / "r.json").read_text(encoding="utf-8"))
+    # Every case holds k = 5 distinct cards after the deeper asks: none is short.
+    assert results["cases_short_of_k"] == 0
+    # The metric's ranking: the first k distinct cards (the blog post takes its rank).
+    assert [c["ranked_ids"] for c in results["cases"]] == [
+        ["en/a", "en/b", "en/c", "en/d", "docs/blog/post.md"]
+    ] * 2
+    assert "fewer than 5 cards" not in run.out
+
+
+def test_an_async_chunk_retriever_is_asked_deeper_too_and_its_depth_recorded(
+    project: Path,
+) -> None:
+    run = run_cli(
+        ["capture", "--retriever", "depth_app:async_sections", "--out", "c.jsonl"], cwd=project
+    )
+    assert run.code == 0, run.err
+    line = lines(project / "c.jsonl")[0]
+    assert line["depth"] == 20
+    assert len({i.get("parent_id") or i["id"] for i in line["retrieved"]}) == 5
+
+
+def test_a_case_is_asked_at_most_16_times_k_documents(project: Path) -> None:
+    run = run_cli(
+        ["capture", "--retriever", "depth_app:one_page", "--out", "c.jsonl", "--concurrency", "1"],
+        cwd=project,
+    )
+    assert run.code == 0, run.err
+    # k, 2k, 4k, 8k, 16k: five rounds per case, then the cap (MAX_DEPTH_FACTOR = 16).
+    assert [line["depth"] for line in lines(project / "c.jsonl")] == [80, 80]
+    assert "(2 of 2 scored cases hold fewer than 5 cards*)" in run.out
+
+
+def test_a_retriever_that_returns_fewer_than_asked_is_asked_once_at_k(project: Path) -> None:
+    run = run_cli(["capture", "--retriever", "depth_app:shallow", "--out", "c.jsonl"], cwd=project)
+    assert run.code == 0, run.err
+    assert [line["depth"] for line in lines(project / "c.jsonl")] == [5, 5]
 
 
 def test_a_retriever_that_ignores_k_is_not_asked_again_and_the_report_says_so(

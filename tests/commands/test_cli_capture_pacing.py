@@ -57,6 +57,9 @@ def interrupted(query, k):
         if sum(1 for _ in CALLS.open()) >= 10 and not SENT:
             SENT.append(True)
             os.kill(os.getpid(), signal.SIGINT)
+            return answer(query, k)
+    if SENT:  # a user is slower than the CPU: the capture cannot finish before the signal lands
+        HANG.wait(1)
     return answer(query, k)
 
 def killed(query, k):

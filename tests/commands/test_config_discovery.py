@@ -10,24 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_runner import run_cli
-
-
-def write_capture(path: Path, *, hits: int, n: int = 20) -> Path:
-    """A self-contained capture: the first ``hits`` cases retrieve their gold card first."""
-    lines = [
-        {
-            "case_id": f"case-{i:02d}",
-            "retrieved": [f"card-{i}" if i < hits else "other", "filler"],
-            "language": "en",
-            "case_type": "golden",
-            "must_cite_one_of": [f"card-{i}"],
-        }
-        for i in range(n)
-    ]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    return path
+from cli_runner import run_cli, write_capture
 
 
 @pytest.fixture

@@ -90,6 +90,9 @@ def test_a_section_retriever_capture_holds_k_distinct_cards(site: Path, factory:
     assert full / len(lines) >= 0.9, [c["case_id"] for c in lines]
     # Sections from one page: asked deeper, more than k documents kept.
     assert any(len(line["retrieved"]) > K for line in lines)
+    # The depth fetched is recorded: k for most, deeper where sections shared a page.
+    assert all(line["depth"] in (K, 2 * K, 4 * K, 8 * K, 16 * K) for line in lines)
+    assert any(line["depth"] > K for line in lines)
     results = json.loads((site / "r.json").read_text(encoding="utf-8"))
     assert results["cases_short_of_k"] <= len(lines) // 10
 

@@ -30,8 +30,8 @@ from recall_gate.core.shards import SHARD_RULE, Shard, parse_shard
 from recall_gate.errors import InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
-from recall_gate.retrievers.depth import aretrieve_case, retrieve_case
-from recall_gate.retrievers.documents import Hit, IdMapper
+from recall_gate.retrievers.depth import Retrieved, aretrieve_case, retrieve_case
+from recall_gate.retrievers.documents import IdMapper
 from recall_gate.retrievers.executor import (
     DEFAULT_CONCURRENCY,
     DEFAULT_RETRIES,
@@ -143,22 +143,6 @@ class Progress:
     elapsed: float
 
 
-def _items(mapper: IdMapper, case: Case, hits: Sequence[Hit]) -> tuple[RetrievedItem, ...]:
-    items = []
-    for rank, hit in enumerate(hits, start=1):
-        card, outside = mapper.map(hit, case_id=case.id, rank=rank)
-        chunk = hit.chunk_id if hit.chunk_id and hit.chunk_id != card else None
-        items.append(
-            RetrievedItem(
-                id=chunk or card,
-                parent_id=card if chunk else None,
-                score=hit.score,
-                outside_kb=True if outside else None,
-            )
-        )
-    return tuple(items)
-
-
 def _refuse_all_outside(artifacts: tuple[Artifact, ...], mapper: IdMapper) -> tuple[Artifact, ...]:
     """Pages outside the KB keep their rank; but when no document of the whole
     capture maps to a card, the mapping is wrong, not the retriever."""
@@ -168,24 +152,26 @@ def _refuse_all_outside(artifacts: tuple[Artifact, ...], mapper: IdMapper) -> tu
     return artifacts
 
 
-def ask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> tuple[RetrievedItem, ...]:
+def ask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> Retrieved:
     """One case: its query asked of the retriever, each document mapped to its card
     (a page outside the KB kept at its rank); deeper than k when the k documents
-    hold fewer than k distinct cards (:func:`~recall_gate.retrievers.depth.retrieve_case`)."""
-    return retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id).items
+    hold fewer than k distinct cards (:func:`~recall_gate.retrievers.depth.retrieve_case`).
+    The result carries the depth fetched, which the artifact records."""
+    return retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
 
 
-async def aask_case(
-    adapter: Adapter, mapper: IdMapper, case: Case, k: int
-) -> tuple[RetrievedItem, ...]:
+async def aask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> Retrieved:
     """:func:`ask_case` for a natively async retriever (awaited, no thread)."""
-    return (await aretrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)).items
+    return await aretrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
 
 
-def _artifact(case: Case, answer: Answer[tuple[RetrievedItem, ...]]) -> Artifact:
+def _artifact(case: Case, answer: Answer[Retrieved]) -> Artifact:
+    result = answer.result
     return Artifact(
         case_id=case.id,
-        retrieved=answer.result or (),
+        retrieved=result.items if result is not None else (),
+        # The depth actually fetched (k, 2k … up to the cap); none for a failed case.
+        depth=result.depth if result is not None else None,
         must_cite_one_of=case.must_cite_one_of,
         relevant_ids=case.relevant_ids,
         language=case.language,
@@ -264,6 +250,12 @@ def capture(
     documents that are no card. ``label``: your name for this retriever,
     recorded in the provenance.
 
+    A case whose ``k`` documents hold fewer than ``k`` distinct cards (a chunk
+    or section retriever) is asked again, deeper: 2k, 4k … up to
+    :data:`~recall_gate.retrievers.depth.MAX_DEPTH_FACTOR` × k documents; each
+    artifact keeps the documents up to the k-th distinct card and records the
+    ``depth`` fetched.
+
     ``concurrency`` cases are asked at once (async retrievers awaited, sync
     ones in threads); a transient failure is retried ``retries`` times with
     backoff; ``timeout`` seconds bound each attempt. Up to ``max_failures``
@@ -312,7 +304,7 @@ def capture(
     failed: list[Artifact] = []
     started = time.perf_counter()
 
-    def on_answer(answer: Answer[tuple[RetrievedItem, ...]]) -> None:
+    def on_answer(answer: Answer[Retrieved]) -> None:
         artifact = _artifact(answer.case, answer)
         if artifact.error is not None:
             failed.append(artifact)
@@ -326,10 +318,10 @@ def capture(
                 Progress(len(done), len(all_cases), len(failed), time.perf_counter() - started)
             )
 
-    def ask(case: Case) -> tuple[RetrievedItem, ...]:
+    def ask(case: Case) -> Retrieved:
         return ask_case(adapter, mapper, case, k)
 
-    async def aask(case: Case) -> tuple[RetrievedItem, ...]:
+    async def aask(case: Case) -> Retrieved:
         return await aask_case(adapter, mapper, case, k)
 
     try:
