@@ -315,6 +315,7 @@ def score_and_report(
     card_ids: frozenset[str] | None = None,
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
     kb_known: bool = True,
+    unjudged: Sequence[str] = (),
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -325,6 +326,8 @@ def score_and_report(
     checked as they stream by; an integrity failure or ``--strict`` depth
     refusal comes before any results file is written. ``pull_request`` says,
     once the capture is scored, what a pull request judged at its base changes.
+    ``unjudged``: the run's queries that the qrels do not judge, filled as the
+    capture streams (their count goes to the results file).
     """
     watch = CaptureWatch(
         artifacts_source,
@@ -367,6 +370,7 @@ def score_and_report(
                 outside_kb=watch.outside_kb(),
                 latency=watch.latency(),
                 failed_cases=tuple(watch.failed),
+                unjudged_queries=len(unjudged),
             )
         if compares:
             assert out is not None
@@ -435,7 +439,7 @@ def _compares(args: argparse.Namespace, settings: Settings) -> bool:
         settings.baseline_given
         or settings.baseline_ref is not None
         or settings.baseline.exists()
-        or settings.max_regression is not None
+        or settings.tolerances.active
         or getattr(args, "comparison_json", None) is not None
         or getattr(args, "comment_markdown", None) is not None
     )
@@ -627,6 +631,7 @@ def _score_run(args: argparse.Namespace, settings: Settings, console: Console) -
         artifacts_source=str(run_path),
         located=located,
         cases_source=str(args.qrels),
+        unjudged=judged.unjudged,
     )
     run_name, qrels_name = display_path(run_path, console), display_path(args.qrels, console)
     _note_queries(
@@ -662,9 +667,11 @@ def _score_labelled(
     cases_source: str,
     judged: Sequence[CaseLabel] | None = None,
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
+    unjudged: Sequence[str] = (),
 ) -> int:
     """Score labelled artifacts; ``located`` is what the integrity check reads,
-    ``judged`` (a run judged at its base) the cases that label the verdict."""
+    ``judged`` (a run judged at its base) the cases that label the verdict,
+    ``unjudged`` the run's queries left out for want of a judgment."""
     labels: list[CaseLabel] | None = unique_cases(located) if located is not None else None
     if judged is not None:
         labels = list(judged)
@@ -712,6 +719,7 @@ def _score_labelled(
         card_ids=card_ids,
         pull_request=pull_request,
         kb_known=settings.kb is not None,
+        unjudged=unjudged,
     )
 
 
