@@ -57,7 +57,11 @@ def act_binary() -> str:
 def stub_mappings() -> list[str]:
     """``--local-repository owner/repo@sha=stub`` for every pinned action but checkout."""
     pins = set()
-    for workflow in [*(ROOT / ".github" / "workflows").glob("*.yml"), ACT_DIR / "workflows"]:
+    for workflow in [
+        *(ROOT / ".github" / "workflows").glob("*.yml"),
+        ACT_DIR / "workflows",
+        ROOT / "examples" / "workflows",
+    ]:
         files = workflow.glob("*.yml") if workflow.is_dir() else [workflow]
         for path in files:
             pins.update(_PIN.findall(path.read_text(encoding="utf-8")))
