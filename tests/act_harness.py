@@ -36,7 +36,8 @@ STUBS = ACT_DIR / "stubs"
 REPO = "octo/app"
 CREATED_AT = "2026-01-01T00:00:00Z"
 ACT_TIMEOUT = 600
-_PIN = re.compile(r"uses:\s*([\w.-]+/[\w.-]+)@([0-9a-f]{40})")
+# owner/repo[/sub/folder]@sha: a sub-folder action (actions/cache/restore) maps with its repo.
+_PIN = re.compile(r"uses:\s*([\w.-]+/[\w.-]+)(?:/[\w./-]+)?@([0-9a-f]{40})")
 # act logs each finished step as "✅  Success - Main NAME [1.234s]" (a Go duration).
 _STEP_DONE = re.compile(
     r"(?:Success|Failure) - (?:Pre |Main |Post )?(.+?) \[((?:[0-9.]+[a-zµ]+)+)\]"

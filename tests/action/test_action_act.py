@@ -935,6 +935,72 @@ def test_the_docs_one_step_workflow_with_its_cache_fails_a_pr_that_regresses(
     assert_token_never_printed(run, TOKEN)
 
 
+def test_the_docs_kept_environment_workflow_installs_once_then_reuses_the_cached_one(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """The cache recipe as it is, twice, with a cache stand-in that really restores
+    (newest prefix match) and saves (``$ACT_STUB_CACHE``): the second job restores the
+    first one's environment, installs nothing, and saves nothing again."""
+    app = _consumer(
+        tmp_path,
+        rag=PLAIN_RAG,
+        requirements="idna>=3\n",
+        workflow_text=_example_workflow("kept-environment.yml"),
+    )
+    base_sha = _git(app, "rev-parse", "HEAD")
+    home, store, tools = tmp_path / "home", tmp_path / "cache-store", tmp_path / "bin"
+    home.mkdir()
+    tools.mkdir()
+    calls = tmp_path / "uv-calls.log"
+    calls.touch()
+    real_uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    (tools / "uv").write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{calls}"\nexec "{real_uv}" "$@"\n'
+    )
+    (tools / "uv").chmod(0o755)
+    uv_cache = subprocess.run(
+        [real_uv, "cache", "dir"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    fake_github.add_repo(REPO)
+    consumer = Repo(
+        path=app,
+        scratch=tmp_path / "scratch",
+        fake=fake_github,
+        venv=Path(sys.prefix),
+        base_sha=base_sha,
+    )
+
+    def job() -> tuple[ActRun, list[str]]:
+        before = len(calls.read_text().splitlines())
+        number = fake_github.add_pull(REPO, head_sha=HEAD_1)
+        run = consumer.run(
+            "pull_request",
+            workflow=".github/workflows/retrieval-eval.yml",
+            event=pr_event(number, HEAD_1),
+            env={"HOME": str(home), "UV_CACHE_DIR": uv_cache, "ACT_STUB_CACHE": str(store)},
+            path_prefix=[tools],
+            extra=["--local-repository", f"recall-gate/recall-gate@v0={ROOT}"],
+        )
+        assert run.job_result == "success", run.text[-6000:]
+        return run, calls.read_text().splitlines()[before:]
+
+    first, first_calls = job()
+    second, second_calls = job()
+
+    key = first.outputs("gate")["cache-key"]
+    assert "stub cache: no entry" in first.step_output
+    assert [c for c in first_calls if c.startswith("pip install")], first_calls
+    assert f"stub cache: saved ~/.cache/recall-gate-env as recall-gate-Linux-{key}" in (
+        first.step_output
+    )
+    assert f"stub cache: restored recall-gate-Linux-{key}" in second.step_output
+    assert "Using the cached environment" in second.step_output
+    assert [c for c in second_calls if c.startswith(("pip ", "venv "))] == []
+    assert "stub cache: saved" not in second.step_output
+    assert second.outputs("gate")["cache-key"] == key
+    assert sorted(p.name for p in store.iterdir()) == [f"recall-gate-Linux-{key}"]
+
+
 # -- a matrix of capture shards, merged, scored by the action ----------------------
 
 SHARDED = "tests/act/workflows/sharded-capture.yml"
