@@ -388,3 +388,141 @@ def test_a_pull_request_event_without_a_base_sha_is_refused_not_judged_by_the_pr
     run = cli(repo, "score", "--artifacts", str(good), environ=environ)
     assert run.code == 2
     assert "the pull_request event names no pull_request.base.sha" in run.err
+
+
+# --- score mode, a capture that labels itself: the base's baseline records are the oracle ---
+
+SELF_LABELLED_CONFIG = """\
+# Synthetic evaluation for the tests: no cases file, the capture labels itself.
+k: 5
+gate:
+  max_regression: 0.05
+"""
+
+
+def write_labelled_capture(
+    repo: Path,
+    name: str,
+    misses: set[int],
+    ids: Sequence[int],
+    *,
+    gold: Mapping[int, str] | None = None,
+    queries: Mapping[int, str] | None = None,
+) -> Path:
+    """A capture whose lines carry their case's labels and query (what a team's own
+    capture script writes); ``gold`` / ``queries`` override a case's, as a PR might."""
+    lines = []
+    for i in ids:
+        retrieved = [f"other-{i}-{j}" for j in range(5)]
+        if i not in misses:
+            retrieved[i % 4] = f"card-{i}"
+        fields = case(i, gold=(gold or {}).get(i), query=(queries or {}).get(i))
+        lines.append(json.dumps({"case_id": fields.pop("id"), **fields, "retrieved": retrieved}))
+    path = repo / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def self_labelled(tmp_path: Path) -> Path:
+    """``main``: a config without cases and the baseline of a good self-labelled capture
+    (its case records are the base's oracle). Working tree = the PR."""
+    root = tmp_path / "own"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "recall-gate.yaml").write_text(SELF_LABELLED_CONFIG, encoding="utf-8")
+    good = write_labelled_capture(root, "good.jsonl", GOOD_MISSES, range(N))
+    made = cli(root, "score", "--artifacts", str(good), "--json", "good.json")
+    assert made.code == 0, made.err
+    made = cli(root, "baseline", "update", "--results", "good.json", "--reason", "base")
+    assert made.code == 0, made.err
+    git(root, "add", "recall-gate.yaml", "baselines/default.json")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+def test_a_self_labelled_capture_that_drops_the_cases_it_regresses_is_judged_by_the_base_records(
+    self_labelled: Path,
+) -> None:
+    kept = [i for i in range(N) if i not in REGRESSED]
+    bad = write_labelled_capture(self_labelled, "pr.jsonl", GOOD_MISSES | REGRESSED, kept)
+    # Without a base judge the PR's own capture is all there is: nothing regressed.
+    own = cli(self_labelled, "score", "--artifacts", str(bad))
+    assert own.code == 0, own.out + own.err
+    run = cli(self_labelled, "score", "--artifacts", str(bad), "--baseline-ref", "main")
+    assert run.code == 1, run.out + run.err
+    assert "Cases removed / relabelled by this pull request (applies after merge): removed: " in (
+        run.out
+    )
+    assert "case-01" in run.out
+    assert "(the case records of baselines/default.json)" in run.out
+    assert "8 case(s) of the base are not in the capture and score as misses" in run.out
+
+
+def test_a_self_labelled_capture_that_relabels_the_cases_it_regresses_is_judged_by_the_base_records(
+    self_labelled: Path,
+) -> None:
+    # The PR's capture makes the regressed cases' gold what they now retrieve.
+    relabelled = write_labelled_capture(
+        self_labelled,
+        "pr.jsonl",
+        GOOD_MISSES | REGRESSED,
+        range(N),
+        gold={i: f"other-{i}-0" for i in REGRESSED},
+    )
+    own = cli(self_labelled, "score", "--artifacts", str(relabelled))
+    assert own.code == 0, own.out + own.err
+    run = cli(self_labelled, "score", "--artifacts", str(relabelled), "--baseline-ref", "main")
+    assert run.code == 1, run.out + run.err
+    assert "relabelled (query or labels): " in run.out
+    assert "case-01" in run.out
+    assert "not in the capture" not in run.out
+
+
+def test_a_self_labelled_capture_that_rewrites_a_query_lists_the_case_as_relabelled(
+    self_labelled: Path,
+) -> None:
+    rewritten = write_labelled_capture(
+        self_labelled, "pr.jsonl", GOOD_MISSES, range(N), queries={3: "an easier question"}
+    )
+    run = cli(self_labelled, "score", "--artifacts", str(rewritten), "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "relabelled (query or labels): case-03" in run.out
+
+
+def test_cases_a_self_labelled_capture_adds_are_reported_as_new_and_not_judged(
+    self_labelled: Path,
+) -> None:
+    more = write_labelled_capture(self_labelled, "pr.jsonl", GOOD_MISSES | {N + 1}, range(N + 2))
+    run = cli(self_labelled, "score", "--artifacts", str(more), "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "This pull request adds 2 case(s), evaluated and reported, judged after merge" in (
+        run.out
+    )
+    assert "hit: case-30; missed: case-31" in run.out
+
+
+def test_an_unchanged_self_labelled_capture_is_judged_without_any_announcement(
+    self_labelled: Path,
+) -> None:
+    same = write_labelled_capture(self_labelled, "pr.jsonl", GOOD_MISSES, range(N))
+    run = cli(self_labelled, "score", "--artifacts", str(same), "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "This pull request" not in run.out
+    assert "stale" not in run.out.lower()
+
+
+def test_a_base_baseline_record_that_breaks_the_label_rules_exits_2_naming_it(
+    self_labelled: Path,
+) -> None:
+    path = self_labelled / "baselines" / "default.json"
+    baseline = json.loads(path.read_text())
+    baseline["cases"][0]["must_cite_one_of"] = []
+    baseline["cases"][0]["relevant_ids"] = ["card-0"]
+    path.write_text(json.dumps(baseline, indent=2), encoding="utf-8")
+    git(self_labelled, "commit", "-q", "-am", "a hand-edited baseline")
+    same = write_labelled_capture(self_labelled, "pr.jsonl", GOOD_MISSES, range(N))
+    run = cli(self_labelled, "score", "--artifacts", str(same), "--baseline-ref", "main")
+    assert run.code == 2, run.out + run.err
+    assert "the record of case 'case-00'" in run.err
+    assert "Traceback" not in run.err

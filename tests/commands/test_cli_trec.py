@@ -148,6 +148,45 @@ def test_run_queries_without_judgments_are_counted_and_left_out(tmp_path: Path) 
     assert "4 of 4 cases carry gold and are scored" in done.out
 
 
+def test_unjudged_queries_are_noted_on_stderr_and_counted_in_the_results_not_the_report(
+    tmp_path: Path,
+) -> None:
+    generate(tmp_path, queries=4)
+    done = run_cli(
+        [
+            "score",
+            "--run",
+            "run.trec",
+            "--qrels",
+            "qrels/test.tsv",
+            "--json",
+            "results.json",
+            "--markdown",
+            "report.md",
+        ],
+        cwd=tmp_path,
+    )
+    assert done.code == 0, done.err
+    note = "5 queries of run.trec have no judgment in qrels/test.tsv: left out"
+    assert note in done.err
+    report = done.out + (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "judgment" not in report
+    assert "unjudged" not in report
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert results["unjudged_queries"] == 5
+    assert results["aggregates"]["overall"][HIT]["n"] == 4
+
+
+def test_a_run_whose_queries_are_all_judged_writes_no_unjudged_count(tmp_path: Path) -> None:
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\n", encoding="utf-8")
+    (tmp_path / "run.trec").write_text("q1 Q0 a 1 1.0 s\n", encoding="utf-8")
+    done = run_cli(
+        ["score", "--run", "run.trec", "--qrels", "qrels.txt", "--json", "r.json"], cwd=tmp_path
+    )
+    assert done.code == 0, done.err
+    assert "unjudged_queries" not in json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+
+
 def test_judged_query_missing_from_the_run_scores_as_an_empty_ranking(tmp_path: Path) -> None:
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\nq2 0 b 1\n", encoding="utf-8")
     (tmp_path / "run.trec").write_text("q1 Q0 a 1 1.0 s\n", encoding="utf-8")

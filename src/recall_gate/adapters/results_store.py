@@ -135,6 +135,7 @@ class ResultsWriter:
         outside_kb: OutsideKb | None = None,
         latency: Latency | None = None,
         failed_cases: tuple[str, ...] = (),
+        unjudged_queries: int = 0,
     ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
@@ -147,6 +148,7 @@ class ResultsWriter:
             outside_kb=outside_kb,
             latency=latency,
             failed_cases=failed_cases,
+            unjudged_queries=unjudged_queries,
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]

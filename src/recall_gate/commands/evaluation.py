@@ -14,6 +14,7 @@ from typing import Literal, TypeVar
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
 from recall_gate.adapters.base_revision import load_cases_at
+from recall_gate.adapters.baseline_store import read_baseline_in
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
@@ -42,7 +43,14 @@ from recall_gate.commands.arguments import (
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
-from recall_gate.core.base_judging import CasePlan, NewCase, PullRequestChanges, plan_cases
+from recall_gate.core.base_judging import (
+    CasePlan,
+    NewCase,
+    PullRequestChanges,
+    oracle_from_records,
+    plan_cases,
+    relabels,
+)
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
     fingerprint_cases,
@@ -167,9 +175,12 @@ def judged_cases(
 
 
 def new_case_results(
-    artifacts: Sequence[Artifact], cases: Sequence[Case], *, k: int
+    artifacts: Sequence[Artifact], cases: Sequence[Case] | None, *, k: int
 ) -> tuple[NewCase, ...]:
-    """Hit or miss of each case a pull request adds (reported, not judged)."""
+    """Hit or miss of each case a pull request adds (reported, not judged);
+    ``cases`` None: the capture's lines label themselves."""
+    if cases is None:
+        return _self_labelled_new_case_results(artifacts, k=k)
     by_id = {a.case_id: a for a in artifacts}
     present = [c for c in cases if c.id in by_id]
     if not present:
@@ -184,6 +195,21 @@ def new_case_results(
     return tuple(
         NewCase(case_id=c.id, hit=(c.id not in missed) if c.gold_labelled else None)
         for c in present
+    )
+
+
+def _self_labelled_new_case_results(
+    artifacts: Sequence[Artifact], *, k: int
+) -> tuple[NewCase, ...]:
+    if not artifacts:
+        return ()
+    scored = score_capture(
+        enumerate(artifacts, start=1), k=k, cases=None, artifacts_source="the new cases"
+    )
+    missed = {c.case_id for c in scored.missed}
+    return tuple(
+        NewCase(case_id=a.case_id, hit=(a.case_id not in missed) if a.must_cite_one_of else None)
+        for a in artifacts
     )
 
 
@@ -228,6 +254,54 @@ def split_for_plan(
             yield last, Artifact(case_id=case.id, retrieved=())
 
 
+def base_record_oracle(settings: Settings) -> tuple[tuple[CaseLabel, ...], str] | None:
+    """Judged at a base revision with no cases file (a capture that labels
+    itself), the base's oracle: the case records of the base's baseline, and
+    how the report names them. ``None`` without a base judge, or when the base
+    has no baseline (or one without records) yet."""
+    base = settings.base
+    if base is None:
+        return None
+    stored = read_baseline_in(base.tree, settings.baseline)
+    if stored is None or not stored.baseline.cases:
+        return None
+    oracle = oracle_from_records(stored.baseline.cases, source=stored.source)
+    return oracle, f"the case records of {base.tree.relative(settings.baseline)}"
+
+
+def split_by_records(
+    artifacts: Iterable[tuple[int, Artifact]],
+    oracle: Sequence[CaseLabel],
+    *,
+    added: list[Artifact],
+    relabelled: list[str],
+    not_captured: list[str],
+) -> Iterator[tuple[int, Artifact]]:
+    """A capture that labels itself, as the base judges it: each base case
+    labelled by its record (a line that states another label or query is noted
+    in ``relabelled``), the new cases set aside in ``added``, and every base
+    case the capture lacks — a case the pull request deleted — scored as a miss
+    (an empty line), its id noted in ``not_captured``."""
+    base = {case.id: case for case in oracle}
+    seen: set[str] = set()
+    last = 0
+    for number, artifact in artifacts:
+        last = number
+        case = base.get(artifact.case_id)
+        if case is None:
+            added.append(artifact)
+            continue
+        if artifact.case_id not in seen and relabels(case, artifact):
+            relabelled.append(artifact.case_id)
+        seen.add(artifact.case_id)
+        yield number, _unlabelled(artifact)
+    for case in oracle:
+        if case.id not in seen:
+            last += 1
+            not_captured.append(case.id)
+            yield last, Artifact(case_id=case.id, retrieved=())
+
+
 def score_and_report(
     *,
     artifacts: Iterable[tuple[int, Artifact]],
@@ -241,6 +315,7 @@ def score_and_report(
     card_ids: frozenset[str] | None = None,
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
     kb_known: bool = True,
+    unjudged: Sequence[str] = (),
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -251,6 +326,8 @@ def score_and_report(
     checked as they stream by; an integrity failure or ``--strict`` depth
     refusal comes before any results file is written. ``pull_request`` says,
     once the capture is scored, what a pull request judged at its base changes.
+    ``unjudged``: the run's queries that the qrels do not judge, filled as the
+    capture streams (their count goes to the results file).
     """
     watch = CaptureWatch(
         artifacts_source,
@@ -293,6 +370,7 @@ def score_and_report(
                 outside_kb=watch.outside_kb(),
                 latency=watch.latency(),
                 failed_cases=tuple(watch.failed),
+                unjudged_queries=len(unjudged),
             )
         if compares:
             assert out is not None
@@ -451,10 +529,26 @@ def _cmd_score(args: argparse.Namespace, console: Console) -> int:
     artifacts: Iterable[tuple[int, Artifact]] = iter_artifacts(args.artifacts)
     added: list[Artifact] = []
     not_captured: list[str] = []
+    relabelled: list[str] = []
+    records = None if case_paths else base_record_oracle(settings)
     if plan is not None:
         artifacts = split_for_plan(artifacts, plan, added=added, not_captured=not_captured)
+    elif records is not None:
+        artifacts = split_by_records(
+            artifacts, records[0], added=added, relabelled=relabelled, not_captured=not_captured
+        )
 
     def pull_request() -> PullRequestChanges | None:
+        if records is not None:
+            return pull_request_changes(
+                settings,
+                console,
+                added=new_case_results(added, None, k=settings.k),
+                removed=tuple(not_captured),
+                relabelled=tuple(relabelled),
+                not_captured=tuple(not_captured),
+                oracle=records[1],
+            )
         if plan is None:
             return pull_request_changes(settings, console, cases_at_base=not case_paths)
         return pull_request_changes(
@@ -472,8 +566,12 @@ def _cmd_score(args: argparse.Namespace, console: Console) -> int:
         artifacts=artifacts,
         artifacts_source=str(args.artifacts),
         located=located,
-        judged=plan.judged if plan is not None else None,
-        cases_source=", ".join(map(str, case_paths)) if case_paths else "the cases file",
+        judged=plan.judged if plan is not None else records[0] if records is not None else None,
+        cases_source=", ".join(map(str, case_paths))
+        if case_paths
+        else records[1]
+        if records is not None
+        else "the cases file",
         pull_request=pull_request,
     )
 
@@ -533,6 +631,7 @@ def _score_run(args: argparse.Namespace, settings: Settings, console: Console) -
         artifacts_source=str(run_path),
         located=located,
         cases_source=str(args.qrels),
+        unjudged=judged.unjudged,
     )
     run_name, qrels_name = display_path(run_path, console), display_path(args.qrels, console)
     _note_queries(
@@ -566,11 +665,13 @@ def _score_labelled(
     artifacts_source: str,
     located: Sequence[tuple[str, CaseLabel]] | None,
     cases_source: str,
-    judged: Sequence[Case] | None = None,
+    judged: Sequence[CaseLabel] | None = None,
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
+    unjudged: Sequence[str] = (),
 ) -> int:
     """Score labelled artifacts; ``located`` is what the integrity check reads,
-    ``judged`` (a run judged at its base) the cases that label the verdict."""
+    ``judged`` (a run judged at its base) the cases that label the verdict,
+    ``unjudged`` the run's queries left out for want of a judgment."""
     labels: list[CaseLabel] | None = unique_cases(located) if located is not None else None
     if judged is not None:
         labels = list(judged)
@@ -618,6 +719,7 @@ def _score_labelled(
         card_ids=card_ids,
         pull_request=pull_request,
         kb_known=settings.kb is not None,
+        unjudged=unjudged,
     )
 
 

@@ -10,6 +10,10 @@ merge.
   cases (query and gold as the base has them) are evaluated and judged; cases
   the pull request adds are evaluated and reported as new, not judged; cases
   it removes or relabels are listed, and still judged by the base's version.
+* :func:`oracle_from_records` is the base's oracle when there is no cases file
+  (a capture that labels itself): the case records of the base's baseline. A
+  capture line that states another label than its record is relabelled
+  (:func:`relabels`); a record with no line is removed.
 * :class:`PullRequestChanges` is what the report says about it.
 """
 
@@ -18,10 +22,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from recall_gate.core.records import Case
-from recall_gate.core.staleness import SettingChange
+from pydantic import ValidationError
 
-__all__ = ["CasePlan", "NewCase", "PullRequestChanges", "plan_cases"]
+from recall_gate.core.records import Artifact, Case, CaseLabel, CaseResult
+from recall_gate.core.staleness import SettingChange
+from recall_gate.errors import InputError
+
+__all__ = [
+    "CasePlan",
+    "NewCase",
+    "PullRequestChanges",
+    "oracle_from_records",
+    "plan_cases",
+    "relabels",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +64,49 @@ def plan_cases(*, base: Sequence[Case], pull_request: Sequence[Case]) -> CasePla
     )
 
 
+def oracle_from_records(records: Sequence[CaseResult], *, source: str) -> tuple[CaseLabel, ...]:
+    """The base's cases as its baseline recorded them: each record's labels, with
+    its query when the record has one (``source`` names the baseline in errors)."""
+    oracle: list[CaseLabel] = []
+    for record in records:
+        fields = {
+            "id": record.case_id,
+            "language": record.language,
+            "case_type": record.case_type,
+            "must_cite_one_of": record.must_cite_one_of,
+            "relevant_ids": record.relevant_ids,
+        }
+        try:
+            if record.query:
+                oracle.append(Case(**fields, query=record.query))
+            else:
+                oracle.append(CaseLabel(**fields))
+        except ValidationError as exc:
+            reasons = "; ".join(str(e["msg"]).removeprefix("Value error, ") for e in exc.errors())
+            raise InputError(
+                f"{source}: the record of case {record.case_id!r}: {reasons}",
+                fix="restore the baseline on the base branch (`recall-gate baseline update` "
+                "writes valid records)",
+            ) from None
+    return tuple(oracle)
+
+
+def relabels(base: CaseLabel, artifact: Artifact) -> bool:
+    """Whether a capture line states another label (or query) for a case than the
+    base's record. A field the line leaves out states nothing; gold is a set."""
+    for field in ("language", "case_type"):
+        stated = getattr(artifact, field)
+        if stated is not None and stated != getattr(base, field):
+            return True
+    for field in ("must_cite_one_of", "relevant_ids"):
+        stated = getattr(artifact, field)
+        recorded = getattr(base, field)
+        if stated is not None and (recorded is None or set(stated) != set(recorded)):
+            return True
+    query = base.query if isinstance(base, Case) else None
+    return artifact.query is not None and query is not None and artifact.query != query
+
+
 @dataclass(frozen=True, kw_only=True)
 class NewCase:
     """A case the pull request adds: evaluated, not judged until it is merged."""
@@ -65,7 +122,9 @@ class PullRequestChanges:
     ``gate``: settings the base's ``recall-gate.yaml`` has otherwise (base →
     pull request). ``removed`` / ``relabelled``: cases still judged by the
     base's version. ``not_captured``: base cases the scored capture lacks,
-    scored as misses. ``added``: new cases, reported only.
+    scored as misses. ``added``: new cases, reported only. ``oracle``: where
+    the base's cases come from when not from a cases file (a capture that
+    labels itself is judged by the case records of the base's baseline).
     """
 
     ref: str
@@ -77,6 +136,7 @@ class PullRequestChanges:
     removed: tuple[str, ...] = ()
     relabelled: tuple[str, ...] = ()
     not_captured: tuple[str, ...] = ()
+    oracle: str | None = None
 
     @property
     def changes_anything(self) -> bool:

@@ -171,6 +171,7 @@ class PullRequestRecord(_Part):
     removed: tuple[str, ...]
     relabelled: tuple[str, ...]
     not_captured: tuple[str, ...]
+    oracle: str | None = None  # the base's cases, when not from a cases file
 
 
 class BaselineRecord(_Part):
@@ -336,6 +337,7 @@ def _pull_request(pr: PullRequestChanges | None) -> PullRequestRecord | None:
         removed=pr.removed,
         relabelled=pr.relabelled,
         not_captured=pr.not_captured,
+        oracle=pr.oracle,
     )
 
 

@@ -365,11 +365,14 @@ class Results(_Record):
     latency: Latency | None = None
     # Cases the retriever could not answer (`capture --max-failures`): scored as misses.
     failed_cases: tuple[str, ...] = ()
+    # Queries of a run (`score --run --qrels`) that the qrels do not judge: left
+    # out of every mean and n, as trec_eval leaves them out.
+    unjudged_queries: int = Field(default=0, ge=0)
 
     @model_serializer(mode="wrap")
     def _omit_unset_capture_facts(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """Latency and failures are written only when there are some, so results (and
-        baselines) of captures without them keep their bytes."""
+        """Latency, failures and unjudged queries are written only when there are
+        some, so results (and baselines) of captures without them keep their bytes."""
         data = handler(self)
         if isinstance(data, dict):
             if data.get("latency", 0) is None:
@@ -378,4 +381,6 @@ class Results(_Record):
                 del data["outside_kb"]
             if data.get("failed_cases", 0) in ((), []):
                 del data["failed_cases"]
+            if data.get("unjudged_queries") == 0:
+                del data["unjudged_queries"]
         return data

@@ -691,13 +691,14 @@ def _pull_request_banners(doc: ComparisonDocument, style: Style) -> list[str]:
     if pr.relabelled:
         lines.append(f"relabelled (query or labels): {_ids(pr.relabelled, style)}")
     if lines:
+        oracle = f" ({style.user(pr.oracle)})" if pr.oracle else ""
         out.append(
             style.banner(
                 "IMPORTANT",
                 [
                     f"{style.bold('Cases removed / relabelled by this pull request')} "
                     f"(applies after merge): {'; '.join(lines)}. They are still judged as "
-                    f"the base has them at {ref}."
+                    f"the base has them at {ref}{oracle}."
                 ],
             )
         )
