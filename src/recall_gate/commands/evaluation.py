@@ -66,7 +66,6 @@ from recall_gate.core.integrity import (
     find_problems,
     label_problems,
     languages_without_cards,
-    unscored_adversarial,
 )
 from recall_gate.core.language import nearest_language
 from recall_gate.core.leakage import (
@@ -472,16 +471,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         )
     _report_leakage([c for _, c in cards], cases, console, strict=args.strict)
     gold = sum(1 for _, c in cases if c.gold_labelled)
-    refusals = unscored_adversarial(cases)
-    unscored = (
-        f"; {len(refusals)} adversarial without gold, not scored: {', '.join(refusals[:5])}"
-        + (", …" if len(refusals) > 5 else "")
-        if refusals
-        else ""
-    )
     console.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
-        f"({gold} gold-labelled{unscored}), every gold and relevant id resolves\n"
+        f"({gold} gold-labelled), every gold and relevant id resolves\n"
     )
     return 0
 
