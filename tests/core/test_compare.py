@@ -19,6 +19,7 @@ from recall_gate.core.gate import (
     MIN_GROUP_N,
     REFERENCE_TOLERANCE,
     Floors,
+    Tolerances,
     find_regressions,
     judge_comparison,
 )
@@ -159,7 +160,7 @@ def test_another_k_is_not_comparable_no_delta_no_flip_no_regression() -> None:
     assert comparison.status == "not_comparable"
     assert comparison.deltas == ()
     assert comparison.flips == ()
-    assert find_regressions(comparison, tolerance=0.0) == ()
+    assert find_regressions(comparison, tolerances=Tolerances.every(0.0)) == ()
 
 
 def test_no_baseline_is_reported_missing_not_failed() -> None:
@@ -167,7 +168,7 @@ def test_no_baseline_is_reported_missing_not_failed() -> None:
         current=results([case("a", None)]), baseline=None, baseline_path="b.json"
     )
     assert comparison.status == "missing"
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.01)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.01))
     assert verdict.gate.verdict == "pass"
     assert verdict.gate.regressions == ()
 
@@ -181,9 +182,13 @@ def test_a_drop_equal_to_the_tolerance_is_not_a_regression() -> None:
     base = baseline_of([*many(18, 1), *many(2, None, prefix="m")])
     cur = results([*many(17, 1), *many(1, None, start=17), *many(2, None, prefix="m")])
     comparison = compare_to_baseline(current=cur, baseline=base, baseline_path="b.json")
-    overall = [r for r in find_regressions(comparison, tolerance=0.05) if r.group == "overall"]
+    overall = [
+        r
+        for r in find_regressions(comparison, tolerances=Tolerances.every(0.05))
+        if r.group == "overall"
+    ]
     assert overall == []
-    beyond = find_regressions(comparison, tolerance=0.049)
+    beyond = find_regressions(comparison, tolerances=Tolerances.every(0.049))
     assert ("retrieval_hit_at_k", "overall") in {(r.metric, r.group) for r in beyond}
 
 
@@ -191,7 +196,7 @@ def test_report_only_lists_what_would_fail_at_the_reference_knobs() -> None:
     base = baseline_of(many(14, 1) + many(6, 1, prefix="z"))
     cur = results(many(14, 1) + many(6, None, prefix="z"))
     comparison = compare_to_baseline(current=cur, baseline=base, baseline_path="b.json")
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=None)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances())
     assert verdict.gate.verdict == "report-only"
     assert verdict.gate.regressions == ()
     assert verdict.would_fail is not None
@@ -209,10 +214,10 @@ def test_an_enforced_tolerance_fails_and_a_floor_alone_does_not_check_drops() ->
     base = baseline_of(many(20, 1))
     cur = results([*many(14, 1), *many(6, None, start=14)])
     comparison = compare_to_baseline(current=cur, baseline=base, baseline_path="b.json")
-    failed = judge_comparison(comparison, floors=Floors(), max_regression=0.1)
+    failed = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.1))
     assert failed.gate.verdict == "fail"
     assert failed.would_fail is None
-    floors_only = judge_comparison(comparison, floors=Floors({HIT: 0.5}), max_regression=None)
+    floors_only = judge_comparison(comparison, floors=Floors({HIT: 0.5}), tolerances=Tolerances())
     assert floors_only.gate.verdict == "pass"
     assert floors_only.gate.regressions == ()
 
@@ -221,7 +226,7 @@ def test_floors_apply_to_all_current_cases_not_only_the_compared_ones() -> None:
     base = baseline_of([case("a", 1)])
     cur = results([case("a", 1), case("new", None)])
     comparison = compare_to_baseline(current=cur, baseline=base, baseline_path="b.json")
-    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.6}), max_regression=None)
+    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.6}), tolerances=Tolerances())
     assert verdict.gate.verdict == "fail"  # 1 of 2 current cases hit: 0.5 < 0.6
 
 
@@ -312,7 +317,7 @@ def test_a_run_compared_with_itself_changes_nothing(rank_list: list[int | None])
     assert comparison.flips == ()
     assert comparison.rank_moves == ()
     assert all(d.delta == 0.0 for d in comparison.deltas)
-    assert find_regressions(comparison, tolerance=0.0) == ()
+    assert find_regressions(comparison, tolerances=Tolerances.every(0.0)) == ()
 
 
 @settings(max_examples=40, deadline=None)

@@ -13,7 +13,7 @@ from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.adapters.results_store import read_comparison
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
-from recall_gate.core.gate import Floors, judge_comparison
+from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult
 from recall_gate.errors import InputError
@@ -29,14 +29,16 @@ def document() -> ComparisonDocument:
     comparison = compare_to_baseline(
         current=cur, baseline=base, baseline_path="baselines/default.json"
     )
-    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.5}), max_regression=0.5)
+    verdict = judge_comparison(
+        comparison, floors=Floors({HIT: 0.5}), tolerances=Tolerances.every(0.5)
+    )
     return comparison_document(comparison, verdict, profile="default")
 
 
 def test_comparison_json_carries_the_action_outputs_and_details() -> None:
     payload = document().model_dump(mode="json")
     assert payload["kind"] == "recall-gate-comparison"
-    assert payload["schema_version"] == 4
+    assert payload["schema_version"] == 5
     assert payload["verdict"] == "pass"
     assert payload["regressions"] == 0
     assert (payload["metrics"]["hit"], payload["n"]) == (0.9, 20)
@@ -44,7 +46,9 @@ def test_comparison_json_carries_the_action_outputs_and_details() -> None:
     assert payload["baseline"]["status"] == "ok"
     assert payload["baseline"]["source"] == "baselines/default.json"
     assert payload["gate"]["floors"] == {"hit": 0.5}
-    assert payload["gate"]["max_regression"] == 0.5
+    assert payload["gate"]["tolerances"] == {
+        "hit": 0.5, "recall": 0.5, "ndcg": 0.5, "mrr": 0.5, "precision": 0.5
+    }  # fmt: skip
     assert payload["cases"] == {
         "compared": 18,
         "added": ["z000", "z001"],
@@ -110,3 +114,23 @@ def test_a_file_that_is_not_a_comparison_is_refused(tmp_path: Path) -> None:
     path.write_text('{"schema_version": 1, "k": 5}', encoding="utf-8")
     with pytest.raises(InputError, match="not a recall-gate comparison"):
         read_comparison(path)
+
+
+@pytest.mark.parametrize(
+    ("max_regression", "tolerances"),
+    [
+        (0.05, {"hit": 0.05, "recall": 0.05, "ndcg": 0.05, "mrr": 0.05, "precision": 0.05}),
+        (None, {}),
+    ],
+)
+def test_a_version_4_comparison_still_reads_its_one_tolerance_as_every_metrics(
+    tmp_path: Path, max_regression: float | None, tolerances: dict[str, float]
+) -> None:
+    payload = document().model_dump(mode="json")
+    gate = {key: value for key, value in payload["gate"].items() if key != "tolerances"}
+    old = {**payload, "schema_version": 4, "gate": {**gate, "max_regression": max_regression}}
+    path = tmp_path / "comparison.json"
+    atomic_write_text(path, dump_json(old))
+    read = read_comparison(path)
+    assert read.schema_version == 5
+    assert read.gate.tolerances == tolerances

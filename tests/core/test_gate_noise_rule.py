@@ -15,7 +15,7 @@ from factories import baseline_of, case, results
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.evaluate import score_case
-from recall_gate.core.gate import Floors, judge_comparison
+from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.metrics import HIT, NDCG
 from recall_gate.core.records import CaseLabel, CaseResult
 from recall_gate.core.stats import mcnemar_exact_p, min_detectable_lost
@@ -35,7 +35,7 @@ def test_a_drop_in_a_group_below_min_group_n_is_exempt_and_names_its_case() -> N
     comparison = compare_to_baseline(
         current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
     )
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.05))
     assert verdict.gate.verdict == "pass"
     assert verdict.gate.regressions == ()
     (row,) = verdict.gate.exempt
@@ -60,13 +60,13 @@ def test_a_subgroup_drop_the_noise_test_does_not_call_real_is_exempt() -> None:
     comparison = compare_to_baseline(
         current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
     )
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.05))
     assert verdict.gate.verdict == "pass"
     assert {(r.metric, r.exempt) for r in verdict.gate.exempt if r.group == "language:pt-BR"} >= {
         (HIT, "not_significant")
     }
     strict = judge_comparison(
-        comparison, floors=Floors(), max_regression=0.05, require_significance=False
+        comparison, floors=Floors(), tolerances=Tolerances.every(0.05), require_significance=False
     )
     assert strict.gate.verdict == "fail"
     assert {r.group for r in strict.gate.regressions} == {"language:pt-BR"}
@@ -83,7 +83,7 @@ def test_overall_is_gated_whenever_it_has_the_n_even_without_significance() -> N
     hit = comparison.delta_for(HIT)
     assert hit is not None
     assert hit.noise.significant is False
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.05))
     assert verdict.gate.verdict == "fail"
     failed = {(r.metric, r.group) for r in verdict.gate.regressions}
     assert (HIT, "overall") in failed
@@ -100,7 +100,7 @@ def test_overall_below_min_group_n_is_exempt_too() -> None:
         baseline=baseline_of([case("a", 1), case("b", 1)]),
         baseline_path="b.json",
     )
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.05))
     assert verdict.gate.verdict == "pass"
     assert {r.exempt for r in verdict.gate.exempt} == {"small_n"}
 
@@ -120,7 +120,7 @@ def test_min_group_n_is_also_where_the_report_starts_testing() -> None:
     assert low_hit.noise.small_n is False
     assert low_hit.noise.p_value == 1.0
     assert default_hit.noise.small_n is True
-    verdict = judge_comparison(low, floors=Floors(), max_regression=0.05)
+    verdict = judge_comparison(low, floors=Floors(), tolerances=Tolerances.every(0.05))
     assert verdict.gate.verdict == "fail"  # overall, n = 4 ≥ 3
 
 
@@ -142,9 +142,9 @@ def test_the_comparison_json_lists_the_cases_behind_each_row_and_every_rank_move
     comparison = compare_to_baseline(
         current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
     )
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.05))
     payload = comparison_document(comparison, verdict, profile="default").model_dump(mode="json")
-    assert payload["schema_version"] == 4
+    assert payload["schema_version"] == 5
     assert payload["gate"]["min_group_n"] == 10
     assert payload["gate"]["require_significance"] is True
     rows = payload["gate"]["regressions"]
@@ -190,7 +190,7 @@ def test_a_group_holding_every_compared_case_is_gated_like_overall() -> None:
     comparison = compare_to_baseline(
         current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
     )
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=0.05)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.05))
     assert {r.group for r in verdict.gate.regressions} == {
         "overall",
         "case_type:golden",

@@ -12,7 +12,7 @@ from test_render_comment import baseline, results, suite
 from factories import LANGS, case
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import comparison_document
-from recall_gate.core.gate import Floors, judge_comparison
+from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, comment_length
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult, Retriever
@@ -53,7 +53,9 @@ def _huge_scenario() -> tuple[str, str]:
         baseline_ref=long("ref"),
     )
     assert comparison.status == "stale"
-    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.95}), max_regression=0.02)
+    verdict = judge_comparison(
+        comparison, floors=Floors({HIT: 0.95}), tolerances=Tolerances.every(0.02)
+    )
     assert verdict.gate.verdict == "fail"
     full = render_comment(comparison_document(comparison, verdict, profile="default"))
     short = render_comment(
@@ -111,7 +113,7 @@ def _rendered_query(query: str) -> str:
     text = render_comment(
         comparison_document(
             comparison,
-            judge_comparison(comparison, floors=Floors(), max_regression=None),
+            judge_comparison(comparison, floors=Floors(), tolerances=Tolerances()),
             profile="default",
         ),
     )

@@ -12,7 +12,7 @@ from test_render_comment import DROPPED, PATH, SETTINGS, baseline, results, suit
 
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
-from recall_gate.core.gate import Floors, judge_comparison
+from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.metrics import HIT
 from recall_gate.report import comparison as phrases
 from recall_gate.report.actions import comparison_annotations
@@ -40,7 +40,9 @@ def _stale_failing_doc() -> ComparisonDocument:
         baseline=baseline(suite(), settings=SETTINGS),
         baseline_path=PATH,
     )
-    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.9}), max_regression=0.02)
+    verdict = judge_comparison(
+        comparison, floors=Floors({HIT: 0.9}), tolerances=Tolerances.every(0.02)
+    )
     assert comparison.status == "stale"
     assert verdict.gate.verdict == "fail"
     return comparison_document(comparison, verdict, profile="default")
@@ -80,7 +82,7 @@ def test_every_surface_words_a_missing_baseline_with_one_function(
     comparison = compare_to_baseline(current=results(suite()), baseline=None, baseline_path=PATH)
     doc = comparison_document(
         comparison,
-        judge_comparison(comparison, floors=Floors(), max_regression=None),
+        judge_comparison(comparison, floors=Floors(), tolerances=Tolerances()),
         profile="default",
     )
     for name, text in _surfaces(doc).items():

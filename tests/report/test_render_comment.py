@@ -20,7 +20,7 @@ from golden import assert_golden
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
 from recall_gate.core.comparison_json import comparison_document
-from recall_gate.core.gate import ComparisonVerdict, Floors, judge_comparison
+from recall_gate.core.gate import ComparisonVerdict, Floors, Tolerances, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseResult, Results
@@ -99,9 +99,11 @@ def judged(
     comparison: Comparison,
     *,
     floors: Floors | None = None,
-    max_regression: float | None = None,
+    tolerances: Tolerances | None = None,
 ) -> ComparisonVerdict:
-    return judge_comparison(comparison, floors=floors or Floors(), max_regression=max_regression)
+    return judge_comparison(
+        comparison, floors=floors or Floors(), tolerances=tolerances or Tolerances()
+    )
 
 
 PATH = "baselines/default.json"
@@ -122,7 +124,7 @@ def test_all_pass() -> None:
     comparison = compare_to_baseline(
         current=results(current), baseline=baseline(suite()), baseline_path=PATH
     )
-    verdict = judged(comparison, floors=Floors({HIT: 0.6}), max_regression=0.05)
+    verdict = judged(comparison, floors=Floors({HIT: 0.6}), tolerances=Tolerances.every(0.05))
     assert verdict.gate.verdict == "pass"
     assert_golden("all_pass.md", _render(comparison, verdict))
 
@@ -131,7 +133,7 @@ def test_regression_beyond_tolerance() -> None:
     comparison = compare_to_baseline(
         current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
     )
-    verdict = judged(comparison, max_regression=0.02)
+    verdict = judged(comparison, tolerances=Tolerances.every(0.02))
     assert verdict.gate.verdict == "fail"
     assert_golden("regression.md", _render(comparison, verdict))
 
@@ -224,7 +226,7 @@ def test_a_stale_baseline_says_what_changed_in_words() -> None:
 def test_baseline_not_comparable_at_another_k() -> None:
     old = baseline([case(c.case_id, 1, k=10) for c in suite()[:36]], k=10)
     comparison = compare_to_baseline(current=results(suite()), baseline=old, baseline_path=PATH)
-    verdict = judged(comparison, max_regression=0.02)
+    verdict = judged(comparison, tolerances=Tolerances.every(0.02))
     assert verdict.gate.verdict == "pass"  # nothing to check: reported, not failed
     assert_golden("not_comparable.md", _render(comparison, verdict))
 
@@ -239,7 +241,10 @@ def test_baseline_edited_in_the_pr() -> None:
         baseline_ref="origin/main",
         edit=BaselineEdit(old=old, new=new),
     )
-    assert_golden("baseline_edited.md", _render(comparison, judged(comparison, max_regression=0.1)))
+    assert_golden(
+        "baseline_edited.md",
+        _render(comparison, judged(comparison, tolerances=Tolerances.every(0.1))),
+    )
 
 
 def test_case_set_changed() -> None:
@@ -266,7 +271,7 @@ def _huge(n: int) -> tuple[Comparison, ComparisonVerdict]:
     comparison = compare_to_baseline(
         current=results(new), baseline=baseline(old), baseline_path=PATH
     )
-    return comparison, judged(comparison, max_regression=0.05)
+    return comparison, judged(comparison, tolerances=Tolerances.every(0.05))
 
 
 def test_huge_case_set_is_truncated_with_a_pointer_to_the_job_summary() -> None:
@@ -352,7 +357,9 @@ def test_the_comment_starts_with_the_marker_and_the_verdict() -> None:
         current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
     )
     text = render_comment(
-        comparison_document(comparison, judged(comparison, max_regression=0.02), profile="nightly")
+        comparison_document(
+            comparison, judged(comparison, tolerances=Tolerances.every(0.02)), profile="nightly"
+        )
     )
     lines = text.splitlines()
     assert lines[0] == "<!-- recall-gate:nightly -->"

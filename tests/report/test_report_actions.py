@@ -17,7 +17,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
     the ``gate`` / ``baseline`` / ``would_fail_detail`` parts merge key by key."""
     payload: dict[str, Any] = {
         "kind": "recall-gate-comparison",
-        "schema_version": 4,
+        "schema_version": 5,
         "profile": "default",
         "k": 5,
         "verdict": "pass",
@@ -43,7 +43,7 @@ def comparison(**overrides: Any) -> ComparisonDocument:
             "latency": None,
         },
         "gate": {
-            "max_regression": None,
+            "tolerances": {},
             "min_group_n": 10,
             "require_significance": True,
             "floors": {},
@@ -233,7 +233,7 @@ def test_a_regression_annotation_names_its_cases_and_an_exempt_row_is_a_notice()
     from factories import baseline_of, case, results
     from recall_gate.core.compare import compare_to_baseline
     from recall_gate.core.comparison_json import comparison_document
-    from recall_gate.core.gate import Floors, judge_comparison
+    from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 
     base = [case(f"en-{i:02d}", 2) for i in range(20)]
     base += [case("es-a", 1, language="es-419"), case("es-b", 1, language="es-419")]
@@ -242,7 +242,7 @@ def test_a_regression_annotation_names_its_cases_and_an_exempt_row_is_a_notice()
     compared = compare_to_baseline(
         current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
     )
-    verdict = judge_comparison(compared, floors=Floors(), max_regression=0.05)
+    verdict = judge_comparison(compared, floors=Floors(), tolerances=Tolerances.every(0.05))
     notes = comparison_annotations(comparison_document(compared, verdict, profile="default"))
     # One annotation per failing group, all its metrics in one line, then its cases;
     # a group whose cases were named already refers to them instead of repeating them.

@@ -10,17 +10,17 @@ from factories import LANGS
 from golden import assert_golden
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
-from recall_gate.core.gate import Floors, judge_comparison
+from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.records import Retriever
 from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.report.results import LANGUAGE_CAVEAT
 
 
-def _doc(comparison: object, *, max_regression: float | None = None) -> ComparisonDocument:
+def _doc(comparison: object, *, tolerances: Tolerances | None = None) -> ComparisonDocument:
     from recall_gate.core.compare import Comparison
 
     assert isinstance(comparison, Comparison)
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=max_regression)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=tolerances or Tolerances())
     return comparison_document(comparison, verdict, profile="default")
 
 
@@ -35,7 +35,7 @@ def test_every_lost_case_shows_the_top_k_that_came_back_instead_with_ranks() -> 
     comparison = compare_to_baseline(
         current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
     )
-    text = render_comment(_doc(comparison, max_regression=0.02))
+    text = render_comment(_doc(comparison, tolerances=Tolerances.every(0.02)))
     section = _section(text, "What came back instead: the top 5 of this run for each lost case")
     assert "(6)</summary>" in section
     for cid in DROPPED:
@@ -116,7 +116,7 @@ def test_the_language_footnote_agrees_with_language_rows_that_are_tested_and_gat
     comparison = compare_to_baseline(
         current=results(suite(DROPPED)), baseline=baseline(suite()), baseline_path=PATH
     )
-    text = render_comment(_doc(comparison, max_regression=0.02))
+    text = render_comment(_doc(comparison, tolerances=Tolerances.every(0.02)))
     # The pt-BR row carries a p-value and fails the gate ...
     assert "| language pt-BR † | 12 | hit@5 | 0.833 | 0.333 | −0.500 ❌ | likely real (p = " in text
     # ... so the footnote must not say language rows are not significance-tested.

@@ -439,7 +439,7 @@ def _compares(args: argparse.Namespace, settings: Settings) -> bool:
         settings.baseline_given
         or settings.baseline_ref is not None
         or settings.baseline.exists()
-        or settings.max_regression is not None
+        or settings.tolerances.active
         or getattr(args, "comparison_json", None) is not None
         or getattr(args, "comment_markdown", None) is not None
     )

@@ -76,7 +76,7 @@ def judge_against_baseline(
     verdict = judge_comparison(
         comparison,
         floors=settings.floors,
-        max_regression=settings.max_regression,
+        tolerances=settings.tolerances,
         require_significance=settings.require_significance,
     )
     return comparison, verdict

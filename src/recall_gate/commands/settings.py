@@ -39,7 +39,7 @@ from recall_gate.commands.arguments import (
     strict_boolean,
 )
 from recall_gate.commands.context import DEFAULT_CONFIG, Console, display_path, warn
-from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors
+from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE, Floors, Tolerances
 from recall_gate.core.metric_registry import (
     DEFAULT_METRIC_KEYS,
     GATED_METRICS,
@@ -123,8 +123,9 @@ class Settings:
     floors: Floors
     # The metric keys scored and reported: the selection, plus every floored metric.
     metrics: tuple[str, ...]
-    max_regression: float | None
-    # The noise rule of max_regression (see core.gate).
+    # The largest tolerated drop by metric key (a metric without one is not
+    # tolerance-gated), with its noise rule (see core.gate).
+    tolerances: Tolerances
     min_group_n: int
     require_significance: bool
     baseline: Path
@@ -496,7 +497,7 @@ def resolve_settings(
         cases=tuple(cases),
         floors=floors,
         metrics=_metrics(args, console, config, floors),
-        max_regression=max_regression,
+        tolerances=Tolerances.every(max_regression),
         min_group_n=min_group_n,
         require_significance=require_significance,
         baseline=baseline,

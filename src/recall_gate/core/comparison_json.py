@@ -11,12 +11,12 @@ docs/guide/baselines.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from recall_gate.core.base_judging import PullRequestChanges
-from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison
+from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison, StaleReason
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
@@ -29,6 +29,7 @@ __all__ = [
     "COMPARISON_SCHEMA_VERSION",
     "ComparisonDocument",
     "comparison_document",
+    "stale_record",
 ]
 
 COMPARISON_KIND = "recall-gate-comparison"
@@ -40,7 +41,11 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    this run's group means and capture notes, the baseline's edit in the PR,
 #    suggested floors with their evidence, what the pull request changes of
 #    its own gate and cases.
-COMPARISON_SCHEMA_VERSION = 4
+# 5: the tolerance is keyed by metric like the floors (`gate.tolerances`, by
+#    metric name, for the metrics that have one) instead of one
+#    `gate.max_regression`; a version-4 document still reads (its one
+#    tolerance applies to every gated metric).
+COMPARISON_SCHEMA_VERSION = 5
 
 
 RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant"]
@@ -185,7 +190,9 @@ class BaselineRecord(_Part):
 
 
 class GateRecord(_Part):
-    max_regression: float | None
+    # Metric name → the largest tolerated drop, for the metrics that have one
+    # (one number in the config or the flags gives every gated metric the same).
+    tolerances: dict[str, float]
     min_group_n: int
     require_significance: bool
     floors: dict[str, float]  # metric name → floor, for the floors that are set
@@ -235,7 +242,7 @@ class ComparisonDocument(_Part):
     """The whole comparison, as written to disk."""
 
     kind: Literal["recall-gate-comparison"]
-    schema_version: Literal[4]
+    schema_version: Literal[5]
     profile: str
     k: int
     verdict: Verdict
@@ -256,6 +263,20 @@ class ComparisonDocument(_Part):
     cases: CasesRecord
     run: RunRecord
     pull_request: PullRequestRecord | None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_version_4(cls, data: Any) -> Any:
+        """A version-4 document's one ``gate.max_regression`` applies to every gated metric."""
+        if not isinstance(data, Mapping) or data.get("schema_version") != 4:
+            return data
+        gate = data.get("gate")
+        if not isinstance(gate, Mapping) or "tolerances" in gate:
+            return data
+        gate = dict(gate)
+        tolerance = gate.pop("max_regression", None)
+        gate["tolerances"] = {} if tolerance is None else {m.name: tolerance for m in GATED_METRICS}
+        return {**data, "schema_version": 5, "gate": gate}
 
 
 _OUTPUTS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
@@ -311,6 +332,16 @@ def _edit(edit: BaselineEdit | None) -> EditRecord | None:
 def _setting_change(c: SettingChange) -> SettingChangeRecord:
     return SettingChangeRecord(
         setting=c.setting, label=c.label, baseline=c.baseline, current=c.current
+    )
+
+
+def stale_record(reason: StaleReason) -> StaleRecord:
+    """One stale reason as the document records it (and the renderer reads it)."""
+    return StaleRecord(
+        what=reason.what,
+        baseline=reason.baseline,
+        current=reason.current,
+        changes=tuple(_setting_change(c) for c in reason.changes),
     )
 
 
@@ -411,27 +442,14 @@ def comparison_document(
             git_sha=baseline.git_sha if baseline else None,
             reason=baseline.reason if baseline else None,
             k=baseline.k if baseline else None,
-            stale=tuple(
-                StaleRecord(
-                    what=s.what,
-                    baseline=s.baseline,
-                    current=s.current,
-                    changes=tuple(
-                        SettingChangeRecord(
-                            setting=c.setting, label=c.label, baseline=c.baseline, current=c.current
-                        )
-                        for c in s.changes
-                    ),
-                )
-                for s in comparison.stale
-            ),
+            stale=tuple(stale_record(s) for s in comparison.stale),
             edited_in_pr=comparison.edit is not None,
             edit=_edit(comparison.edit),
             overall=_summaries(baseline.aggregates.overall) if baseline else {},
             latency=baseline.latency if baseline else None,
         ),
         gate=GateRecord(
-            max_regression=verdict.max_regression,
+            tolerances={floor_key(metric): t for metric, t in verdict.tolerances.values.items()},
             min_group_n=comparison.min_group_n,
             require_significance=verdict.require_significance,
             floors={floor_key(metric): floor for metric, floor in verdict.floors.values.items()},

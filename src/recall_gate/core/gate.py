@@ -1,12 +1,13 @@
 """The gate, in one place: its settings and their defaults, absolute floors,
-regression tolerance and its exemptions, and the verdict. Report-only by default.
+regression tolerances and their exemptions, and the verdict. Report-only by default.
 
-Every knob is ``float | None``; ``None`` is inactive. With no knob set the
+Floors and tolerances are kept by metric key (:class:`Floors`,
+:class:`Tolerances`); a metric without one is not gated by it. With neither set the
 verdict is ``report-only``: the checks still run so the report can say what
 *would* fail (report first: docs/decisions/retrieval-recall.md). Dataset
 integrity is not a knob: it always fails.
 
-A drop beyond the tolerance fails only when it is not *exempt*: a group with
+A drop beyond its metric's tolerance fails only when it is not *exempt*: a group with
 fewer than ``min-group-n`` compared cases is too small to gate (``small_n``),
 and a subgroup drop the noise tests do not call likely real is noise
 (``not_significant``, unless ``require-significance`` is off). The overall
@@ -26,7 +27,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import ClassVar, Literal
 
 from recall_gate.core.compare import OVERALL, Comparison, Group, MetricDelta
 from recall_gate.core.metric_registry import METRIC_KEYS
@@ -46,6 +47,7 @@ __all__ = [
     "GateResult",
     "Regression",
     "SuggestedFloor",
+    "Tolerances",
     "Verdict",
     "check_floors",
     "decide",
@@ -73,16 +75,17 @@ Exemption = Literal["small_n", "not_significant"]
 
 
 @dataclass(frozen=True)
-class Floors:
-    """Absolute floors on the overall means, by metric key (``{HIT: 0.8}``);
-    a metric without one has no floor. Keys are the registry's gated metrics."""
+class _ByMetric:
+    """A value per gated metric key; a metric without one has none. Keys are
+    the registry's gated metrics, kept in its order."""
 
     values: Mapping[str, float] = field(default_factory=dict)
+    _what: ClassVar[str] = "value"
 
     def __post_init__(self) -> None:
         unknown = sorted(set(self.values) - set(METRIC_KEYS))
         if unknown:
-            raise ValueError(f"no floor for {', '.join(unknown)}: not a gated metric")
+            raise ValueError(f"no {self._what} for {', '.join(unknown)}: not a gated metric")
         # A private copy in registry order: the caller's dict cannot change it later.
         ordered = {key: self.values[key] for key in METRIC_KEYS if key in self.values}
         object.__setattr__(self, "values", MappingProxyType(ordered))
@@ -91,12 +94,40 @@ class Floors:
         return hash(tuple(self.values.items()))
 
     def by_metric(self) -> dict[str, float | None]:
-        """Every gated metric → its floor (``None``: none)."""
+        """Every gated metric → its value (``None``: none)."""
         return {key: self.values.get(key) for key in METRIC_KEYS}
 
     @property
     def active(self) -> bool:
         return bool(self.values)
+
+
+class Floors(_ByMetric):
+    """Absolute floors on the overall means, by metric key (``{HIT: 0.8}``);
+    a metric without one has no floor."""
+
+    _what: ClassVar[str] = "floor"
+
+
+class Tolerances(_ByMetric):
+    """The largest tolerated drop of a metric in any group, by metric key
+    (``{HIT: 0.02, NDCG: 0.05}``); a metric without one is not tolerance-gated.
+    One number for every metric is :meth:`every`."""
+
+    _what: ClassVar[str] = "tolerance"
+
+    @classmethod
+    def every(cls, tolerance: float | None) -> Tolerances:
+        """One tolerance for every gated metric (``None``: none)."""
+        return cls({} if tolerance is None else dict.fromkeys(METRIC_KEYS, tolerance))
+
+    @property
+    def uniform(self) -> float | None:
+        """The one tolerance when every gated metric has the same, else ``None``."""
+        distinct = set(self.by_metric().values())
+        if len(distinct) != 1:
+            return None
+        return distinct.pop()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -181,18 +212,19 @@ def decide(
     *,
     floors: Floors,
     regressions: Sequence[Regression] = (),
-    max_regression: float | None = None,
+    tolerances: Tolerances | None = None,
 ) -> GateResult:
-    """The verdict: ``fail`` on a missed set floor or a regression beyond a set
-    tolerance that is not exempt; ``report-only`` when no knob is set. Exempt
+    """The verdict: ``fail`` on a missed set floor or a regression beyond its
+    metric's set tolerance that is not exempt; ``report-only`` when no knob is set. Exempt
     regressions are kept apart in ``exempt``. (Dataset integrity is no knob: a
     labelling error stops the command before anything is scored.)"""
     checks = check_floors(aggregates, floors)
-    enforced = floors.active or max_regression is not None
+    tolerated = tolerances is not None and tolerances.active
+    enforced = floors.active or tolerated
     failing = tuple(r for r in regressions if r.exempt is None)
     exempt = tuple(r for r in regressions if r.exempt is not None)
     failed = any(c.failed for c in checks)
-    if max_regression is not None and failing:
+    if tolerated and failing:
         failed = True
     if failed:
         verdict: Verdict = "fail"
@@ -283,10 +315,14 @@ def _in_group(move: CaseMove, group: Group) -> bool:
 
 
 def find_regressions(
-    comparison: Comparison, *, tolerance: float, require_significance: bool = REQUIRE_SIGNIFICANCE
+    comparison: Comparison,
+    *,
+    tolerances: Tolerances,
+    require_significance: bool = REQUIRE_SIGNIFICANCE,
 ) -> tuple[Regression, ...]:
-    """Every metric × group whose delta is below ``-tolerance`` (none if not
-    comparable), each naming its cases and, when it does not fail the gate,
+    """Every metric × group whose delta is below minus its metric's tolerance
+    (a metric without one is skipped; none if not comparable), each naming
+    its cases and, when it does not fail the gate,
     why: fewer than ``comparison.min_group_n`` compared cases, or (subgroups,
     with ``require_significance``) a drop the noise tests do not call likely real."""
     if not comparison.comparable:
@@ -294,7 +330,8 @@ def find_regressions(
     out = []
     for d in comparison.deltas:
         delta = d.delta
-        if d.baseline is None or d.current is None or delta is None:
+        tolerance = tolerances.values.get(d.metric)
+        if d.baseline is None or d.current is None or delta is None or tolerance is None:
             continue
         if round(delta, _DIGITS) < -tolerance:
             out.append(
@@ -323,13 +360,14 @@ def find_regressions(
 class ComparisonVerdict:
     """The enforced gate, and (report-only) what would fail at reference knobs.
 
-    ``would_fail`` applies :data:`REFERENCE_TOLERANCE` and the floors suggested
-    from the baseline (from this run when there is none) to the same run.
+    ``would_fail`` applies :data:`REFERENCE_TOLERANCE` (to every metric) and
+    the floors suggested from the baseline (from this run when there is none)
+    to the same run.
     """
 
     gate: GateResult
     floors: Floors
-    max_regression: float | None
+    tolerances: Tolerances
     suggested_floors: tuple[SuggestedFloor, ...]
     reference_tolerance: float
     would_fail: GateResult | None
@@ -350,31 +388,22 @@ def judge_comparison(
     comparison: Comparison,
     *,
     floors: Floors,
-    max_regression: float | None,
+    tolerances: Tolerances,
     require_significance: bool = REQUIRE_SIGNIFICANCE,
     reference_tolerance: float = REFERENCE_TOLERANCE,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`decide`).
 
-    Floors apply to the current run's overall means on all its cases; the
-    tolerance to the compared cases, with the noise rule of
+    Floors apply to the current run's overall means on all its cases; each
+    metric's tolerance to the compared cases, with the noise rule of
     :func:`find_regressions`. Without a comparable baseline the tolerance has
     nothing to check: reported, not failed.
     """
     current = comparison.current.aggregates
-    regressions = (
-        find_regressions(
-            comparison, tolerance=max_regression, require_significance=require_significance
-        )
-        if max_regression is not None
-        else ()
+    regressions = find_regressions(
+        comparison, tolerances=tolerances, require_significance=require_significance
     )
-    gate = decide(
-        current,
-        floors=floors,
-        regressions=regressions,
-        max_regression=max_regression,
-    )
+    gate = decide(current, floors=floors, regressions=regressions, tolerances=tolerances)
     evidence: Aggregates = (
         comparison.baseline.aggregates
         if comparison.baseline is not None and comparison.comparable
@@ -383,20 +412,19 @@ def judge_comparison(
     suggested = suggest_floors(evidence)
     would_fail = None
     if gate.verdict == "report-only":
+        reference = Tolerances.every(reference_tolerance)
         would_fail = decide(
             current,
             floors=_suggested_as_floors(suggested),
             regressions=find_regressions(
-                comparison,
-                tolerance=reference_tolerance,
-                require_significance=require_significance,
+                comparison, tolerances=reference, require_significance=require_significance
             ),
-            max_regression=reference_tolerance,
+            tolerances=reference,
         )
     return ComparisonVerdict(
         gate=gate,
         floors=floors,
-        max_regression=max_regression,
+        tolerances=tolerances,
         suggested_floors=suggested,
         reference_tolerance=reference_tolerance,
         would_fail=would_fail,

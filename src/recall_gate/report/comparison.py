@@ -48,7 +48,7 @@ from recall_gate.core.comparison_json import (
     SummaryRecord,
     comparison_document,
 )
-from recall_gate.core.gate import Floors, judge_comparison
+from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.github_limits import comment_length
 from recall_gate.core.metric_registry import (
     GATED_METRICS,
@@ -98,6 +98,7 @@ __all__ = [
     "stale_advice",
     "stale_changes",
     "stale_headline",
+    "stale_reason_phrases",
 ]
 
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
@@ -542,23 +543,30 @@ def _retriever_lines(changes: Sequence[SettingChangeRecord], style: Style) -> li
 def _stale_reason_lines(reason: StaleRecord, doc: ComparisonDocument, style: Style) -> list[str]:
     """What differs, in words (settings old → new, never a bare fingerprint), one
     line per real change."""
+    c = doc.cases
+    if reason.what == "dataset" and _cases_changed(doc):
+        return [
+            f"cases: {len(c.added)} added, {len(c.removed)} removed, {len(c.relabelled)} relabelled"
+        ]
+    if reason.what == "queries" and not reason.changes:
+        return [f"queries: {doc.run.edited_queries} edited"]
+    return stale_reason_phrases(reason, style)
+
+
+def stale_reason_phrases(reason: StaleRecord, style: Style) -> list[str]:
+    """What one stale reason changed, in words, one phrase per real change; the
+    case set and the queries, which need both runs' cases, are said by the caller
+    (this is the phrase when it cannot tell)."""
     what = reason.what
     if what in _STALE_NAMES:
         old, new = reason.baseline, reason.current
         if what == "embedder":
             old, new = describe_embedder(old, new)
         return [f"{_STALE_NAMES[what]} {_old_new(old, new, style)}"]
-    c = doc.cases
-    if what == "dataset" and _cases_changed(doc):
-        return [
-            f"cases: {len(c.added)} added, {len(c.removed)} removed, {len(c.relabelled)} relabelled"
-        ]
     if what == "retriever" and reason.changes:
         return _retriever_lines(reason.changes, style)
     if reason.changes:
         return [_setting_line(change, style) for change in reason.changes]
-    if what == "queries":
-        return [f"queries: {doc.run.edited_queries} edited"]
     return [_STALE_UNRECORDED.get(what, f"{what.replace('_', ' ')} changed")]
 
 
@@ -895,11 +903,14 @@ def drop_phrase(line: DropLine, doc: ComparisonDocument) -> str:
         f"({_signed(r.delta)}, {_noise_word(r, min_group_n)})"
         for r in drops
     )
-    tolerance = drops[0].tolerance
-    if line.would:
-        limit = f"would exceed a {tolerance:.3f} tolerance (max-regression)"
+    tolerances = {r.tolerance for r in drops}
+    if len(tolerances) == 1:
+        tolerance = f"{tolerances.pop():.3f} tolerance"
+        limit = f"would exceed a {tolerance}" if line.would else f"beyond the {tolerance}"
+        limit += " (max-regression)"
     else:
-        limit = f"beyond the {tolerance:.3f} tolerance (max-regression)"
+        each = ", ".join(f"{metric_label(r.metric, k)} {r.tolerance:.3f}" for r in drops)
+        limit = f"beyond the tolerance of each metric ({each}; max-regression)"
     if line.exempt:
         limit += f", {'would be ' if line.would else ''}{_exemption_phrase(drops[0], min_group_n)}"
     n_cases = len(line.cases)
@@ -954,6 +965,25 @@ def _set_floors(doc: ComparisonDocument) -> list[tuple[str, float]]:
     return [(m.key, floors[floor_key(m.key)]) for m in GATED_METRICS if floor_key(m.key) in floors]
 
 
+def tolerance_phrase(doc: ComparisonDocument) -> str:
+    """The set tolerance: ``the 0.050 tolerance`` when every gated metric has the
+    same one, else each metric's, naming the shown metrics that have none."""
+    tolerances = doc.gate.tolerances
+    values = set(tolerances.values())
+    if len(values) == 1 and all(m.name in tolerances for m in GATED_METRICS):
+        return f"the {values.pop():.3f} tolerance"
+    shown = [m for m in GATED_METRICS if m.name in tolerances or m.name in doc.metrics]
+    each = ", ".join(
+        f"{metric_label(m.key, doc.k)} {tolerances[m.name]:.3f}"
+        for m in shown
+        if m.name in tolerances
+    )
+    unset = [metric_label(m.key, doc.k) for m in shown if m.name not in tolerances]
+    if unset:
+        each += f"; {', '.join(unset)} not tolerance-gated"
+    return f"the tolerance of each metric ({each})"
+
+
 def _verdict_summary(doc: ComparisonDocument) -> str:
     gate = doc.gate
     k = doc.k
@@ -966,19 +996,17 @@ def _verdict_summary(doc: ComparisonDocument) -> str:
     if doc.verdict == "fail":
         if gate.regressions:
             n = len(gate.regressions)
-            tolerance = gate.max_regression or 0.0
             reasons.append(
-                f"{n} drop{'s' if n != 1 else ''} beyond the {tolerance:.3f} tolerance"
-                + exempt_note
+                f"{n} drop{'s' if n != 1 else ''} beyond {tolerance_phrase(doc)}" + exempt_note
             )
         if gate.failed_floors:
             n = len(gate.failed_floors)
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
         return "Failed: " + "; ".join(reasons) + "."
     if doc.verdict == "pass":
-        if gate.max_regression is not None:
+        if gate.tolerances:
             reasons.append(
-                f"no drop beyond the {gate.max_regression:.3f} tolerance"
+                f"no drop beyond {tolerance_phrase(doc)}"
                 + (f" fails the gate{exempt_note}" if exempt else "")
                 if comparable
                 else "the tolerance was not checked (no comparable baseline)"
@@ -1276,7 +1304,7 @@ def render_baseline_update(
     """What a baseline update changes (the update-baseline PR body): reason,
     provenance, and old → new per metric and group with n."""
     style = Style(fmt)
-    verdict = judge_comparison(comparison, floors=Floors(), max_regression=None)
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances())
     doc = comparison_document(comparison, verdict, profile="default")
     k = new.k
     title = f"recall-gate baseline update: {path}"
