@@ -264,8 +264,7 @@ class Artifact(_Record):
             "".join(retrieved)  # type: ignore[arg-type]
         except TypeError:
             return [
-                item if isinstance(item, str) else (item.parent_id or item.id)
-                for item in retrieved
+                item if isinstance(item, str) else (item.parent_id or item.id) for item in retrieved
             ]
         return list(retrieved)  # type: ignore[arg-type]
 
