@@ -4,32 +4,79 @@ from __future__ import annotations
 
 from factories import baseline_of, case
 from golden import assert_golden
-from recall_gate.core.trend import trend_point
+from recall_gate.core.records import CaseResult
+from recall_gate.core.trend import SkippedVersion, TrendPoint, trend_point
 from recall_gate.report.charts import mermaid_label
 from recall_gate.report.history import render_history
 
+HYBRID = {"adapter": "langchain-retriever", "name": "app.Hybrid", "params": {"top_k": 5}}
+RERANKED = {"adapter": "langchain-retriever", "name": "app.Reranked", "params": {"top_k": 20}}
 
-def test_the_trend_of_three_versions_has_one_chart_per_metric_and_a_table() -> None:
+
+def _cases(en_misses: int, *, pt: int = 4, pt_misses: int = 0, k: int = 5) -> list[CaseResult]:
+    """Synthetic: 10 English golden cases, ``pt`` Brazilian Portuguese adversarial ones."""
+    return [
+        *(case(f"en{i}", None if i < en_misses else 2, k=k) for i in range(10)),
+        *(
+            case(f"pt{i}", None if i < pt_misses else 1, language="pt-BR",
+                 case_type="adversarial", k=k)
+            for i in range(pt)
+        ),
+    ]  # fmt: skip
+
+
+def _points() -> list[TrendPoint]:
+    """Four committed versions and a proposed one, each step changing one thing:
+    a re-run (same everything: Δ), a retriever swap, Portuguese cases added, k."""
     versions = [
-        (4, "a" * 40, "2026-05-01T10:00:00+00:00", "first baseline"),
-        (2, "b" * 40, "2026-05-08T10:00:00+00:00", "hybrid | `bm25` <b>@team</b>"),
-        (3, "c" * 40, "2026-05-15T10:00:00+00:00", "chunks 500 → 120"),
+        ("a", "2026-05-01", _cases(4), HYBRID, 5, "first baseline"),
+        ("b", "2026-05-08", _cases(2), HYBRID, 5, "hybrid | `bm25` <b>@team</b>"),
+        ("c", "2026-05-15", _cases(1), RERANKED, 5, "rerank top 20"),
+        ("d", "2026-05-22", _cases(1, pt=7, pt_misses=3), RERANKED, 5, "3 hard pt-BR cases"),
     ]
     points = [
         trend_point(
-            baseline_of([case(f"c{i}", None if i < misses else 2) for i in range(10)], reason=why),
-            commit=sha,
-            committed_at=date,
+            baseline_of(cases, k=k, reason=why, retriever=retriever),
+            commit=sha * 40,
+            committed_at=f"{date}T10:00:00+00:00",
         )
-        for misses, sha, date, why in versions
+        for sha, date, cases, retriever, k, why in versions
     ]
-    proposed = baseline_of([case(f"c{i}", 1) for i in range(12)], k=5, reason="rerank")
-    points.append(trend_point(proposed, commit=None, committed_at=None))
-    text = render_history(points, path="baselines/default.json")
-    assert text.count("```mermaid") == 3
-    assert "\\<b\\>@\u200dteam\\</b\\>" in text  # the reason renders inert
-    assert_golden("history.md", text)
-    assert_golden("history.txt", render_history(points, path="baselines/default.json", fmt="text"))
+    proposed = baseline_of(
+        _cases(0, pt=7, pt_misses=3, k=10), k=10, reason="k 10", retriever=RERANKED
+    )
+    return [*points, trend_point(proposed, commit=None, committed_at=None)]
+
+
+SKIPPED = (
+    SkippedVersion(
+        commit="e" * 40,
+        committed_at="2026-05-10T10:00:00+00:00",
+        problem="corrupted baseline: invalid JSON (Expecting value, line 1)",
+    ),
+)
+
+
+def test_the_trend_per_group_names_each_change_and_computes_no_delta_across_it() -> None:
+    points = _points()
+    text = render_history(points, path="baselines/default.json", fmt="text", by="all",
+                          skipped=SKIPPED)  # fmt: skip
+    assert_golden("history_groups.txt", text)
+    markdown = render_history(points, path="baselines/default.json", by="all", skipped=SKIPPED)
+    assert markdown.count("```mermaid") == 3
+    assert "\\<b\\>@\u200dteam\\</b\\>" in markdown  # the reason renders inert
+    assert_golden("history_groups.md", markdown)
+
+
+def test_the_default_trend_is_overall_and_says_where_the_groups_are() -> None:
+    text = render_history(_points(), path="baselines/default.json", fmt="text")
+    assert "language pt-BR" not in text
+    assert text.rstrip().endswith(
+        "Also by case type (golden, adversarial): recall-gate history --by case_type; "
+        "by language (en, pt-BR): recall-gate history --by language; both: --by all."
+    )
+    assert_golden("history.txt", text)
+    assert_golden("history.md", render_history(_points(), path="baselines/default.json"))
 
 
 def test_a_chart_label_cannot_end_its_quoted_string_or_start_markup() -> None:

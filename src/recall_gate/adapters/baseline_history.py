@@ -1,9 +1,12 @@
 """Every committed version of a baseline file, from git (adapter: runs git).
 
 ``git log`` lists the commits that touched the file (oldest first), and
-``git show <commit>:<path>`` reads each version; a commit that deleted the
-file has no version and is skipped. Versions that are not valid baselines
-are an error naming the commit, not a silent gap in the trend.
+``git cat-file`` reads each version; a commit that deleted the file has no
+version and is left out. A version that is not a valid baseline (broken by
+hand, or written by a recall-gate that read another schema) is skipped and
+listed with its commit and the reason, so one bad commit does not hide the
+rest of the trend, nor leave a silent gap in it; when no version is readable,
+the error names the newest one's commit and problem.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from pathlib import Path
 from recall_gate.adapters.baseline_store import parse_baseline
 from recall_gate.adapters.git import first_error_line, is_safe_ref, run_git
 from recall_gate.core.baseline import Baseline
+from recall_gate.core.trend import SkippedVersion
 from recall_gate.errors import InputError
 
-__all__ = ["CommittedBaseline", "read_baseline_history"]
+__all__ = ["BaselineHistory", "CommittedBaseline", "read_baseline_history"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -28,6 +32,14 @@ class CommittedBaseline:
     committed_at: str  # ISO 8601, the committer date
     subject: str
     baseline: Baseline
+
+
+@dataclass(frozen=True, kw_only=True)
+class BaselineHistory:
+    """The readable versions, oldest first, and those skipped as unreadable."""
+
+    versions: tuple[CommittedBaseline, ...]
+    skipped: tuple[SkippedVersion, ...] = ()
 
 
 def _git(args: list[str], *, cwd: Path) -> subprocess.CompletedProcess[bytes]:
@@ -93,8 +105,9 @@ def _commits(root: Path, relative: str, since: str | None) -> list[list[str]]:
     return [line.split("\t", 2) for line in lines if line.count("\t") >= 2]
 
 
-def _version(root: Path, sha: str, relative: str) -> Baseline | None:
-    """The baseline as committed in ``sha``; ``None`` if that commit deleted it."""
+def _version(root: Path, sha: str, relative: str) -> Baseline | str | None:
+    """The baseline as committed in ``sha``; ``None`` if that commit deleted it;
+    the problem, in words, if what it holds is not a readable baseline."""
     spec = f"{sha}:{relative}"
     if _git(["cat-file", "-e", "--end-of-options", spec], cwd=root).returncode:
         return None
@@ -104,35 +117,48 @@ def _version(root: Path, sha: str, relative: str) -> Baseline | None:
     try:
         text = blob.stdout.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InputError(
-            f"{spec}: not UTF-8 text", fix="that commit holds a corrupted baseline"
-        ) from None
-    return parse_baseline(text, source=f"{sha[:12]}:{relative}", path_hint=relative)
+        return "not UTF-8 text"
+    source = f"{sha[:12]}:{relative}"
+    try:
+        return parse_baseline(text, source=source, path_hint=relative)
+    except InputError as exc:
+        return exc.message.removeprefix(f"{source}: ")
 
 
 def read_baseline_history(
     path: Path, *, cwd: Path, since: str | None = None, display: str | None = None
-) -> list[CommittedBaseline]:
+) -> BaselineHistory:
     """Every committed version of the baseline at ``path``, oldest first.
 
     ``since``: only versions committed after that revision, plus the version
     the file had at it (the starting point of the trend). Raises InputError
-    outside a git work tree, for an unknown revision, or when no commit holds
-    the file.
+    outside a git work tree, for an unknown revision, when no commit holds
+    the file, or when none of the versions is a readable baseline.
     """
     root, relative = _repository(path, cwd=cwd, shown=display or str(path))
-    out = []
+    out, skipped = [], []
     for sha, date, subject in _commits(root, relative, since):
-        baseline = _version(root, sha, relative)
-        if baseline is not None:
+        version = _version(root, sha, relative)
+        if isinstance(version, str):
+            skipped.append(SkippedVersion(commit=sha, committed_at=date, problem=version))
+        elif version is not None:
             out.append(
-                CommittedBaseline(commit=sha, committed_at=date, subject=subject, baseline=baseline)
+                CommittedBaseline(commit=sha, committed_at=date, subject=subject, baseline=version)
             )
+    where = f" since {since}" if since else ""
+    if not out and skipped:
+        last = skipped[-1]
+        raise InputError(
+            f"{last.commit[:12]}:{relative}: {last.problem}; none of the "
+            f"{len(skipped)} committed version{'s' if len(skipped) != 1 else ''}{where} is a "
+            "readable baseline, so there is no trend to show",
+            fix="commit a baseline written by `recall-gate baseline update` "
+            "(`git log -p -- " + relative + "` shows what the commits hold)",
+        )
     if not out:
-        where = f" since {since}" if since else ""
         raise InputError(
             f"{relative}: no committed version{where}, so there is no trend to show",
             fix="commit a baseline first (`recall-gate baseline update`, then git commit), "
             "or check --profile",
         )
-    return out
+    return BaselineHistory(versions=tuple(out), skipped=tuple(skipped))

@@ -51,7 +51,7 @@ from recall_gate.errors import InputError, Interrupted
 from recall_gate.report.comparison import (
     render_baseline_update,
 )
-from recall_gate.report.history import history_json, render_history
+from recall_gate.report.history import GROUP_SELECTIONS, history_json, render_history
 from recall_gate.report.markup import table
 
 # Another update of the same folder is waited for this long (it takes a second).
@@ -172,8 +172,11 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "history",
         help="the trend of every committed version of baselines/<profile>.json",
         description="Read every committed version of the profile's baseline from git and "
-        "print the trend of each metric (overall, with n per point): Mermaid line charts and "
-        "a table, as Markdown.",
+        "print the trend of each metric, with n, per version: overall, and with --by per case "
+        "type or language. Δ is the change since the version before, shown only when both "
+        "measured the same cases at the same k with the same recorded retriever and settings; "
+        "otherwise the row names what changed. Plain text on stdout; --markdown adds Mermaid "
+        "charts for a job summary or a pull request.",
     )
     add_config(history)
     add_profile(history)
@@ -185,7 +188,17 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="start at the version the baseline had at this git revision",
     )
     history.add_argument(
-        "--markdown", type=optional_path, metavar="PATH", help="write the Markdown here too"
+        "--by",
+        choices=GROUP_SELECTIONS,
+        default="overall",
+        help="the groups shown besides overall: each case type, each language, or all "
+        "(default: overall only; --json always holds every group)",
+    )
+    history.add_argument(
+        "--markdown",
+        type=optional_path,
+        metavar="PATH",
+        help="write the report as Markdown here (with Mermaid charts)",
     )
     history.add_argument(
         "--json", type=optional_path, metavar="PATH", help="write the trend as JSON here"
@@ -204,20 +217,25 @@ def _cmd_history(args: argparse.Namespace, console: Console) -> int:
 
     settings = resolve_settings(args, console)
     shown = display_path(settings.baseline, console)
-    versions = read_baseline_history(
+    history = read_baseline_history(
         settings.baseline, cwd=console.cwd, since=args.since, display=shown
     )
     points = [
-        trend_point(v.baseline, commit=v.commit, committed_at=v.committed_at) for v in versions
+        trend_point(v.baseline, commit=v.commit, committed_at=v.committed_at)
+        for v in history.versions
     ]
-    text = render_history(points, path=shown)
+    skipped = history.skipped
+    for s in skipped:
+        warn(console, f"skipped {s.commit[:12]}:{shown}: {s.problem}")
     if args.json is not None:
-        atomic_write_text(
-            args.json, dump_json(history_json(points, profile=settings.profile, path=shown))
-        )
+        document = history_json(points, profile=settings.profile, path=shown, skipped=skipped)
+        atomic_write_text(args.json, dump_json(document))
     if args.markdown is not None:
-        atomic_write_text(args.markdown, text)
-    console.stdout.write(text)
+        markdown = render_history(points, path=shown, by=args.by, skipped=skipped)
+        atomic_write_text(args.markdown, markdown)
+    console.stdout.write(
+        render_history(points, path=shown, fmt="text", by=args.by, skipped=skipped)
+    )
     return 0
 
 
@@ -227,15 +245,16 @@ def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str 
     from recall_gate.adapters.baseline_history import read_baseline_history
 
     try:
-        versions = read_baseline_history(path, cwd=console.cwd, display=shown)
+        history = read_baseline_history(path, cwd=console.cwd, display=shown)
     except InputError:
         return None
+    versions = history.versions
     points = [
         trend_point(v.baseline, commit=v.commit, committed_at=v.committed_at) for v in versions
     ]
     if versions[-1].baseline != new:
         points.append(trend_point(new, commit=None, committed_at=None))
-    return render_history(points, path=shown, heading=False)
+    return render_history(points, path=shown, heading=False, skipped=history.skipped)
 
 
 def _cmd_compare(args: argparse.Namespace, console: Console) -> int:

@@ -65,7 +65,10 @@ __all__ = [
     "MetricDelta",
     "Noise",
     "StaleReason",
+    "case_label",
     "compare_to_baseline",
+    "ordered_groups",
+    "stale_reasons",
 ]
 
 GroupKind = Literal["overall", "case_type", "language"]
@@ -244,12 +247,14 @@ class Comparison:
         return None
 
 
-def _label_of(case: CaseResult) -> tuple[object, ...]:
+def case_label(case: CaseResult) -> tuple[object, ...]:
+    """What a case is judged by (groups and gold): another value is a relabelled case."""
     relevant = None if case.relevant_ids is None else frozenset(case.relevant_ids)
     return (case.language, case.case_type, frozenset(case.must_cite_one_of), relevant)
 
 
-def _stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, ...]:
+def stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, ...]:
+    """Every recorded provenance field (and k) that differs, in words where settings say how."""
     out = []
     if current.k != baseline.k:
         out.append(StaleReason(what="k", baseline=str(baseline.k), current=str(current.k)))
@@ -307,7 +312,8 @@ def _retriever_settings(provenance: Provenance) -> dict[str, SettingValue]:
 _NAMED_ELSEWHERE = frozenset({"k", "embedder.model", "retrieval.mode", "reranker.enabled"})
 
 
-def _ordered_groups(cases: Iterable[CaseResult]) -> list[Group]:
+def ordered_groups(cases: Iterable[CaseResult]) -> list[Group]:
+    """Overall, then each case type, then each language the cases hold (reference order first)."""
     types: set[str] = set()
     languages: set[str] = set()
     for case in cases:
@@ -440,7 +446,7 @@ def compare_to_baseline(
     )
     if baseline is None:
         return outline
-    stale = _stale_reasons(current, baseline)
+    stale = stale_reasons(current, baseline)
     # Compare at the stored precision: a baseline file keeps FLOAT_DIGITS, so
     # the run it was made from must compare equal to it, not "changed" by 1e-7.
     base_by_id = {c.case_id: _at_stored_precision(c) for c in baseline.cases}
@@ -451,7 +457,7 @@ def compare_to_baseline(
         relabelled=tuple(
             c.case_id
             for c in current.cases
-            if c.case_id in base_by_id and _label_of(base_by_id[c.case_id]) != _label_of(c)
+            if c.case_id in base_by_id and case_label(base_by_id[c.case_id]) != case_label(c)
         ),
     )
     if any(s.what == "k" for s in stale):
@@ -469,7 +475,7 @@ def compare_to_baseline(
     scored_base = [c for c in base_by_id.values() if c.metrics]
     scored_cur = [c for c in current_cases if c.metrics]
     deltas: list[MetricDelta] = []
-    for group in _ordered_groups([*scored_base, *scored_cur]):
+    for group in ordered_groups([*scored_base, *scored_cur]):
         in_base = {c.case_id for c in scored_base if group.contains(c)}
         in_cur = {c.case_id for c in scored_cur if group.contains(c)}
         deltas += _group_deltas(

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from recall_gate.core.base_judging import PullRequestChanges
-from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison
+from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison, StaleReason
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
@@ -29,6 +29,7 @@ __all__ = [
     "COMPARISON_SCHEMA_VERSION",
     "ComparisonDocument",
     "comparison_document",
+    "stale_record",
 ]
 
 COMPARISON_KIND = "recall-gate-comparison"
@@ -334,6 +335,16 @@ def _setting_change(c: SettingChange) -> SettingChangeRecord:
     )
 
 
+def stale_record(reason: StaleReason) -> StaleRecord:
+    """One stale reason as the document records it (and the renderer reads it)."""
+    return StaleRecord(
+        what=reason.what,
+        baseline=reason.baseline,
+        current=reason.current,
+        changes=tuple(_setting_change(c) for c in reason.changes),
+    )
+
+
 def _pull_request(pr: PullRequestChanges | None) -> PullRequestRecord | None:
     if pr is None:
         return None
@@ -431,20 +442,7 @@ def comparison_document(
             git_sha=baseline.git_sha if baseline else None,
             reason=baseline.reason if baseline else None,
             k=baseline.k if baseline else None,
-            stale=tuple(
-                StaleRecord(
-                    what=s.what,
-                    baseline=s.baseline,
-                    current=s.current,
-                    changes=tuple(
-                        SettingChangeRecord(
-                            setting=c.setting, label=c.label, baseline=c.baseline, current=c.current
-                        )
-                        for c in s.changes
-                    ),
-                )
-                for s in comparison.stale
-            ),
+            stale=tuple(stale_record(s) for s in comparison.stale),
             edited_in_pr=comparison.edit is not None,
             edit=_edit(comparison.edit),
             overall=_summaries(baseline.aggregates.overall) if baseline else {},

@@ -98,6 +98,7 @@ __all__ = [
     "stale_advice",
     "stale_changes",
     "stale_headline",
+    "stale_reason_phrases",
 ]
 
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
@@ -542,23 +543,30 @@ def _retriever_lines(changes: Sequence[SettingChangeRecord], style: Style) -> li
 def _stale_reason_lines(reason: StaleRecord, doc: ComparisonDocument, style: Style) -> list[str]:
     """What differs, in words (settings old → new, never a bare fingerprint), one
     line per real change."""
+    c = doc.cases
+    if reason.what == "dataset" and _cases_changed(doc):
+        return [
+            f"cases: {len(c.added)} added, {len(c.removed)} removed, {len(c.relabelled)} relabelled"
+        ]
+    if reason.what == "queries" and not reason.changes:
+        return [f"queries: {doc.run.edited_queries} edited"]
+    return stale_reason_phrases(reason, style)
+
+
+def stale_reason_phrases(reason: StaleRecord, style: Style) -> list[str]:
+    """What one stale reason changed, in words, one phrase per real change; the
+    case set and the queries, which need both runs' cases, are said by the caller
+    (this is the phrase when it cannot tell)."""
     what = reason.what
     if what in _STALE_NAMES:
         old, new = reason.baseline, reason.current
         if what == "embedder":
             old, new = describe_embedder(old, new)
         return [f"{_STALE_NAMES[what]} {_old_new(old, new, style)}"]
-    c = doc.cases
-    if what == "dataset" and _cases_changed(doc):
-        return [
-            f"cases: {len(c.added)} added, {len(c.removed)} removed, {len(c.relabelled)} relabelled"
-        ]
     if what == "retriever" and reason.changes:
         return _retriever_lines(reason.changes, style)
     if reason.changes:
         return [_setting_line(change, style) for change in reason.changes]
-    if what == "queries":
-        return [f"queries: {doc.run.edited_queries} edited"]
     return [_STALE_UNRECORDED.get(what, f"{what.replace('_', ' ')} changed")]
 
 
