@@ -176,6 +176,7 @@ def test_a_tolerance_flag_beats_the_environment_which_beats_the_config(work: Pat
         ("map=0.1", f"argument --max-regression: unknown metric 'map' {KNOWN}"),
         ("hit", "argument --max-regression: expected X or METRIC=X (e.g. 0.05 or hit=0.02), "),
         ("hit=2", "argument --max-regression: must be in [0, 1], got 2"),
+        ("5", "argument --max-regression: must be in [0, 1], got 5"),
         ("=0.1", "argument --max-regression: unknown metric ''"),
     ],
 )

@@ -281,11 +281,12 @@ def tolerance_assignment(text: str) -> tuple[str | None, float | None]:
     name, sep, value = text.partition("=")
     if not sep:
         try:
-            return None, fraction(text)
-        except argparse.ArgumentTypeError:
+            float(text.strip() or "0")
+        except ValueError:
             raise argparse.ArgumentTypeError(
                 f"expected X or METRIC=X (e.g. 0.05 or hit=0.02), got {text!r}"
             ) from None
+        return None, fraction(text)  # a number out of range says so
     try:
         spec = gated_metric(name.strip())
     except ValueError as exc:
