@@ -664,6 +664,36 @@ def test_a_pr_that_edits_the_baseline_is_compared_with_the_base_ref(repo: Repo) 
     assert "edited in the PR" in comment.body
 
 
+def test_a_score_mode_pr_whose_own_capture_drops_the_cases_it_regresses_still_fails(
+    repo: Repo,
+) -> None:
+    """A capture that labels itself, with no cases file: the base's baseline records
+    are the oracle, so the cases the PR left out of its capture still count."""
+    lines = (ACT_DIR / "data" / "capture-v2.jsonl").read_text(encoding="utf-8").splitlines()
+    dropped = [line for line in lines if line.strip() and '"case-02"' not in line]
+    assert len(dropped) == len([line for line in lines if line.strip()]) - 1
+    capture = repo.path / "pr-capture.jsonl"
+    capture.write_text("\n".join(dropped) + "\n", encoding="utf-8")
+    _git(repo.path, "add", "pr-capture.jsonl")
+    _git(repo.path, "commit", "-q", "-m", "PR: capture without the case that regressed")
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={"ARTIFACTS": "pr-capture.jsonl", "MAX_REGRESSION": "0.05"},
+    )
+
+    assert run.job_result == "failure", run.text[-4000:]
+    assert run.outputs("gate")["verdict"] == "fail"
+    [comment] = marked_comments(repo.fake, number)
+    assert "Cases removed / relabelled by this pull request" in comment.body
+    assert "case-02" in comment.body
+    assert "the case records of baselines/default.json" in comment.body
+    assert_token_never_printed(run, TOKEN)
+
+
 # -- the fork-safe comment path ---------------------------------------------------------
 
 
