@@ -44,7 +44,9 @@ COMPARISON_KIND = "recall-gate-comparison"
 # 5: the tolerance is keyed by metric like the floors (`gate.tolerances`, by
 #    metric name, for the metrics that have one) instead of one
 #    `gate.max_regression`; a version-4 document still reads (its one
-#    tolerance applies to every gated metric).
+#    tolerance applies to every gated metric). Optional, absent in older
+#    documents: a case's `returned_before` / `returned_after` (fewer than k
+#    cards), `run.outside_kb`, `baseline.short_of_k`.
 COMPARISON_SCHEMA_VERSION = 5
 
 
