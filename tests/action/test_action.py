@@ -23,6 +23,7 @@ from ruamel.yaml import YAML
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = ROOT / "action.yml"
 README = ROOT / "README.md"
+EXAMPLE_WORKFLOWS = ROOT / "examples" / "workflows"
 ACTION_DOCS = ROOT / "docs" / "reference" / "action.md"
 WORKFLOWS = ROOT / ".github" / "workflows"
 
@@ -263,7 +264,15 @@ def test_zizmor_reports_no_findings() -> None:
     if not Path(zizmor).exists():
         pytest.fail("zizmor is not installed: `make install` installs the dev extra")
     done = subprocess.run(
-        [zizmor, "--offline", "--min-severity", "low", "action.yml", ".github/workflows"],
+        [
+            zizmor,
+            "--offline",
+            "--min-severity",
+            "low",
+            "action.yml",
+            ".github/workflows",
+            *sorted(str(p.relative_to(ROOT)) for p in EXAMPLE_WORKFLOWS.glob("*-step.yml")),
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ACT_DIR = ROOT / "tests" / "act"
 STUBS = ACT_DIR / "stubs"
 PR_CHECK = "tests/act/workflows/pr-check.yml"
+EXAMPLE_WORKFLOWS = ROOT / "examples" / "workflows"
 REPO = "octo/app"
 READ_ONLY_TOKEN = "ghs_read-only-fork-token-0123456789"
 APP_TOKEN = "ghs_github-app-installation-token-0123456789"
@@ -68,7 +69,11 @@ def _act_binary() -> str:
 def _stub_mappings() -> list[str]:
     """``--local-repository owner/repo@sha=stub`` for every pinned action but checkout."""
     pins = set()
-    for workflow in [*(ROOT / ".github" / "workflows").glob("*.yml"), ACT_DIR / "workflows"]:
+    for workflow in [
+        *(ROOT / ".github" / "workflows").glob("*.yml"),
+        ACT_DIR / "workflows",
+        EXAMPLE_WORKFLOWS,
+    ]:
         files = workflow.glob("*.yml") if workflow.is_dir() else [workflow]
         for path in files:
             pins.update(_PIN.findall(path.read_text(encoding="utf-8")))
@@ -659,6 +664,36 @@ def test_a_pr_that_edits_the_baseline_is_compared_with_the_base_ref(repo: Repo) 
     assert "edited in the PR" in comment.body
 
 
+def test_a_score_mode_pr_whose_own_capture_drops_the_cases_it_regresses_still_fails(
+    repo: Repo,
+) -> None:
+    """A capture that labels itself, with no cases file: the base's baseline records
+    are the oracle, so the cases the PR left out of its capture still count."""
+    lines = (ACT_DIR / "data" / "capture-v2.jsonl").read_text(encoding="utf-8").splitlines()
+    dropped = [line for line in lines if line.strip() and '"case-02"' not in line]
+    assert len(dropped) == len([line for line in lines if line.strip()]) - 1
+    capture = repo.path / "pr-capture.jsonl"
+    capture.write_text("\n".join(dropped) + "\n", encoding="utf-8")
+    _git(repo.path, "add", "pr-capture.jsonl")
+    _git(repo.path, "commit", "-q", "-m", "PR: capture without the case that regressed")
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={"ARTIFACTS": "pr-capture.jsonl", "MAX_REGRESSION": "0.05"},
+    )
+
+    assert run.job_result == "failure", run.text[-4000:]
+    assert run.outputs("gate")["verdict"] == "fail"
+    [comment] = marked_comments(repo.fake, number)
+    assert "Cases removed / relabelled by this pull request" in comment.body
+    assert "case-02" in comment.body
+    assert "the case records of baselines/default.json" in comment.body
+    assert_token_never_printed(run, TOKEN)
+
+
 # -- the fork-safe comment path ---------------------------------------------------------
 
 
@@ -860,21 +895,28 @@ def _capture_baseline(app: Path, reason: str) -> None:
     sys.modules.pop("app.rag", None)
 
 
-def _consumer(tmp_path: Path) -> Path:
-    """A shop's repository: its docs, cases, Haystack retriever, config and the
-    README's workflow, with a baseline captured on main (committed)."""
+def _consumer(
+    tmp_path: Path,
+    *,
+    rag: str = CONSUMER_RAG,
+    requirements: str = "haystack-ai\n",
+    workflow_text: str | None = None,
+) -> Path:
+    """A shop's repository: its docs, cases, retriever (Haystack unless ``rag``
+    says otherwise), config and a workflow (the README's unless
+    ``workflow_text``), with a baseline captured on main (committed)."""
     app = tmp_path / "shop"
     shutil.copytree(ROOT / "examples" / "data" / "docs", app / "docs")
     (app / "evals").mkdir()
     shutil.copy(ROOT / "examples" / "data" / "cases.yaml", app / "evals" / "cases.yaml")
     (app / "app").mkdir()
     (app / "app" / "__init__.py").write_text("", encoding="utf-8")
-    (app / "app" / "rag.py").write_text(CONSUMER_RAG, encoding="utf-8")
-    (app / "requirements.txt").write_text("haystack-ai\n", encoding="utf-8")
+    (app / "app" / "rag.py").write_text(rag, encoding="utf-8")
+    (app / "requirements.txt").write_text(requirements, encoding="utf-8")
     (app / "recall-gate.yaml").write_text(CONSUMER_CONFIG, encoding="utf-8")
     workflow = app / ".github" / "workflows" / "retrieval-eval.yml"
     workflow.parent.mkdir(parents=True)
-    workflow.write_text(_readme_workflow(), encoding="utf-8")
+    workflow.write_text(workflow_text or _readme_workflow(), encoding="utf-8")
     _capture_baseline(app, "first baseline")
     _git(app, "init", "-q", "-b", "main")
     _git(app, "remote", "add", "origin", f"https://github.com/{REPO}.git")
@@ -883,7 +925,9 @@ def _consumer(tmp_path: Path) -> Path:
     return app
 
 
-def _run_consumer(app: Path, tmp_path: Path, fake: FakeGitHub, base_sha: str) -> tuple[ActRun, int]:
+def _run_consumer(
+    app: Path, tmp_path: Path, fake: FakeGitHub, base_sha: str, *, extra: Sequence[str] = ()
+) -> tuple[ActRun, int]:
     scratch = tmp_path / "scratch"
     (scratch / "artifacts").mkdir(parents=True)
     fake.add_repo(REPO)
@@ -899,6 +943,7 @@ def _run_consumer(app: Path, tmp_path: Path, fake: FakeGitHub, base_sha: str) ->
             f"recall-gate/recall-gate@v0={ROOT}",
             "--env",
             f"PYTHONPATH={ROOT / 'src'}",
+            *extra,
         ],
     )
     return run, number
@@ -925,6 +970,151 @@ def test_the_readme_one_step_check_fails_a_pr_that_regresses_and_lowers_its_own_
     assert "This pull request changes the baseline" in comment.body
     assert "new retriever, new baseline" in comment.body
     assert any("retrieval gate failed" in e for e in run.annotations("error"))
+
+
+# -- the docs' example workflows (docs/pr-check.md includes them), as they are -------------
+
+PLAIN_RAG = """\
+\"\"\"The app's retriever (synthetic docs): word overlap, nothing to install.\"\"\"
+
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+SKIP: tuple[str, ...] = ()
+
+
+def build_retriever():
+    pages = [
+        (path.relative_to(DOCS).with_suffix("").as_posix(), set(path.read_text().lower().split()))
+        for path in sorted(DOCS.rglob("*.md"))
+        if not path.relative_to(DOCS).as_posix().startswith(SKIP)
+    ]
+
+    def search(query: str, k: int) -> list[str]:
+        words = set(query.lower().split())
+        ranked = sorted(pages, key=lambda page: (-len(words & page[1]), page[0]))
+        return [card for card, _ in ranked[:k]]
+
+    return search
+"""
+
+
+def _example_workflow(name: str) -> str:
+    return (EXAMPLE_WORKFLOWS / name).read_text(encoding="utf-8")
+
+
+def _regress_and_rebaseline(app: Path) -> None:
+    """The pull request: its retriever loses the German docs, and it re-baselines on that."""
+    rag = app / "app" / "rag.py"
+    rag.write_text(rag.read_text().replace("SKIP: tuple[str, ...] = ()", 'SKIP = ("de/",)'))
+    _capture_baseline(app, "new retriever, new baseline")
+    _git(app, "commit", "-q", "-am", "Faster retriever; refresh the baseline")
+
+
+def _step_results(run: ActRun) -> dict[str, str]:
+    """Each top-level step's result, by its name (act logs ``stepResult`` per stage)."""
+    return {
+        e["step"]: e["stepResult"]
+        for e in run.events
+        if "stepResult" in e and e.get("stage") == "Main" and len(e.get("stepID", [])) == 1
+    }
+
+
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout as a wheel: what `pip install recall-gate` finds in a capture step
+    (built from a copy, so the work tree gets no build folders)."""
+    source = tmp_path_factory.mktemp("wheel-source") / "recall-gate"
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, listed):
+        if (ROOT / name.decode()).is_file():
+            (source / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name.decode(), source / name.decode())
+    where = tmp_path_factory.mktemp("wheelhouse")
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(where), "."],
+        cwd=source,
+        env=_clean_environment(),
+        capture_output=True,
+        check=True,
+    )
+    return where
+
+
+def test_the_docs_two_step_workflow_captures_without_failing_and_the_gate_step_fails_once(
+    tmp_path: Path, fake_github: FakeGitHub, wheelhouse: Path
+) -> None:
+    app = _consumer(
+        tmp_path,
+        rag=PLAIN_RAG,
+        requirements="# the retriever needs nothing beyond recall-gate\n",
+        workflow_text=_example_workflow("two-step.yml"),
+    )
+    base_sha = _git(app, "rev-parse", "HEAD")
+    _regress_and_rebaseline(app)
+    # setup-python's stand-in: a fresh interpreter, first on the PATH; the capture
+    # step's `pip install ... recall-gate` finds this checkout's wheel.
+    runner_python = tmp_path / "runner-python"
+    subprocess.run([sys.executable, "-m", "venv", str(runner_python)], check=True)
+    links = " ".join(filter(None, [os.environ.get("PIP_FIND_LINKS"), str(wheelhouse)]))
+
+    run, number = _run_consumer(
+        app,
+        tmp_path,
+        fake_github,
+        base_sha,
+        extra=[
+            "--env",
+            f"PATH={runner_python / 'bin'}{os.pathsep}{os.environ['PATH']}",
+            "--env",
+            f"PIP_FIND_LINKS={links}",
+        ],
+    )
+
+    steps = _step_results(run)
+    assert steps.get("capture") == "success", (steps, run.text[-6000:])
+    assert steps.get("recall-gate") == "failure", (steps, run.text[-6000:])
+    assert run.job_result == "failure"
+    assert (runner_python / "bin" / "recall-gate").exists(), "the capture step installed it"
+    # The capture step wrote its artifacts and its report and did not fail the job;
+    # the comment's fail on the lost cases is the score step's verdict on them.
+    assert "recall-gate: captured 9 cases at k = 3 with app.rag" in run.step_output
+    assert "→ capture.jsonl" in run.step_output
+    assert "recall-gate default: FAIL" in run.step_output
+    assert "exit 0 because of --no-gate" in run.step_output
+    # The gate step judged it at the base and said so once, in one sticky comment.
+    [comment] = marked_comments(fake_github, number)
+    assert "**fail**" in comment.body
+    assert "de-returns" in comment.body
+    assert "de-shipping" in comment.body
+    assert "This pull request changes the baseline" in comment.body
+    assert any("retrieval gate failed" in e for e in run.annotations("error"))
+    assert_token_never_printed(run, TOKEN)
+
+
+def test_the_docs_one_step_workflow_with_its_cache_fails_a_pr_that_regresses(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    app = _consumer(tmp_path, workflow_text=_example_workflow("one-step.yml"))
+    base_sha = _git(app, "rev-parse", "HEAD")
+    _regress_and_rebaseline(app)
+
+    run, number = _run_consumer(app, tmp_path, fake_github, base_sha)
+
+    assert run.job_result == "failure", run.text[-6000:]
+    assert re.search(r"stub cache: key=recall-gate-Linux-[0-9a-f]{64} path=", run.step_output), (
+        run.step_output[-4000:]
+    )
+    [comment] = marked_comments(fake_github, number)
+    assert "**fail**" in comment.body
+    assert "de-returns" in comment.body
+    assert any("retrieval gate failed" in e for e in run.annotations("error"))
+    assert_token_never_printed(run, TOKEN)
 
 
 # -- a matrix of capture shards, merged, scored by the action ----------------------

@@ -175,6 +175,24 @@ def test_a_version_that_only_prefixes_another_finds_no_section(tmp_path: Path) -
     assert "The first version" not in notes
 
 
+def test_this_changelog_gives_the_notes_once_unreleased_is_named_after_the_version(
+    tmp_path: Path,
+) -> None:
+    """The release process renames [Unreleased] to the version: then the notes are
+    that section, whole, and nothing of an older one."""
+    version = _project_version()
+    text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert text.count("## [Unreleased]") == 1
+    released = text.replace("## [Unreleased]", f"## [Unreleased]\n\n## [{version}] - 2026-12-04")
+    done = run_notes(tmp_path, version=version, tag=f"v{version}", changelog=released)
+    assert done.returncode == 0, done.stdout + done.stderr
+    notes = (tmp_path / "notes" / "notes.md").read_text(encoding="utf-8")
+    section = released.split(f"## [{version}] - 2026-12-04\n", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    assert notes.strip() == section.strip()
+    assert notes.lstrip().startswith("### ")
+
+
 # -- the package workflow, run ---------------------------------------------------------
 
 
