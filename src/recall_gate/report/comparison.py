@@ -967,21 +967,37 @@ def _set_floors(doc: ComparisonDocument) -> list[tuple[str, float]]:
 
 def tolerance_phrase(doc: ComparisonDocument) -> str:
     """The set tolerance: ``the 0.050 tolerance`` when every gated metric has the
-    same one, else each metric's, naming the shown metrics that have none."""
-    tolerances = doc.gate.tolerances
+    same one, else each metric's, naming the shown metrics that have none; and
+    a metric with one that could not be checked (the baseline or this run lacks it)."""
+    tolerances, k = doc.gate.tolerances, doc.k
     values = set(tolerances.values())
-    if len(values) == 1 and all(m.name in tolerances for m in GATED_METRICS):
-        return f"the {values.pop():.3f} tolerance"
-    shown = [m for m in GATED_METRICS if m.name in tolerances or m.name in doc.metrics]
+    uniform = len(values) == 1 and all(m.name in tolerances for m in GATED_METRICS)
+    shown = [
+        m for m in GATED_METRICS if m.name in doc.metrics or (not uniform and m.name in tolerances)
+    ]
+    notes = []
+    if not uniform:
+        unset = [metric_label(m.key, k) for m in shown if m.name not in tolerances]
+        if unset:
+            notes.append(f"{', '.join(unset)} not tolerance-gated")
+    if _comparable(doc):
+        gated = [m for m in shown if m.name in tolerances]
+        unscored = [metric_label(m.key, k) for m in gated if doc.metrics.get(m.name) is None]
+        unbased = [
+            metric_label(m.key, k)
+            for m in gated
+            if doc.metrics.get(m.name) is not None and m.key not in doc.baseline.overall
+        ]
+        if unscored:
+            notes.append(f"{', '.join(unscored)} not checked: this run did not score it")
+        if unbased:
+            notes.append(f"{', '.join(unbased)} not checked: the baseline lacks it")
+    if uniform:
+        return f"the {values.pop():.3f} tolerance" + (f" ({'; '.join(notes)})" if notes else "")
     each = ", ".join(
-        f"{metric_label(m.key, doc.k)} {tolerances[m.name]:.3f}"
-        for m in shown
-        if m.name in tolerances
+        f"{metric_label(m.key, k)} {tolerances[m.name]:.3f}" for m in shown if m.name in tolerances
     )
-    unset = [metric_label(m.key, doc.k) for m in shown if m.name not in tolerances]
-    if unset:
-        each += f"; {', '.join(unset)} not tolerance-gated"
-    return f"the tolerance of each metric ({each})"
+    return f"the tolerance of each metric ({'; '.join([each, *notes])})"
 
 
 def _verdict_summary(doc: ComparisonDocument) -> str:
