@@ -10,6 +10,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     kb: reference/kb                # directory of Markdown cards (or a docs tree)
     kb_include: []                  # globs under kb: only these files are cards
     kb_exclude: [blog, "**/release-notes.md"]   # globs under kb: not cards
+    kb_strict_front_matter: false   # true: a front-matter key that is no card field is an error
     languages: {en: en, pt: pt-BR}  # folder under kb → language of its cards
     default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
@@ -308,6 +309,9 @@ class Config(_Section):
     # without '/' matches a name at any depth, a folder matches what it holds).
     kb_include: tuple[str, ...] = ()
     kb_exclude: tuple[str, ...] = ()
+    # A front-matter key beyond id, language, title and tags: an error naming the
+    # file and the key (true), or kept as the card's metadata (false, the default).
+    kb_strict_front_matter: StrictBool = False
     # Folder under `kb` ("." for all of it) → the language of the cards in it,
     # before the language-folder rule and default_language.
     languages: dict[str, LanguageTag] = Field(default_factory=dict)

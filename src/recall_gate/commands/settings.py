@@ -152,6 +152,9 @@ class Settings:
             languages=config.languages,
             include=config.kb_include,
             exclude=config.kb_exclude,
+            strict_front_matter="`kb_strict_front_matter: true` in recall-gate.yaml"
+            if config.kb_strict_front_matter
+            else None,
         )
 
     def config_shown(self, console: Console) -> str:
