@@ -13,7 +13,11 @@ JSONL (``benchmarks.gen_cases``):
   Python): parse the same JSONL, build their qrels and run
   (card id = ``parent_id`` else ``id``, first occurrence kept, score = rank
   order; cases with empty gold left out, as recall-gate leaves them out of
-  every mean) and evaluate hit / recall / nDCG at k.
+  every mean) and evaluate hit / recall / nDCG at k;
+* two floors, no scoring at all: ``validate-floor`` reads the lines and
+  validates each against the artifacts schema as ``score`` does (what any
+  ``score`` run costs at least), ``parse-floor`` reads them and parses each
+  with the peers' parser (what any path that reads JSONL in Python costs).
 
 The peers parse with orjson (the fastest parser here); recall-gate validates
 each line against its schema with pydantic-core. Import and interpreter
@@ -56,7 +60,16 @@ MB = 1024 * 1024
 COMMANDS = ("score", "compare", "check", "baseline", "comment", "history")
 HEAVY = ("torch", "sentence_transformers", "chromadb", "bm25s")
 
-PATHS = ("score-json", "score", "pytrec_eval", "ranx", "toolkit-rag-quality", "scoring-loop")
+PATHS = (
+    "score-json",
+    "score",
+    "pytrec_eval",
+    "ranx",
+    "toolkit-rag-quality",
+    "validate-floor",
+    "parse-floor",
+    "scoring-loop",
+)
 METRICS = ("hit", "recall", "ndcg")
 
 
@@ -214,6 +227,30 @@ def _worker_toolkit(path: Path, k: int, parser: str) -> dict[str, Any]:
     }
 
 
+def _worker_floor(path: Path, parser: str, *, validate: bool) -> dict[str, Any]:
+    """What reading the capture costs before any scoring: each line parsed
+    (``parse-floor``: the peers' parser, nothing checked) or validated against
+    the artifacts schema as ``score`` validates it (``validate-floor``)."""
+    from recall_gate.adapters.dataset import ARTIFACTS_WHAT, parse_artifact_line
+    from recall_gate.adapters.files import iter_jsonl_lines
+
+    loads = _json_loads(parser)
+    source = str(path)
+    started, cpu = time.perf_counter(), time.process_time()
+    lines = 0
+    for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
+        if validate:
+            parse_artifact_line(line, number=number, source=source)
+        else:
+            loads(line)
+        lines += 1
+    return {
+        "total_s": time.perf_counter() - started,
+        "cpu_s": time.process_time() - cpu,
+        "lines": lines,
+    }
+
+
 def _worker_loop(path: Path, k: int, parser: str, repeat: int) -> dict[str, Any]:
     from recall_gate.core.metrics import score_ranking
 
@@ -366,7 +403,18 @@ def bench_size(args: argparse.Namespace, cases: int, parser: str) -> dict[str, A
     best: dict[str, dict[str, Any]] = {}
     walls: dict[str, float] = {}
     rss: dict[str, float] = {}
-    timed = [p for p in ("score-json", "score", "pytrec_eval", "toolkit-rag-quality") if p in paths]
+    timed = [
+        p
+        for p in (
+            "score-json",
+            "score",
+            "pytrec_eval",
+            "toolkit-rag-quality",
+            "validate-floor",
+            "parse-floor",
+        )
+        if p in paths
+    ]
     for round_ in range(args.repeat):  # interleaved, best of R: the machine may be shared
         for name in timed + [p for p in ("ranx",) if p in paths and round_ == 0]:
             result, wall, peak = _spawn([name, *common])
@@ -454,6 +502,8 @@ _LABELS = {
     "pytrec_eval": "pytrec_eval",
     "ranx": "ranx",
     "toolkit-rag-quality": "toolkit-rag-quality",
+    "validate-floor": "floor: read + validate each line",
+    "parse-floor": "floor: read + parse each line",
 }
 
 
@@ -525,6 +575,14 @@ def _report(args: argparse.Namespace, sizes: list[dict[str, Any]], startup: dict
             for peer in ("ranx", "toolkit-rag-quality")
             if peer in best
         ]
+        if "pytrec_eval" in best:
+            verdicts += [
+                f"{_LABELS[floor]} ÷ pytrec_eval at {n:,}: "
+                f"{best[floor]['total_s'] / best['pytrec_eval']['total_s']:.2f}× "
+                "(no scoring path can be faster than its floor)"
+                for floor in ("validate-floor", "parse-floor")
+                if floor in best
+            ]
         if n == 1_000_000:
             peak = rss["score-json"]
             verdicts.append(
@@ -581,6 +639,8 @@ def _worker_main(argv: list[str]) -> int:
         result = _worker_ranx(a.file, a.k, a.parser)
     elif a.name == "toolkit-rag-quality":
         result = _worker_toolkit(a.file, a.k, a.parser)
+    elif a.name in ("validate-floor", "parse-floor"):
+        result = _worker_floor(a.file, a.parser, validate=a.name == "validate-floor")
     else:
         result = _worker_loop(a.file, a.k, a.parser, a.repeat)
     sys.stdout.write(json.dumps(result))

@@ -14,6 +14,7 @@ from pathlib import Path
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
 from recall_gate.core.integrity import (
+    GOLD_REQUIRED,
     Problem,
     card_of_path,
     looks_like_file_path,
@@ -69,6 +70,25 @@ def refuse_partial(source: str, number: int, coverage: Coverage) -> InputError:
     )
 
 
+def _all_ids(items: Sequence[RetrievedItem | str]) -> bool:
+    """Whether every item is a bare id (``str.join`` refuses anything else, at C speed)."""
+    try:
+        "".join(items)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
+
+
+# A file path holds one of these (see ``looks_like_file_path``): ids without any
+# (``card-0042``, ``faq#3``) need no pattern search.
+_PATH_MARKS = ("/", "\\", ".", "~", ":")
+
+
+def _may_be_paths(ids: Sequence[str]) -> bool:
+    joined = "\n".join(ids)
+    return any(mark in joined for mark in _PATH_MARKS)
+
+
 class CaptureWatch:
     """What a capture says about itself, gathered as its artifacts stream to the scorer:
     the retriever its lines record; for a ``self_labelled`` capture (no cases
@@ -114,12 +134,13 @@ class CaptureWatch:
 
     def watch(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
         card_ids = self.card_ids
+        kb_ids = self.kb_ids
         self_labelled = self.self_labelled
         for number, line in artifacts:
             if line.coverage is not None:
                 raise refuse_partial(self.source, number, line.coverage)
             # File paths under the KB read as their card ids, as capture maps them.
-            artifact = line if self.kb_ids is None else self._mapped(line, self.kb_ids)
+            artifact = line if kb_ids is None else self._mapped(line, kb_ids)
             if artifact.retriever is not None:
                 self._see_retriever(number, artifact.retriever)
             self._see_outside(artifact)
@@ -129,7 +150,11 @@ class CaptureWatch:
                 self.failed.append(artifact.case_id)
             if self.unmapped_paths and not self._gold_paths:
                 self._see_paths(artifact)
-            if self_labelled and artifact.case_type is not None:
+            if (
+                self_labelled
+                and artifact.case_type in GOLD_REQUIRED
+                and not artifact.must_cite_one_of
+            ):
                 self.problems += missing_gold(
                     f"{self.source}:{number}",
                     artifact.case_id,
@@ -170,13 +195,23 @@ class CaptureWatch:
 
     def _see_outside(self, artifact: Artifact) -> None:
         kb_ids = self.kb_ids
-        outside = [
-            ident
-            for ident, item in zip(artifact.ranked_card_ids(), artifact.retrieved, strict=True)
-            if (isinstance(item, RetrievedItem) and item.outside_kb)
-            or (kb_ids is not None and ident not in kb_ids)
-        ]
-        self.retrieved_entries += len(artifact.retrieved)
+        retrieved = artifact.retrieved
+        self.retrieved_entries += len(retrieved)
+        if kb_ids is None:
+            # Only a flagged item is outside: none among bare ids (the usual line).
+            if _all_ids(retrieved):
+                return
+            outside = [
+                item.card_id
+                for item in retrieved
+                if isinstance(item, RetrievedItem) and item.outside_kb
+            ]
+        else:
+            outside = [
+                ident
+                for ident, item in zip(artifact.ranked_card_ids(), retrieved, strict=True)
+                if (isinstance(item, RetrievedItem) and item.outside_kb) or ident not in kb_ids
+            ]
         if outside:
             self.outside_entries += len(outside)
             self.outside_cases += 1
@@ -219,12 +254,17 @@ class CaptureWatch:
             )
 
     def _see_paths(self, artifact: Artifact) -> None:
-        for gold in (*(artifact.must_cite_one_of or ()), *(artifact.relevant_ids or ())):
-            if looks_like_file_path(gold):
-                self._gold_paths = True
-                return
+        gold_ids = (*(artifact.must_cite_one_of or ()), *(artifact.relevant_ids or ()))
+        if _may_be_paths(gold_ids):
+            for gold in gold_ids:
+                if looks_like_file_path(gold):
+                    self._gold_paths = True
+                    return
         if len(self._path_examples) < 3:
-            for ident in artifact.ranked_card_ids():
+            ranked = artifact.ranked_card_ids()
+            if not _may_be_paths(ranked):
+                return
+            for ident in ranked:
                 if looks_like_file_path(ident) and ident not in self._path_examples:
                     self._path_examples.append(ident)
                     break

@@ -259,10 +259,14 @@ class Artifact(_Record):
 
     def ranked_card_ids(self) -> list[str]:
         """Card ids in rank order (duplicates kept; the metrics de-duplicate)."""
-        return [
-            item if isinstance(item, str) else (item.parent_id or item.id)
-            for item in self.retrieved
-        ]
+        retrieved = self.retrieved
+        try:  # bare ids only (the usual capture): str.join refuses any item, in C
+            "".join(retrieved)  # type: ignore[arg-type]
+        except TypeError:
+            return [
+                item if isinstance(item, str) else (item.parent_id or item.id) for item in retrieved
+            ]
+        return list(retrieved)  # type: ignore[arg-type]
 
 
 class MetricSummary(_Record):
