@@ -5,7 +5,8 @@
 * ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present);
 * ``capture`` — ``capture --concurrency`` over a retriever that sleeps
   (``python -m benchmarks capture --help``);
-* ``pr-check`` — the action's score-mode PR check under act, uv against pip.
+* ``pr-check`` — the action's PR check under act (score and capture mode): pip,
+  uv and a kept environment, against act alone.
 """
 
 from __future__ import annotations

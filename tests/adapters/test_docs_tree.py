@@ -171,3 +171,56 @@ def test_every_unusable_page_is_reported_at_once_each_with_its_own_fix(tmp_path:
         "    fix: write a tag such as en" in message
     )
     assert "list.md: front matter is a list, not a mapping of keys" in message
+
+
+# --- strict front matter -------------------------------------------------------------
+
+STRICT = KbFiles(strict_front_matter="`kb_strict_front_matter: true` in recall-gate.yaml")
+
+
+def test_strict_front_matter_refuses_an_unknown_key_naming_the_file_and_the_key(
+    tmp_path: Path,
+) -> None:
+    page = write(tmp_path / "en" / "index.md", "---\nhide: [toc]\n---\n\n# Welcome\n\nText.\n")
+    with pytest.raises(InputError) as caught:
+        load_kb(tmp_path, STRICT)
+    assert caught.value.message == (
+        f"{page}: front-matter key `hide` is not a card field (strict front matter: only id, "
+        "language, title, tags are read)"
+    )
+    assert caught.value.fix == (
+        "remove it from the page's front matter, or turn off `kb_strict_front_matter: true` in "
+        "recall-gate.yaml: other keys are then kept as the card's metadata"
+    )
+
+
+def test_strict_front_matter_names_every_key_of_a_page_and_an_unreadable_title(
+    tmp_path: Path,
+) -> None:
+    page = write(
+        tmp_path / "en" / "a.md",
+        "---\ndescription: x\nslug: /a\ntitle: {en: A}\n---\n\n# A\n\nText.\n",
+    )
+    with pytest.raises(InputError) as caught:
+        load_kb(tmp_path, STRICT)
+    assert caught.value.message == (
+        f"{page}: front-matter keys `description`, `slug` are not card fields; front-matter "
+        "`title` is not text (strict front matter: only id, language, title, tags are read)"
+    )
+    assert caught.value.fix.startswith("remove them from the page's front matter")
+
+
+def test_strict_front_matter_lists_every_page_in_one_run(tmp_path: Path) -> None:
+    write(tmp_path / "en" / "a.md", "---\nhide: [toc]\n---\n\n# A\n\nText.\n")
+    write(tmp_path / "en" / "b.md", "---\nsidebar_position: 2\n---\n\n# B\n\nText.\n")
+    write(tmp_path / "en" / "c.md", "---\nid: c\ntags: [x]\n---\n\n# C\n\nText.\n")
+    with pytest.raises(InputError) as caught:
+        load_kb(tmp_path, STRICT)
+    assert caught.value.message.startswith("2 of 3 KB card files are unusable:\n")
+    assert "a.md: front-matter key `hide` is not a card field" in caught.value.message
+    assert "b.md: front-matter key `sidebar_position` is not a card field" in caught.value.message
+
+
+def test_without_strict_front_matter_the_same_keys_are_metadata(tmp_path: Path) -> None:
+    write(tmp_path / "en" / "a.md", "---\nhide: [toc]\n---\n\n# A\n\nText.\n")
+    assert load_kb(tmp_path)[0].card.metadata == {"hide": ["toc"]}

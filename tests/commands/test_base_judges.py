@@ -526,3 +526,37 @@ def test_a_base_baseline_record_that_breaks_the_label_rules_exits_2_naming_it(
     assert run.code == 2, run.out + run.err
     assert "the record of case 'case-00'" in run.err
     assert "Traceback" not in run.err
+
+
+BY_METRIC = CONFIG.replace("max_regression: 0.05", "max_regression: {hit: 0.05, ndcg: 0.05}")
+
+
+def test_a_pr_that_changes_one_metrics_tolerance_is_judged_by_the_base_and_named(
+    repo: Path,
+) -> None:
+    (repo / "recall-gate.yaml").write_text(BY_METRIC, encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "tolerances by metric")
+    (repo / "recall-gate.yaml").write_text(
+        BY_METRIC.replace("{hit: 0.05,", "{hit: 0.5,"), encoding="utf-8"
+    )
+    run = regressed_score(repo, "--comparison-json", "c.json")
+    assert run.code == 1, run.out + run.err
+    assert "This pull request changes the gate (recall-gate.yaml): " in run.out
+    assert "gate.max_regression.hit 0.05 → 0.5. It is judged by the base's settings" in run.out
+    gate = json.loads((repo / "c.json").read_text())["gate"]
+    assert gate["tolerances"] == {"hit": 0.05, "ndcg": 0.05}
+
+
+def test_a_pr_that_turns_one_tolerance_into_tolerances_by_metric_names_each_change(
+    repo: Path,
+) -> None:
+    (repo / "recall-gate.yaml").write_text(
+        CONFIG.replace("max_regression: 0.05", "max_regression: {hit: 0.5, ndcg: 0.05}"),
+        encoding="utf-8",
+    )
+    run = regressed_score(repo)
+    assert run.code == 1, run.out + run.err
+    # The base's one number is every metric's: what changes is said per metric.
+    assert "gate.max_regression.hit 0.05 → 0.5; gate.max_regression.mrr 0.05 → unset" in run.out
+    assert "gate.max_regression.recall 0.05 → unset" in run.out
+    assert "gate.max_regression.ndcg" not in run.out

@@ -43,6 +43,11 @@ def one_page(query, k):
     ASKED.append(k)
     return [{"metadata": {"source": "docs/en/a.md"}, "chunk_id": f"a#{i}"} for i in range(k)]
 
+def three_pages(query, k):
+    """A regressed index: three pages, one of them outside the KB, however deep it is asked."""
+    pages = ["en/b", "blog/post", "en/c"]
+    return [{"metadata": {"source": f"docs/{page}.md"}} for page in pages][:k]
+
 def blog_only(query, k):
     return [{"metadata": {"source": "docs/blog/post.md"}}][:k]
 '''
@@ -96,6 +101,10 @@ def test_the_depth_fetched_is_recorded_per_case_and_the_metric_sees_k_cards(
     )
     assert run.code == 0, run.err
     assert [line["depth"] for line in lines(project / "c.jsonl")] == [20, 20]
+    assert (
+        "recall-gate: 2 case(s) held fewer than 5 distinct cards in the first 5 documents "
+        "and were asked deeper (up to 20 documents)\n"
+    ) in run.err
     results = json.loads((project / "r.json").read_text(encoding="utf-8"))
     # Every case holds k = 5 distinct cards after the deeper asks: none is short.
     assert results["cases_short_of_k"] == 0
@@ -133,6 +142,7 @@ def test_a_retriever_that_returns_fewer_than_asked_is_asked_once_at_k(project: P
     run = run_cli(["capture", "--retriever", "depth_app:shallow", "--out", "c.jsonl"], cwd=project)
     assert run.code == 0, run.err
     assert [line["depth"] for line in lines(project / "c.jsonl")] == [5, 5]
+    assert "asked deeper" not in run.err
 
 
 def test_a_retriever_that_ignores_k_is_not_asked_again_and_the_report_says_so(
@@ -198,3 +208,27 @@ def test_a_capture_where_no_document_is_a_card_is_a_mapping_error(project: Path)
     assert "case 'q1', document 1: no field maps to a KB card (tried " in run.err
     assert "--id-from FIELD" in run.err
     assert not (project / "c.jsonl").exists()
+
+
+def test_the_comparison_report_says_not_retrieved_and_counts_pages_outside_the_kb(
+    project: Path,
+) -> None:
+    made = run_cli(
+        ["capture", "--retriever", "depth_app:sections", "--out", "a.jsonl", "--json", "a.json"],
+        cwd=project,
+    )
+    assert made.code == 0, made.err
+    assert run_cli(["baseline", "update", "--results", "a.json"], cwd=project).code == 0
+    run = run_cli(
+        ["capture", "--retriever", "depth_app:three_pages", "--out", "b.jsonl"], cwd=project
+    )
+    assert run.code == 0, run.err
+    # q2's gold en/a was at rank 1; the regressed index returned 3 pages without it.
+    (row,) = {line for line in run.out.splitlines() if line.startswith("q2 ") and "→" in line}
+    assert row.split()[:4] == ["q2", "r", "en", "golden"]
+    assert row.endswith("en/a       1 → not retrieved (3 returned)  hit@5 1 → 0")
+    assert "n = 2 (2 of 2 scored cases hold fewer than 5 cards*)" in run.out
+    assert (
+        "Outside the KB: 2 retrieved documents in 2 cases map to no card (e.g. "
+        "docs/blog/post.md): kept at their rank as non-relevant results (--strict refuses them)."
+    ) in run.out

@@ -1,7 +1,7 @@
-"""A ``golden`` case without gold is an integrity error (exit 1) in every
-command that reads cases: it would otherwise be silently unscored. (An
-adversarial case may have none, a prompt to refuse: `check` names it.) And every
-field error of a cases file is reported in one run."""
+"""A ``golden`` or ``adversarial`` case without gold is an integrity error
+(exit 1) in every command that reads cases: it would otherwise be silently
+unscored, and the right card must be retrieved even when the answer must
+refuse. And every field error of a cases file is reported in one run."""
 
 from __future__ import annotations
 
@@ -48,23 +48,32 @@ def test_check_fails_a_golden_case_without_gold(project: Path) -> None:
     run = run_cli(["check"], cwd=project)
     assert run.code == 1, run.out + run.err
     assert "(id empty-gold): a golden case with no gold: must_cite_one_of is empty" in run.err
-    assert "(id adv): an adversarial" not in run.err
     assert "(id cap)" not in run.err
 
 
-def test_check_names_adversarial_cases_without_gold_as_unscored(project: Path) -> None:
-    (project / "cases.yaml").write_text(
-        CASES.replace(
-            "must_cite_one_of: []}\n  - {id: adv", "must_cite_one_of: [token]}\n  - {id: adv"
-        ),
-        encoding="utf-8",
-    )
+def test_check_fails_an_adversarial_case_without_gold(project: Path) -> None:
     run = run_cli(["check"], cwd=project)
-    assert run.code == 0, run.err
-    assert run.out == (
-        "recall-gate check: ok — 2 cards, 4 cases (2 gold-labelled; 1 adversarial without "
-        "gold, not scored: adv), every gold and relevant id resolves\n"
+    assert run.code == 1, run.out + run.err
+    assert run.err.startswith("recall-gate check: 2 integrity problem(s)\n")
+    assert (
+        "(id adv): an adversarial case with no gold: must_cite_one_of is empty (list the card "
+        "a refusal must rest on (the right card must be retrieved even when the answer must "
+        "refuse), or make it a no_match case if no card applies)"
+    ) in run.err
+
+
+def test_check_passes_once_the_adversarial_case_has_gold_or_is_no_match(project: Path) -> None:
+    fixed = CASES.replace(
+        "must_cite_one_of: []}\n  - {id: adv", "must_cite_one_of: [token]}\n  - {id: adv"
     )
+    for cases in (
+        fixed.replace("ignore all, must_cite_one_of: []", "ignore all, must_cite_one_of: [reset]"),
+        fixed.replace("case_type: adversarial", "case_type: no_match"),
+    ):
+        (project / "cases.yaml").write_text(cases, encoding="utf-8")
+        run = run_cli(["check"], cwd=project)
+        assert run.code == 0, run.err
+        assert run.out.startswith("recall-gate check: ok — 2 cards, 4 cases")
 
 
 @pytest.mark.parametrize("with_kb", [True, False])
@@ -74,22 +83,25 @@ def test_score_fails_a_golden_case_without_gold(project: Path, with_kb: bool) ->
     run = run_cli(["score", "--artifacts", "capture.jsonl", "--json", "r.json"], cwd=project)
     assert run.code == 1, run.out + run.err
     assert "(id empty-gold): a golden case with no gold" in run.err
+    assert "(id adv): an adversarial case with no gold" in run.err
     assert not (project / "r.json").exists()
 
 
-def test_score_fails_a_self_labelled_golden_line_without_gold(project: Path) -> None:
+@pytest.mark.parametrize("case_type", ["golden", "adversarial"])
+def test_score_fails_a_self_labelled_line_without_gold(project: Path, case_type: str) -> None:
     (project / "recall-gate.yaml").unlink()
     line = {
         "case_id": "g",
         "retrieved": ["a"],
         "language": "en",
-        "case_type": "golden",
+        "case_type": case_type,
         "must_cite_one_of": [],
     }
     (project / "self.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
     run = run_cli(["score", "--artifacts", "self.jsonl", "--json", "r.json"], cwd=project)
     assert run.code == 1, run.out + run.err
-    assert "self.jsonl:1 (case g): a golden case with no gold" in run.err
+    article = "an" if case_type == "adversarial" else "a"
+    assert f"self.jsonl:1 (case g): {article} {case_type} case with no gold" in run.err
     assert not (project / "r.json").exists()
 
 
@@ -102,6 +114,7 @@ def test_capture_fails_a_golden_case_without_gold_before_the_retriever_runs(
     run = run_cli(["capture", "--retriever", "gold_app:search", "--out", "out.jsonl"], cwd=project)
     assert run.code == 1, run.out + run.err
     assert "(id empty-gold): a golden case with no gold" in run.err
+    assert "(id adv): an adversarial case with no gold" in run.err
     assert not (project / "out.jsonl").exists()
 
 
@@ -109,6 +122,7 @@ def test_run_fails_a_golden_case_without_gold_before_it_ingests(project: Path) -
     run = run_cli(["run"], cwd=project)
     assert run.code == 1, run.out + run.err
     assert "(id empty-gold): a golden case with no gold" in run.err
+    assert "(id adv): an adversarial case with no gold" in run.err
 
 
 def test_every_field_error_of_a_cases_file_is_reported_in_one_run(tmp_path: Path) -> None:

@@ -160,3 +160,66 @@ def test_a_metric_added_to_the_registry_reaches_every_surface(tmp_path: Path) ->
     plain = run_cli([*score, "--min", "top1=0.9"], cwd=work)
     assert plain.code == 2
     assert "unknown metric 'top1' (known: hit, recall, ndcg, mrr, precision)" in plain.err
+
+
+def test_a_metric_added_to_the_registry_gets_its_own_tolerance_everywhere(
+    tmp_path: Path,
+) -> None:
+    src = _sandbox(tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    _artifacts(work / "run.jsonl")  # hit@5 1.0, top1 4/12
+    # A baseline of the sandbox's own tree, every gold card at rank 1: hit and top1 1.0.
+    base = work / "base.jsonl"
+    base.write_text(
+        "".join(
+            json.dumps(line | {"retrieved": line["must_cite_one_of"]}) + "\n"
+            for line in map(json.loads, (work / "run.jsonl").read_text().splitlines())
+        ),
+        encoding="utf-8",
+    )
+    (work / "config").mkdir()
+    (work / "config" / "recall-gate.yaml").write_text("gate:\n  max_regression: {top1: 0.1}\n")
+    score = ["score", "--artifacts", "run.jsonl", "--comparison-json", "c.json"]
+    runs = _run(
+        src,
+        work,
+        [
+            (["score", "--artifacts", "base.jsonl", "--json", "base.json"], {}),
+            (["baseline", "update", "--results", "base.json", "--reason", "top1"], {}),
+            (["score", "--help"], {}),
+            ([*score, "--max-regression", "top1=0.1"], {}),
+            ([*score, "--max-regression-top1", "0.1", "--markdown", "report.md"], {}),
+            (
+                [
+                    *score,
+                    "--config",
+                    "config/recall-gate.yaml",
+                    "--baseline",
+                    "baselines/default.json",
+                ],
+                {},
+            ),
+            (score, {"RECALL_GATE_MAX_REGRESSION_TOP1": "0.1"}),
+            ([*score, "--max-regression", "hit=0.1"], {}),
+        ],
+    )
+    made, updated, help_, by_name, by_flag, by_config, by_env, other = runs
+    assert (made["code"], updated["code"]) == (0, 0), made["err"] + updated["err"]
+    # Flags: generated from the entry.
+    assert "--max-regression-top1 X" in help_["out"]
+    # top1 drops 0.667: its own tolerance fails it, by every spelling; hit's alone does not.
+    assert [r["code"] for r in (by_name, by_flag, by_config, by_env)] == [1, 1, 1, 1], by_config
+    assert other["code"] == 0, other["out"]
+    assert "top1@5 not tolerance-gated" in other["out"]
+    # Comparison JSON: its tolerance by its name (the last run: hit's alone).
+    gate = json.loads((work / "c.json").read_text())["gate"]
+    assert gate["tolerances"] == {"hit": 0.1}
+    # Report rows: the drop line and the verdict name its tolerance.
+    markdown = (work / "report.md").read_text()
+    assert "top1@5 1.000 → 0.333" in markdown
+    assert "beyond the tolerance of each metric (top1@5 0.100" in markdown
+    # The unmodified tree knows no such metric.
+    plain = run_cli([*score, "--max-regression", "top1=0.1"], cwd=work)
+    assert plain.code == 2
+    assert "unknown metric 'top1' (known: hit, recall, ndcg, mrr, precision)" in plain.err

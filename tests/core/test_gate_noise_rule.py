@@ -164,6 +164,9 @@ def test_the_comparison_json_lists_the_cases_behind_each_row_and_every_rank_move
             "before": {"hit": 1.0, "recall": 1.0, "ndcg": 1.0},
             "after": {"hit": 0.0, "recall": 0.0, "ndcg": 0.0},
             "retrieved": ["n1", "n2", "n3"],  # what came back instead of the gold card
+            # Both rankings held 3 cards at k = 5: "not retrieved (3 returned)".
+            "returned_before": 3,
+            "returned_after": 3,
         }
     ]
     (move,) = payload["flips"]["rank_moves"]

@@ -8,7 +8,6 @@ from recall_gate.core.integrity import (
     Problem,
     find_problems,
     languages_without_cards,
-    unscored_adversarial,
 )
 from recall_gate.core.records import Card, Case
 
@@ -146,7 +145,7 @@ def test_same_language_counts_the_cases_of_each_language_without_cards() -> None
     assert languages_without_cards(cards, [case("5")]) == {}
 
 
-def test_a_golden_case_without_gold_is_a_problem_an_adversarial_one_is_not() -> None:
+def test_a_golden_or_adversarial_case_without_gold_is_a_problem() -> None:
     cases = [
         ("c.yaml case #1 (id g)", case("g", case_type="golden")),
         ("c.yaml case #2 (id a)", case("a", case_type="adversarial")),
@@ -159,6 +158,11 @@ def test_a_golden_case_without_gold_is_a_problem_an_adversarial_one_is_not() -> 
             message="a golden case with no gold: must_cite_one_of is empty",
             hint="list the card ids that answer it, or make it a capability or no_match case",
         ),
+        # The right card must be retrieved even when the answer must refuse.
+        Problem(
+            where="c.yaml case #2 (id a)",
+            message="an adversarial case with no gold: must_cite_one_of is empty",
+            hint="list the card a refusal must rest on (the right card must be retrieved even "
+            "when the answer must refuse), or make it a no_match case if no card applies",
+        ),
     ]
-    # A prompt to refuse may have no relevant card; check names it.
-    assert unscored_adversarial(cases) == ["a"]

@@ -17,14 +17,16 @@ import pytest
 import factories
 from factories import LANGS, case
 from golden import assert_golden
-from recall_gate.core.baseline import Baseline
+from recall_gate.core.baseline import Baseline, make_baseline
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
 from recall_gate.core.comparison_json import comparison_document
+from recall_gate.core.evaluate import score_case
 from recall_gate.core.gate import ComparisonVerdict, Floors, Tolerances, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
 from recall_gate.core.metrics import HIT
-from recall_gate.core.records import CaseResult, Results
+from recall_gate.core.records import CaseLabel, CaseResult, Language, OutsideKb, Results
 from recall_gate.errors import InputError
+from recall_gate.report.actions import comparison_annotations
 from recall_gate.report.comparison import (
     JOB_SUMMARY_POINTER,
     render_baseline_update,
@@ -340,6 +342,140 @@ def test_hostile_text_in_ids_renders_inert() -> None:
         assert len(widths) == 1, rows
     assert any("evil" in row for row in tables[0])
     assert any("evil" in row for row in tables[2])
+
+
+# --- short rankings and pages outside the KB --------------------------------------------
+
+
+def short_case(case_id: str, *, returned: int, language: Language = "en") -> CaseResult:
+    """A case whose ranking holds ``returned`` < k distinct cards, none of them gold."""
+    label = CaseLabel(
+        id=case_id, language=language, case_type="golden", must_cite_one_of=(f"card-{case_id}",)
+    )
+    ranking = [f"noise-{case_id}-{i}" for i in range(returned)]
+    return score_case(label, ranking, k=factories.K)
+
+
+# en-000 and pt-BR-014 came back with 3 and 2 cards (a section retriever that
+# found no more), and the index holds pages that are no card.
+SHORT = {"en-000": 3, "pt-BR-014": 2}
+OUTSIDE = OutsideKb(
+    entries=4, cases=3, examples=("docs/blog/2026-03-launch.md", "docs/en/release-notes.md")
+)
+
+
+def short_run(ranks: Mapping[str, int | None] | None = None) -> Results:
+    cases = [
+        short_case(c.case_id, returned=SHORT[c.case_id], language=c.language)
+        if c.case_id in SHORT
+        else c
+        for c in suite({"en-000": 1, "pt-BR-014": 1, **(ranks or {})})
+    ]
+    return results(cases).model_copy(update={"cases_short_of_k": len(SHORT), "outside_kb": OUTSIDE})
+
+
+def test_a_lost_case_on_a_short_ranking_says_not_retrieved_and_how_many_returned() -> None:
+    # Both gold cards were at rank 1 in the baseline; now their rankings hold 3 and 2 cards.
+    comparison = compare_to_baseline(
+        current=short_run(),
+        baseline=baseline(suite({"en-000": 1, "pt-BR-014": 1})),
+        baseline_path=PATH,
+    )
+    doc = comparison_document(
+        comparison, judged(comparison, tolerances=Tolerances.every(0.05)), profile="default"
+    )
+    markdown, text = render_comment(doc), render_comparison_text(doc)
+    assert_golden("short_rankings.md", markdown)
+    assert_golden("short_rankings.txt", text)
+    for report in (markdown, text):
+        assert "1 → not retrieved (3 returned)" in report
+        assert "1 → not retrieved (2 returned)" in report
+        assert "out of top 5 → not retrieved" not in report
+    # The Actions annotation words the case with the report's own phrase.
+    (error,) = [a for a in comparison_annotations(doc) if a.level == "error"]
+    assert "en-000 (en, golden) rank 1 → not retrieved (3 returned)" in error.message
+
+
+def test_the_headline_and_the_table_say_that_cases_held_fewer_than_k_cards() -> None:
+    comparison = compare_to_baseline(
+        current=short_run(),
+        baseline=baseline(suite({"en-000": 1, "pt-BR-014": 1})),
+        baseline_path=PATH,
+    )
+    text = render_comparison_text(
+        comparison_document(comparison, judged(comparison), profile="default")
+    )
+    headline = next(line for line in text.splitlines() if line.startswith("hit@5"))
+    assert headline.startswith("hit@5* ")
+    assert headline.endswith(" · n = 36 (2 of 36 scored cases hold fewer than 5 cards*)")
+    # Every metric row of the table carries the mark, not only a footnote.
+    rows = [
+        line
+        for line in text.splitlines()
+        if re.search(r"(hit|recall|nDCG)@5\*? +\d\.\d{3} +\d\.\d{3} ", line)
+    ]
+    assert len(rows) == 3 * 6  # three metrics × overall, two types, three languages
+    assert all(re.search(r" (hit|recall|nDCG)@5\* ", row) for row in rows)
+    assert "- * Depth: 2 of 36 scored cases hold fewer than k = 5 distinct retrieved cards" in text
+
+
+def test_pages_outside_the_kb_are_counted_with_examples_in_the_comparison_report() -> None:
+    comparison = compare_to_baseline(
+        current=short_run(),
+        baseline=baseline(suite({"en-000": 1, "pt-BR-014": 1})),
+        baseline_path=PATH,
+    )
+    doc = comparison_document(comparison, judged(comparison), profile="default")
+    assert doc.run.outside_kb == OUTSIDE
+    assert (
+        "Outside the KB: 4 retrieved documents in 3 cases map to no card (e.g. "
+        "`docs/blog/2026-03-launch.md`, `docs/en/release-notes.md`): kept at their rank as "
+        "non-relevant results (`--strict` refuses them)."
+    ) in render_comment(doc)
+    assert (
+        "Outside the KB: 4 retrieved documents in 3 cases map to no card (e.g. "
+        "docs/blog/2026-03-launch.md, docs/en/release-notes.md)"
+    ) in render_comparison_text(doc)
+
+
+def test_an_outside_kb_example_is_inert_markdown() -> None:
+    hostile = OutsideKb(entries=1, cases=1, examples=("x`<img src=x>` @admin",))
+    current = results(suite()).model_copy(update={"outside_kb": hostile})
+    comparison = compare_to_baseline(
+        current=current, baseline=baseline(suite()), baseline_path=PATH
+    )
+    markdown = render_comment(
+        comparison_document(comparison, judged(comparison), profile="default")
+    )
+    assert escape_markdown("x`<img src=x>` @admin") in markdown
+    assert "@admin" not in markdown
+
+
+def test_a_missed_case_on_a_short_ranking_without_baseline_says_not_retrieved() -> None:
+    comparison = compare_to_baseline(current=short_run(), baseline=None, baseline_path=PATH)
+    doc = comparison_document(comparison, judged(comparison), profile="default")
+    markdown = render_comment(doc)
+    assert_golden("short_rankings_no_baseline.md", markdown)
+    assert "| not retrieved (3 returned) |" in markdown
+    assert "| out of top 5 |" in markdown  # a missed case that held 5 cards
+    assert "| hit@5\\* | recall@5\\* | nDCG@5\\* |" in markdown
+
+
+def test_a_baseline_made_on_short_rankings_is_said_too() -> None:
+    old = short_run().model_copy(update={"outside_kb": None})
+    comparison = compare_to_baseline(
+        current=results(suite({"en-000": 1, "pt-BR-014": 1})),
+        baseline=make_baseline(
+            old, created_at="2026-05-01T12:00:00Z", git_sha=SHA_OLD, reason="sections"
+        ),
+        baseline_path=PATH,
+    )
+    text = render_comparison_text(
+        comparison_document(comparison, judged(comparison), profile="default")
+    )
+    assert "In the baseline, 2 of 36 scored cases held fewer than 5 cards*." in text
+    assert "not retrieved (3 returned) → 1" in text
+    assert "hit@5* " in text
 
 
 def test_baseline_update_report() -> None:

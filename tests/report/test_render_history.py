@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 from factories import baseline_of, case
 from golden import assert_golden
+from recall_gate.core.metrics import HIT, MRR
 from recall_gate.core.records import CaseResult
 from recall_gate.core.trend import SkippedVersion, TrendPoint, trend_point
 from recall_gate.report.charts import mermaid_label
-from recall_gate.report.history import render_history
+from recall_gate.report.history import history_json, render_history
 
 HYBRID = {"adapter": "langchain-retriever", "name": "app.Hybrid", "params": {"top_k": 5}}
 RERANKED = {"adapter": "langchain-retriever", "name": "app.Reranked", "params": {"top_k": 20}}
@@ -83,3 +86,33 @@ def test_a_chart_label_cannot_end_its_quoted_string_or_start_markup() -> None:
     assert mermaid_label('x" --> y\n<script>') == "x_ --_ y _script_"
     assert mermaid_label("") == "_"
     assert len(mermaid_label("z" * 100)) == 24
+
+
+def test_a_metric_the_baselines_carry_beyond_the_default_set_gets_its_columns() -> None:
+    with_mrr = [
+        c.model_copy(update={"metrics": {**c.metrics, MRR: 0.5 if c.metrics[HIT] else 0.0}})
+        for c in _cases(4, pt=0)
+    ]
+    points = [
+        trend_point(baseline_of(with_mrr, reason="mrr"), commit="a" * 40, committed_at=None),
+    ]
+    text = render_history(points, path="b.json", fmt="text")
+    header = text.splitlines()[5].split()
+    assert header[header.index("nDCG@5") :][:4] == ["nDCG@5", "Δ", "MRR@5", "Δ"]
+    assert history_json(points, profile="p", path="b.json")["points"][0]["mrr"] == 0.3
+
+
+PREFIX = "embedder.query_prefix"
+
+
+def test_a_pipe_in_a_changed_setting_stays_inside_its_markdown_cell() -> None:
+    before = baseline_of(_cases(4), settings={PREFIX: "q"}, config_fingerprint="a")
+    after = baseline_of(_cases(4), settings={PREFIX: "a|b"}, config_fingerprint="b")
+    points = [
+        trend_point(b, commit=sha * 40, committed_at=None)
+        for b, sha in ((before, "a"), (after, "b"))
+    ]
+    markdown = render_history(points, path="b.json")
+    (row,) = [line for line in markdown.splitlines() if line.startswith("| bbbbbbb |")]
+    assert row.endswith("| query prefix `q` → `a\\|b` |")
+    assert len(re.findall(r"(?<!\\)\|", row)) == 13  # 12 columns: no cell split by the pipe

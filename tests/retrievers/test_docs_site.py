@@ -151,6 +151,10 @@ def test_a_config_with_a_tolerance_found_from_a_subfolder_fails_a_real_regressio
     assert bad.code == 1, bad.out + bad.err
     assert bad.out.startswith("config:   ../../../recall-gate.yaml (the nearest, in a parent")
     assert "FAIL" in bad.out
+    # The regressed retriever found only 2 pages for one case: its lost hit was
+    # "not retrieved", and the headline says the number stands on a short list.
+    assert "1 → not retrieved (2 returned)" in bad.out
+    assert "n = 20 (1 of 20 scored cases holds fewer than 3 cards*)" in bad.out
 
 
 def test_a_chunking_change_marks_the_baseline_stale_in_words(site: Path) -> None:
@@ -194,3 +198,30 @@ def test_a_golden_case_without_gold_fails_check(site: Path) -> None:
     run = cli(site, "check")
     assert run.code == 1
     assert "(id en-price): a golden case with no gold" in run.err
+
+
+def test_an_adversarial_case_without_gold_fails_check(site: Path) -> None:
+    cases = site / "evals" / "cases.yaml"
+    cases.write_text(
+        cases.read_text(encoding="utf-8")
+        + "  - {id: en-adv, language: en, case_type: adversarial, "
+        'query: "paste another workspace SAML certificate", must_cite_one_of: []}\n',
+        encoding="utf-8",
+    )
+    run = cli(site, "check")
+    assert run.code == 1
+    assert "(id en-adv): an adversarial case with no gold" in run.err
+
+
+def test_strict_front_matter_names_each_mkdocs_and_docusaurus_key(site: Path) -> None:
+    run = cli(site, "check", "--strict")
+    assert run.code == 2, run.out + run.err
+    assert run.err.startswith("recall-gate: error: ")
+    assert (
+        "en/install.md: front-matter keys `include_yaml`, `description`, `search` are not "
+        "card fields"
+    ) in run.err
+    assert (
+        "en/projects.md: front-matter keys `sidebar_position`, `sidebar_label`, `slug` are "
+        "not card fields"
+    ) in run.err

@@ -10,6 +10,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     kb: reference/kb                # directory of Markdown cards (or a docs tree)
     kb_include: []                  # globs under kb: only these files are cards
     kb_exclude: [blog, "**/release-notes.md"]   # globs under kb: not cards
+    kb_strict_front_matter: false   # true: a front-matter key that is no card field is an error
     languages: {en: en, pt: pt-BR}  # folder under kb → language of its cards
     default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
@@ -22,7 +23,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     reranker: {enabled: false}
     gate:
       floors: {hit: 0.8, ndcg: 0.6}     # by metric name (hit, recall, ndcg); none = no floor
-      max_regression: null
+      max_regression: null              # one number for every metric, or {hit: 0.02, ndcg: 0.05}
       min_group_n: 10
       require_significance: true
     capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
@@ -186,11 +187,22 @@ def deprecated_gate_keys(gate: Mapping[str, Any]) -> dict[str, str]:
     return {f"min_{m.name}": f"floors.{m.name}" for m in GATED_METRICS if f"min_{m.name}" in gate}
 
 
+def _check_fraction(value: Any, *, prefix: str) -> None:
+    """ValueError unless ``value`` is a number in [0, 1] (booleans are not numbers)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{prefix}expected a number in [0, 1], got {value!r}")
+    if not 0 <= value <= 1:  # NaN fails too
+        raise ValueError(f"{prefix}must be in [0, 1], got {value}")
+
+
 class GateSettings(_Section):
     # By the metric's short name (the registry's `name`): {hit: 0.8, ndcg: 0.6};
     # null, like an absent metric, is no floor.
     floors: dict[str, Fraction | None] = Field(default_factory=dict)
-    max_regression: float | None = Field(default=None, ge=0, le=1)
+    # The largest tolerated drop: one number for every gated metric, or by the
+    # metric's short name ({hit: 0.02, ndcg: 0.05}): a metric absent (or null)
+    # is not tolerance-gated.
+    max_regression: Fraction | dict[str, Fraction | None] | None = None
     # A drop beyond max_regression fails only in a group with at least this many
     # compared cases, and (subgroups) when the noise test calls it likely real.
     min_group_n: int = Field(default=MIN_GROUP_N, ge=1)
@@ -227,6 +239,43 @@ class GateSettings(_Section):
             raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(names)})")
         return floors
 
+    @field_validator("max_regression", mode="before")
+    @classmethod
+    def _one_or_by_metric(cls, value: Any) -> Any:
+        """Checked here, so a bad value reads as one message, not one per union member."""
+        if value is None:
+            return value
+        if isinstance(value, Mapping):
+            names = [m.name for m in GATED_METRICS]
+            unknown = [name for name in value if name not in names]
+            if unknown:
+                raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(names)})")
+            for name, tolerance in value.items():
+                if tolerance is not None:
+                    _check_fraction(tolerance, prefix=f"{name}: ")
+            return value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(
+                "expected a number in [0, 1] or a mapping of metric name to one, "
+                "e.g. 0.05 or {hit: 0.02, ndcg: 0.05}"
+            )
+        _check_fraction(value, prefix="")
+        return value
+
+    def tolerances_by_key(self) -> dict[str, float]:
+        """The tolerances by metric key, as the gate takes them (one number: every
+        gated metric)."""
+        tolerance = self.max_regression
+        if tolerance is None:
+            return {}
+        if isinstance(tolerance, dict):
+            return {
+                gated_metric(name).key: value
+                for name, value in tolerance.items()
+                if value is not None
+            }
+        return {m.key: tolerance for m in GATED_METRICS}
+
     def floors_by_key(self) -> dict[str, float]:
         """The floors by metric key, as the gate takes them."""
         return {
@@ -260,6 +309,9 @@ class Config(_Section):
     # without '/' matches a name at any depth, a folder matches what it holds).
     kb_include: tuple[str, ...] = ()
     kb_exclude: tuple[str, ...] = ()
+    # A front-matter key beyond id, language, title and tags: an error naming the
+    # file and the key (true), or kept as the card's metadata (false, the default).
+    kb_strict_front_matter: StrictBool = False
     # Folder under `kb` ("." for all of it) → the language of the cards in it,
     # before the language-folder rule and default_language.
     languages: dict[str, LanguageTag] = Field(default_factory=dict)

@@ -152,6 +152,10 @@ class KbFiles:
     languages: Mapping[str, str] = field(default_factory=dict)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
+    # Strict front matter: a key that is no card field is an error naming the
+    # file and the key, not metadata. The text names the switch that asked for
+    # it, so the fix line can say how to turn it off; None = off (the default).
+    strict_front_matter: str | None = None
 
 
 def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
@@ -342,6 +346,8 @@ def _card_from_markdown(path: Path, *, root: Path, files: KbFiles) -> KbCard:
             metadata["tags"] = _json_safe(meta["tags"])
         else:
             fields["tags"] = tags
+    if files.strict_front_matter is not None and metadata:
+        raise _not_card_fields(source, metadata, switch=files.strict_front_matter)
     fields["language"], language_source = _card_language(meta, relative, files, source=source)
     fields["metadata"] = metadata
     card = _validate(Card, fields, where=source, fix=_CARD_FIX)
@@ -351,6 +357,29 @@ def _card_from_markdown(path: Path, *, root: Path, files: KbFiles) -> KbCard:
         path=relative.as_posix(),
         language_source=language_source,
         size=len(raw.encode("utf-8")),
+    )
+
+
+_NOT_READ = {"title": "not text", "tags": "not a list of names"}
+
+
+def _not_card_fields(source: str, metadata: Mapping[str, Any], *, switch: str) -> InputError:
+    """Strict front matter: every key of the page that is no card field, in one error."""
+    unknown = [k for k in metadata if k not in _CARD_KEYS]
+    unread = [k for k in metadata if k in _CARD_KEYS]
+    parts = []
+    if unknown:
+        keys = ", ".join(f"`{k}`" for k in unknown)
+        verb = "is" if len(unknown) == 1 else "are"
+        noun = "a card field" if len(unknown) == 1 else "card fields"
+        parts.append(f"front-matter key{'s' if len(unknown) > 1 else ''} {keys} {verb} not {noun}")
+    parts += [f"front-matter `{k}` is {_NOT_READ[k]}" for k in unread]
+    them = "them" if len(metadata) > 1 else "it"
+    return InputError(
+        f"{source}: {'; '.join(parts)} (strict front matter: only "
+        f"{', '.join(_CARD_KEYS)} are read)",
+        fix=f"remove {them} from the page's front matter, or turn off {switch}: other keys are "
+        "then kept as the card's metadata",
     )
 
 

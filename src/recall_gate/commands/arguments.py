@@ -252,9 +252,11 @@ def floor_assignment(text: str) -> tuple[str, float | None]:
     return spec.key, fraction(value)
 
 
-class _Floor(argparse.Action):
-    """Collects floors by metric key into ``args.floors``, from ``--min METRIC=X``
-    and from the per-metric flags (``--min-hit X``); the last one given wins."""
+class _PerMetric(argparse.Action):
+    """Collects values by metric key into ``args.<dest>``: floors from ``--min
+    METRIC=X`` and the per-metric flags (``--min-hit X``), tolerances likewise,
+    where ``--max-regression X`` is kept under ``None`` (every metric; a metric
+    named wins over it, whatever the order). The last one given for a key wins."""
 
     def __init__(self, *args: Any, metric: str | None = None, **kwargs: Any) -> None:
         self.metric = metric
@@ -271,6 +273,25 @@ class _Floor(argparse.Action):
         floors = dict(getattr(namespace, self.dest, None) or {})
         floors[key] = value
         setattr(namespace, self.dest, floors)
+
+
+def tolerance_assignment(text: str) -> tuple[str | None, float | None]:
+    """``X`` (every gated metric; ``None`` stands for all of them) or ``METRIC=X``
+    (``hit=0.02``: one metric); an empty X is unset."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        try:
+            float(text.strip() or "0")
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"expected X or METRIC=X (e.g. 0.05 or hit=0.02), got {text!r}"
+            ) from None
+        return None, fraction(text)  # a number out of range says so
+    try:
+        spec = gated_metric(name.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return spec.key, fraction(value)
 
 
 def metric_selection(text: str) -> tuple[str, ...] | None:
@@ -291,7 +312,7 @@ def add_gate(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--min",
         dest="floors",
-        action=_Floor,
+        action=_PerMetric,
         type=floor_assignment,
         metavar="METRIC=X",
         help=f"floor on a metric's overall mean, e.g. --min hit=0.8 (metrics: {names}; repeatable)",
@@ -308,7 +329,7 @@ def add_gate(p: argparse.ArgumentParser) -> None:
         g.add_argument(
             f"--{spec.floor_flag}",
             dest="floors",
-            action=_Floor,
+            action=_PerMetric,
             metric=spec.key,
             type=fraction,
             metavar="X",
@@ -346,12 +367,31 @@ def add_profile(p: argparse._ActionsContainer) -> None:
 
 
 def add_tolerance(p: argparse._ActionsContainer) -> None:
+    """The tolerance: ``--max-regression X`` (every metric), ``--max-regression
+    METRIC=X`` and one ``--max-regression-NAME X`` per gated metric of the
+    registry, all into ``args.tolerances`` (see :class:`_PerMetric`); then the
+    noise rule."""
+    names = ", ".join(m.name for m in GATED_METRICS)
     p.add_argument(
         "--max-regression",
-        type=fraction,
-        metavar="X",
-        help="tolerance: fail when a metric drops by more than X in a group (see the next two)",
+        dest="tolerances",
+        action=_PerMetric,
+        type=tolerance_assignment,
+        metavar="[METRIC=]X",
+        help="tolerance: fail when a metric drops by more than X in a group (see the noise "
+        f"rule below); X alone: every metric; METRIC=X: that one (metrics: {names}; "
+        "repeatable, a metric named wins over X alone)",
     )
+    for spec in GATED_METRICS:
+        p.add_argument(
+            f"--{spec.tolerance_flag}",
+            dest="tolerances",
+            action=_PerMetric,
+            metric=spec.key,
+            type=fraction,
+            metavar="X",
+            help=f"tolerance of {spec.label}@k alone (as --max-regression {spec.name}=X)",
+        )
     p.add_argument(
         "--min-group-n",
         type=optional_positive_int,

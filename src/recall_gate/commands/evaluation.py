@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -65,7 +66,6 @@ from recall_gate.core.integrity import (
     find_problems,
     label_problems,
     languages_without_cards,
-    unscored_adversarial,
 )
 from recall_gate.core.language import nearest_language
 from recall_gate.core.leakage import (
@@ -92,7 +92,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "--strict",
         action="store_true",
         help="fail (exit 1) on a query copied into a card or on near-duplicate cards "
-        "(warnings otherwise)",
+        "(warnings otherwise); refuse (exit 2) a front-matter key that is no card field "
+        "(kept as metadata otherwise)",
     )
 
     score = sub.add_parser("score", help="score captured artifacts or a TREC run (no store needed)")
@@ -453,7 +454,10 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
             "check needs a KB and cases",
             fix="pass --kb PATH and --cases PATH, or set `kb` and `cases` in recall-gate.yaml",
         )
-    cards = load_cards(kb, files=settings.kb_files())
+    files = settings.kb_files()
+    if args.strict and files.strict_front_matter is None:
+        files = dataclasses.replace(files, strict_front_matter="--strict")
+    cards = load_cards(kb, files=files)
     cases = load_cases(case_paths)
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
     problems = find_problems(cards=cards, cases=cases)
@@ -467,16 +471,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         )
     _report_leakage([c for _, c in cards], cases, console, strict=args.strict)
     gold = sum(1 for _, c in cases if c.gold_labelled)
-    refusals = unscored_adversarial(cases)
-    unscored = (
-        f"; {len(refusals)} adversarial without gold, not scored: {', '.join(refusals[:5])}"
-        + (", …" if len(refusals) > 5 else "")
-        if refusals
-        else ""
-    )
     console.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
-        f"({gold} gold-labelled{unscored}), every gold and relevant id resolves\n"
+        f"({gold} gold-labelled), every gold and relevant id resolves\n"
     )
     return 0
 

@@ -75,6 +75,12 @@ ENVIRONMENT: Mapping[str, str] = {
     },
     "metrics": "RECALL_GATE_METRICS",
     "max_regression": "RECALL_GATE_MAX_REGRESSION",
+    # And one tolerance per gated metric: max_regression_hit → RECALL_GATE_MAX_REGRESSION_HIT.
+    **{
+        spec.tolerance_flag.replace("-", "_"): spec.tolerance_env
+        for spec in GATED_METRICS
+        if spec.tolerance_flag and spec.tolerance_env
+    },
     "min_group_n": "RECALL_GATE_MIN_GROUP_N",
     "require_significance": "RECALL_GATE_REQUIRE_SIGNIFICANCE",
     "allow_outside_repo": "RECALL_GATE_ALLOW_OUTSIDE_REPO",
@@ -146,6 +152,9 @@ class Settings:
             languages=config.languages,
             include=config.kb_include,
             exclude=config.kb_exclude,
+            strict_front_matter="`kb_strict_front_matter: true` in recall-gate.yaml"
+            if config.kb_strict_front_matter
+            else None,
         )
 
     def config_shown(self, console: Console) -> str:
@@ -277,12 +286,86 @@ def _floors(args: argparse.Namespace, console: Console, gate: GateSettings | Non
     return Floors(floors)
 
 
+def _fraction_input(variable: str, input_name: str, *, fix: str) -> Callable[[str], float | None]:
+    def parse(text: str) -> float | None:
+        try:
+            return fraction(text)
+        except argparse.ArgumentTypeError as exc:
+            raise InputError(
+                f"{variable}={text!r} (the action input `{input_name}`): {exc}", fix=fix
+            ) from None
+
+    return parse
+
+
+def _tolerances(
+    args: argparse.Namespace, console: Console, gate: GateSettings | None
+) -> tuple[Tolerances, frozenset[str]]:
+    """Each gated metric's tolerance, and the metrics named one by one.
+
+    Per metric, the first layer that sets it wins — flags (``--max-regression
+    METRIC=X`` / ``--max-regression-NAME X``, else ``--max-regression X``), the
+    environment (``RECALL_GATE_MAX_REGRESSION_NAME``, else
+    ``RECALL_GATE_MAX_REGRESSION``: the action inputs), the config's
+    ``gate.max_regression`` — so within a layer a metric named beats the one
+    number, and a higher layer's one number beats a lower layer's mapping."""
+    given: dict[str | None, float | None] = getattr(args, "tolerances", None) or {}
+    flags: dict[str | None, float] = {
+        key: value for key, value in given.items() if value is not None
+    }
+    every_name = ENVIRONMENT["max_regression"]
+    one_input = _fraction_input(
+        every_name,
+        "max-regression",
+        fix="give `max-regression` one number for every metric (e.g. 0.05); for one metric, "
+        "set its own input instead ("
+        + ", ".join(f"{m.tolerance_flag}" for m in GATED_METRICS)
+        + ")",
+    )
+    environment: dict[str | None, float] = {}
+    if (text := console.environ.get(every_name, "").strip()) and (
+        value := one_input(text)
+    ) is not None:
+        environment[None] = value
+    for spec in GATED_METRICS:
+        variable, input_name = spec.tolerance_env or "", spec.tolerance_flag or ""
+        text = console.environ.get(variable, "").strip()
+        parse = _fraction_input(
+            variable, input_name, fix="set the input to a valid value or leave it empty"
+        )
+        if text and (value := parse(text)) is not None:
+            environment[spec.key] = value
+    configured: dict[str | None, float] = {}
+    if gate is not None and isinstance(gate.max_regression, float | int):
+        configured[None] = gate.max_regression
+    elif gate is not None:
+        configured.update(gate.tolerances_by_key())
+    tolerances: dict[str, float] = {}
+    named: set[str] = set()
+    for spec in GATED_METRICS:
+        for layer in (flags, environment, configured):
+            if spec.key in layer:
+                tolerances[spec.key] = layer[spec.key]
+                named.add(spec.key)
+                break
+            if None in layer:
+                tolerances[spec.key] = layer[None]
+                break
+    return Tolerances(tolerances), frozenset(named)
+
+
 def _metrics(
-    args: argparse.Namespace, console: Console, config: Config | None, floors: Floors
+    args: argparse.Namespace,
+    console: Console,
+    config: Config | None,
+    floors: Floors,
+    *,
+    tolerated: frozenset[str] = frozenset(),
 ) -> tuple[str, ...]:
     """The metrics scored: ``--metrics``, else ``RECALL_GATE_METRICS`` (the action
     input ``metrics``), else the config's ``metrics:``, else the registry's default
-    set; every metric with a floor is added (a floor judges what is computed)."""
+    set; every metric with a floor, or a tolerance of its own (``tolerated``), is
+    added (a gate judges what is computed)."""
     selected = _flag_or_env(args, console, "metrics", metric_selection)
     if selected is None:
         selected = (
@@ -290,7 +373,8 @@ def _metrics(
             if config is not None and config.metrics is not None
             else DEFAULT_METRIC_KEYS
         )
-    return tuple(key for key in METRIC_KEYS if key in selected or key in floors.values)
+    gated = set(floors.values) | tolerated
+    return tuple(key for key in METRIC_KEYS if key in selected or key in gated)
 
 
 def _cases(
@@ -305,15 +389,36 @@ def _cases(
     return (config.cases if config is not None else ()), False
 
 
-def _gate_view(config: Config | None, folder: Path) -> dict[str, SettingValue]:
-    """The gate settings of a config, flat (``gate.min_hit: 0.8``), as a
-    reviewer compares them; paths relative to the config's folder."""
+def _gate_view(
+    config: Config | None, folder: Path, *, tolerance_by_metric: bool = False
+) -> dict[str, SettingValue]:
+    """The gate settings of a config, flat (``gate.floors.hit: 0.8``), as a
+    reviewer compares them; paths relative to the config's folder.
+    ``tolerance_by_metric``: one ``gate.max_regression`` number is shown as
+    every gated metric's (for comparing with a config that keys it by metric)."""
     if config is None:
         config = Config()
     dumped = config.model_dump(mode="json", include=set(GATE_KEYS))
     if config.baseline is not None:
         dumped["baseline"] = os.path.relpath(config.baseline, folder)
+    one = config.gate.max_regression
+    if tolerance_by_metric and isinstance(one, float | int) and "gate" in dumped:
+        dumped["gate"]["max_regression"] = {m.name: one for m in GATED_METRICS}
     return flatten_settings(dumped)
+
+
+def _gate_changes(
+    base: Config | None, pull_request: Config | None, folder: Path
+) -> tuple[SettingChange, ...]:
+    """What the pull request changes of the base's gate settings; a tolerance that
+    is one number on one side and keyed by metric on the other is compared per metric."""
+    by_metric = any(
+        c is not None and isinstance(c.gate.max_regression, dict) for c in (base, pull_request)
+    )
+    return diff_settings(
+        _gate_view(base, folder, tolerance_by_metric=by_metric),
+        _gate_view(pull_request, folder, tolerance_by_metric=by_metric),
+    )
 
 
 def _event_base_sha(console: Console) -> str | None:
@@ -398,9 +503,7 @@ def _base_judge(
                 folder=where.resolve().parent,
                 overrides=getattr(args, "set", None) or (),
             )
-    changes = diff_settings(
-        _gate_view(base_config, where.resolve().parent), _gate_view(config, where.resolve().parent)
-    )
+    changes = _gate_changes(base_config, config, where.resolve().parent)
     judged = base_config if base_config is not None else Config()
     if config is None:
         applied = base_config
@@ -467,9 +570,7 @@ def resolve_settings(
         base = replace(base, cases=cases)  # named outside the config: the same paths at the base
 
     gate = config.gate if config is not None else None
-    max_regression = _flag_or_env(args, console, "max_regression", fraction)
-    if max_regression is None and gate is not None:
-        max_regression = gate.max_regression
+    tolerances, tolerated = _tolerances(args, console, gate)
 
     min_group_n = _flag_or_env(args, console, "min_group_n", positive_int)
     if min_group_n is None:
@@ -496,8 +597,8 @@ def resolve_settings(
         kb=kb,
         cases=tuple(cases),
         floors=floors,
-        metrics=_metrics(args, console, config, floors),
-        tolerances=Tolerances.every(max_regression),
+        metrics=_metrics(args, console, config, floors, tolerated=tolerated),
+        tolerances=tolerances,
         min_group_n=min_group_n,
         require_significance=require_significance,
         baseline=baseline,

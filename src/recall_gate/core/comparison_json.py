@@ -21,7 +21,7 @@ from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regr
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
-from recall_gate.core.records import Aggregates, CaseResult, Latency, MetricSummary
+from recall_gate.core.records import Aggregates, CaseResult, Latency, MetricSummary, OutsideKb
 from recall_gate.core.staleness import SettingChange
 
 __all__ = [
@@ -44,7 +44,9 @@ COMPARISON_KIND = "recall-gate-comparison"
 # 5: the tolerance is keyed by metric like the floors (`gate.tolerances`, by
 #    metric name, for the metrics that have one) instead of one
 #    `gate.max_regression`; a version-4 document still reads (its one
-#    tolerance applies to every gated metric).
+#    tolerance applies to every gated metric). Optional, absent in older
+#    documents: a case's `returned_before` / `returned_after` (fewer than k
+#    cards), `run.outside_kb`, `baseline.short_of_k`.
 COMPARISON_SCHEMA_VERSION = 5
 
 
@@ -69,6 +71,10 @@ class MoveRecord(_Part):
     before: dict[str, float]  # output name (hit, recall, ndcg) → value
     after: dict[str, float]
     retrieved: tuple[str, ...]  # this run's top k card ids, best first
+    # The distinct cards a side's ranking held when fewer than k (a short
+    # answer: the card was "not retrieved", not "out of the top k"); else None.
+    returned_before: int | None = None
+    returned_after: int | None = None
 
 
 class MissedRecord(_Part):
@@ -150,6 +156,8 @@ class RunRecord(_Part):
     groups: tuple[GroupMeansRecord, ...]
     failed_cases: tuple[str, ...]  # cases the retriever could not answer (scored as misses)
     latency: Latency | None  # query latency of the capture (report-only)
+    # Retrieved documents that map to no KB card, counted with examples (None: none).
+    outside_kb: OutsideKb | None = None
 
 
 class NewCaseRecord(_Part):
@@ -187,6 +195,8 @@ class BaselineRecord(_Part):
     edit: EditRecord | None
     overall: dict[str, SummaryRecord]  # the baseline's own means (metric key), all its cases
     latency: Latency | None
+    # The baseline's scored cases that held fewer than k distinct cards.
+    short_of_k: int = 0
 
 
 class GateRecord(_Part):
@@ -295,6 +305,8 @@ def _move(move: CaseMove) -> MoveRecord:
         before={_OUTPUTS[m]: v for m, v in move.before.items() if m in _OUTPUTS},
         after={_OUTPUTS[m]: v for m, v in move.after.items() if m in _OUTPUTS},
         retrieved=move.retrieved,
+        returned_before=move.returned_before,
+        returned_after=move.returned_after,
     )
 
 
@@ -447,6 +459,7 @@ def comparison_document(
             edit=_edit(comparison.edit),
             overall=_summaries(baseline.aggregates.overall) if baseline else {},
             latency=baseline.latency if baseline else None,
+            short_of_k=baseline.cases_short_of_k if baseline else 0,
         ),
         gate=GateRecord(
             tolerances={floor_key(metric): t for metric, t in verdict.tolerances.values.items()},
@@ -519,5 +532,6 @@ def comparison_document(
             groups=_group_means(current.aggregates),
             failed_cases=current.failed_cases,
             latency=current.latency,
+            outside_kb=current.outside_kb,
         ),
     )

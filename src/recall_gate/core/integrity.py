@@ -24,14 +24,20 @@ __all__ = [
     "looks_like_file_path",
     "missing_gold",
     "unresolved_gold",
-    "unscored_adversarial",
 ]
 
 # Case types whose whole point is their gold: without it the case would be
 # silently unscored, and a suite could shrink to nothing without a word. An
-# adversarial case may legitimately have no relevant card (a prompt to refuse,
-# docs/decisions/retrieval-recall.md): `check` names those instead (see unscored_adversarial).
-GOLD_REQUIRED: frozenset[str] = frozenset({"golden"})
+# adversarial case needs it too: the right card must be retrieved even when the
+# answer must refuse (docs/decisions/retrieval-recall.md); a prompt no card
+# applies to is a no_match case.
+GOLD_REQUIRED: frozenset[str] = frozenset({"golden", "adversarial"})
+
+_GOLD_HINTS = {
+    "golden": "list the card ids that answer it, or make it a capability or no_match case",
+    "adversarial": "list the card a refusal must rest on (the right card must be retrieved "
+    "even when the answer must refuse), or make it a no_match case if no card applies",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,8 +111,8 @@ def looks_like_file_path(ident: str) -> bool:
 def missing_gold(
     where: str, case_id: str, *, case_type: str | None, must_cite_one_of: Sequence[str] | None
 ) -> list[Problem]:
-    """A ``golden`` case without gold (``must_cite_one_of`` empty or absent): it
-    would never be scored, so it is an integrity error."""
+    """A ``golden`` or ``adversarial`` case without gold (``must_cite_one_of`` empty
+    or absent): it would never be scored, so it is an integrity error."""
     if case_type not in GOLD_REQUIRED or must_cite_one_of:
         return []
     article = "an" if case_type.startswith("a") else "a"
@@ -114,20 +120,14 @@ def missing_gold(
         Problem(
             where=where if where.endswith(f"(id {case_id})") else f"{where} (case {case_id})",
             message=f"{article} {case_type} case with no gold: must_cite_one_of is empty",
-            hint="list the card ids that answer it, or make it a capability or no_match case",
+            hint=_GOLD_HINTS[case_type],
         )
     ]
 
 
-def unscored_adversarial(cases: Sequence[tuple[str, CaseLabel]]) -> list[str]:
-    """The ids of adversarial cases without gold: not scored (a prompt to refuse
-    may have no relevant card), which ``check`` says rather than leaves silent."""
-    return [c.id for _, c in cases if c.case_type == "adversarial" and not c.must_cite_one_of]
-
-
 def label_problems(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
     """What is wrong with the labels alone (no KB needed): repeated case ids, and
-    golden cases without gold."""
+    golden or adversarial cases without gold."""
     problems = duplicate_cases(cases)
     for where, case in cases:
         problems += missing_gold(
@@ -139,8 +139,8 @@ def label_problems(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
 def find_problems(
     *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, CaseLabel]]
 ) -> list[Problem]:
-    """Every integrity problem: duplicate card or case ids, golden cases
-    without gold, and gold or relevant ids that resolve to no
+    """Every integrity problem: duplicate card or case ids, golden and
+    adversarial cases without gold, and gold or relevant ids that resolve to no
     card (with the nearest existing id as a hint). Field validity (languages,
     case types) is enforced when files are loaded."""
     problems = _duplicates("card", [(w, c.id) for w, c in cards])

@@ -8,7 +8,10 @@ whole change for a new metric:
 * its short ``name`` (``hit``) is the action output and comparison JSON key,
   the floor's key under ``gate.floors`` in ``recall-gate.yaml``, ``--min
   NAME=X``, the flag ``--min-NAME``, the variable
-  ``RECALL_GATE_MIN_NAME`` and the action input ``min-NAME``;
+  ``RECALL_GATE_MIN_NAME`` and the action input ``min-NAME``; and likewise
+  the tolerance's key under ``gate.max_regression``, ``--max-regression
+  NAME=X``, ``--max-regression-NAME``, ``RECALL_GATE_MAX_REGRESSION_NAME`` and
+  the input ``max-regression-NAME``;
 * its ``label`` heads its column in every table (``hit@5``);
 * the scorer computes it (``kernel``), the aggregates average it, compare
   tests its noise (``binary``: McNemar on flips, else a paired bootstrap), the
@@ -61,7 +64,9 @@ class MetricSpec:
     """One metric's names, meaning and computation."""
 
     key: str
-    name: str  # short name: output, `gate.floors` key, --min NAME=X, --min-NAME, min-NAME input
+    # short name: output, `gate.floors` / `gate.max_regression` key, --min NAME=X,
+    # --max-regression NAME=X, and the generated flags and inputs
+    name: str
     label: str  # short name in tables, before "@k": "hit" → "hit@5"
     definition: str  # Markdown, one sentence
     formula: str  # the trec_eval measure it matches, or how it is counted
@@ -88,6 +93,17 @@ class MetricSpec:
     def floor_env(self) -> str | None:
         """``RECALL_GATE_MIN_HIT``: how the action passes the floor input."""
         return f"RECALL_GATE_MIN_{self.name.upper()}" if self.gated else None
+
+    @property
+    def tolerance_flag(self) -> str | None:
+        """``max-regression-hit``: the CLI flag (without ``--``) and action input of
+        its own tolerance; None = not gated."""
+        return f"max-regression-{self.name}" if self.gated else None
+
+    @property
+    def tolerance_env(self) -> str | None:
+        """``RECALL_GATE_MAX_REGRESSION_HIT``: how the action passes that input."""
+        return f"RECALL_GATE_MAX_REGRESSION_{self.name.upper()}" if self.gated else None
 
 
 METRICS: tuple[MetricSpec, ...] = (

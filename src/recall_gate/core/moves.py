@@ -10,7 +10,10 @@ A case *moves* when any metric differs between the baseline and this run:
 ``card`` is the card whose rank is shown: for a flip, the gold card found on
 the hit side; for a rank move, the best-ranked relevant card of the baseline
 (of this run when the baseline had none). ``None`` ranks mean "out of the top
-k". Every verdict row names its cases from these records.
+k" — or, when that side's ranking held fewer than k distinct cards
+(``returned_before`` / ``returned_after``), "not retrieved": a card missing
+from a 3-card answer was never returned, not pushed out of the top 5. Every
+verdict row names its cases from these records.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import CaseResult
 
-__all__ = ["CaseMove", "Direction", "find_moves", "missed_cases"]
+__all__ = ["CaseMove", "Direction", "find_moves", "missed_cases", "returned_short"]
 
 Direction = Literal["lost", "gained", "down", "up"]
 # Per-case metric values are compared at stored precision; this absorbs float noise.
@@ -46,6 +49,9 @@ class CaseMove:
     after: Mapping[str, float] = field(default_factory=dict)
     # What this run retrieved instead: its top k card ids, best first.
     retrieved: tuple[str, ...] = ()
+    # The distinct cards a side's ranking held when fewer than k (None: it held k).
+    returned_before: int | None = None
+    returned_after: int | None = None
 
     def change(self, metric: str) -> float:
         """This case's change of ``metric`` (current − baseline); 0 when one side
@@ -58,6 +64,12 @@ class CaseMove:
 def _rank(ranked_ids: Sequence[str], card: str, k: int) -> int | None:
     top = list(dict.fromkeys(ranked_ids))[:k]
     return top.index(card) + 1 if card in top else None
+
+
+def returned_short(ranked_ids: Sequence[str], k: int) -> int | None:
+    """The distinct cards of a ranking when they are fewer than k, else None."""
+    held = len(dict.fromkeys(ranked_ids))
+    return held if held < k else None
 
 
 def _first_of(case: CaseResult, cards: Sequence[str], k: int) -> str | None:
@@ -98,6 +110,8 @@ def _move(before: CaseResult, after: CaseResult, k: int) -> CaseMove | None:
         before=dict(b),
         after=dict(a),
         retrieved=tuple(dict.fromkeys(after.ranked_ids))[:k],
+        returned_before=returned_short(before.ranked_ids, k),
+        returned_after=returned_short(after.ranked_ids, k),
     )
 
 

@@ -177,8 +177,29 @@ def _signed(value: float | None) -> str:
     return f"{value:+.3f}".replace("-", "−")
 
 
-def _rank(rank: int | None, k: int) -> str:
-    return f"out of top {k}" if rank is None else str(rank)
+def _rank(rank: int | None, k: int, returned: int | None = None) -> str:
+    """A rank, or why there is none: a ranking of fewer than k cards did not
+    retrieve the card at all, which "out of top k" would misstate."""
+    if rank is not None:
+        return str(rank)
+    return f"out of top {k}" if returned is None else f"not retrieved ({returned} returned)"
+
+
+def _short(doc: ComparisonDocument) -> bool:
+    """Whether a number of this report stands on rankings of fewer than k cards
+    (this run's, or the compared baseline's)."""
+    return bool(doc.run.short_of_k or (_comparable(doc) and doc.baseline.short_of_k))
+
+
+def _star(doc: ComparisonDocument, style: Style) -> str:
+    """The mark on a metric whose number stands on short rankings (see the notes)."""
+    if not _short(doc):
+        return ""
+    return "\\*" if style.md else "*"
+
+
+def _held(retrieved: Sequence[str], k: int) -> int | None:
+    return len(retrieved) if len(retrieved) < k else None
 
 
 def _query(query: str | None, style: Style) -> str:
@@ -284,7 +305,7 @@ def _delta_table(
             [
                 (style.bold(name) if d.group == "overall" else name) if first else "",
                 _n_cell(d) if first else "",
-                metric_label(d.metric, k),
+                metric_label(d.metric, k) + _star(doc, style),
                 _mean(d.baseline),
                 _mean(d.current),
                 _signed(d.delta) + mark,
@@ -318,7 +339,9 @@ def _chart_section(doc: ComparisonDocument, style: Style) -> str | None:
     return "\n\n".join([f"<details open><summary>{summary}</summary>", *charts, "</details>"])
 
 
-def _current_table(groups: Sequence[GroupMeansRecord], k: int, style: Style) -> str:
+def _current_table(
+    groups: Sequence[GroupMeansRecord], k: int, style: Style, *, star: str = ""
+) -> str:
     shown = shown_metrics(*(g.means for g in groups if g.group == "overall"))
     rows = [
         [
@@ -328,7 +351,7 @@ def _current_table(groups: Sequence[GroupMeansRecord], k: int, style: Style) -> 
         ]
         for g in groups
     ]
-    header = ["group", "n", *(metric_label(m, k) for m in shown)]
+    header = ["group", "n", *(metric_label(m, k) + star for m in shown)]
     return table(header, rows, style.fmt)
 
 
@@ -364,7 +387,8 @@ def _move_table(moves: Sequence[MoveRecord], style: Style, k: int) -> str:
             style.user(m.language),
             style.user(m.case_type),
             style.user(m.card),
-            f"{_rank(m.rank_before, k)} → {_rank(m.rank_after, k)}",
+            f"{_rank(m.rank_before, k, m.returned_before)} → "
+            f"{_rank(m.rank_after, k, m.returned_after)}",
             _change(m, k),
         ]
         for m in shown
@@ -381,8 +405,8 @@ def case_phrase(move: MoveRecord, k: int, style: Style) -> str:
     said = f" “{style.user(query)}”" if query else ""
     return (
         f"{style.user(move.case_id)}{said} ({style.user(move.language)}, "
-        f"{style.user(move.case_type)}) rank {_rank(move.rank_before, k)} → "
-        f"{_rank(move.rank_after, k)}"
+        f"{style.user(move.case_type)}) rank {_rank(move.rank_before, k, move.returned_before)} → "
+        f"{_rank(move.rank_after, k, move.returned_after)}"
     )
 
 
@@ -467,7 +491,7 @@ def _missed_section(doc: ComparisonDocument, style: Style) -> str | None:
             style.user(c.language),
             style.user(c.case_type),
             style.user(", ".join(c.gold)),
-            f"out of top {k}",
+            _rank(None, k, _held(c.retrieved, k)),
         ]
         for c in shown
     ]
@@ -967,21 +991,37 @@ def _set_floors(doc: ComparisonDocument) -> list[tuple[str, float]]:
 
 def tolerance_phrase(doc: ComparisonDocument) -> str:
     """The set tolerance: ``the 0.050 tolerance`` when every gated metric has the
-    same one, else each metric's, naming the shown metrics that have none."""
-    tolerances = doc.gate.tolerances
+    same one, else each metric's, naming the shown metrics that have none; and
+    a metric with one that could not be checked (the baseline or this run lacks it)."""
+    tolerances, k = doc.gate.tolerances, doc.k
     values = set(tolerances.values())
-    if len(values) == 1 and all(m.name in tolerances for m in GATED_METRICS):
-        return f"the {values.pop():.3f} tolerance"
-    shown = [m for m in GATED_METRICS if m.name in tolerances or m.name in doc.metrics]
+    uniform = len(values) == 1 and all(m.name in tolerances for m in GATED_METRICS)
+    shown = [
+        m for m in GATED_METRICS if m.name in doc.metrics or (not uniform and m.name in tolerances)
+    ]
+    notes = []
+    if not uniform:
+        unset = [metric_label(m.key, k) for m in shown if m.name not in tolerances]
+        if unset:
+            notes.append(f"{', '.join(unset)} not tolerance-gated")
+    if _comparable(doc):
+        gated = [m for m in shown if m.name in tolerances]
+        unscored = [metric_label(m.key, k) for m in gated if doc.metrics.get(m.name) is None]
+        unbased = [
+            metric_label(m.key, k)
+            for m in gated
+            if doc.metrics.get(m.name) is not None and m.key not in doc.baseline.overall
+        ]
+        if unscored:
+            notes.append(f"{', '.join(unscored)} not checked: this run did not score it")
+        if unbased:
+            notes.append(f"{', '.join(unbased)} not checked: the baseline lacks it")
+    if uniform:
+        return f"the {values.pop():.3f} tolerance" + (f" ({'; '.join(notes)})" if notes else "")
     each = ", ".join(
-        f"{metric_label(m.key, doc.k)} {tolerances[m.name]:.3f}"
-        for m in shown
-        if m.name in tolerances
+        f"{metric_label(m.key, k)} {tolerances[m.name]:.3f}" for m in shown if m.name in tolerances
     )
-    unset = [metric_label(m.key, doc.k) for m in shown if m.name not in tolerances]
-    if unset:
-        each += f"; {', '.join(unset)} not tolerance-gated"
-    return f"the tolerance of each metric ({each})"
+    return f"the tolerance of each metric ({'; '.join([each, *notes])})"
 
 
 def _verdict_summary(doc: ComparisonDocument) -> str:
@@ -1056,21 +1096,43 @@ def _headline(doc: ComparisonDocument, style: Style) -> str:
     if not means:
         return f"No case carries gold: nothing is scored ({doc.n_cases} cases)."
     same_set = _comparable(doc) and not _cases_changed(doc)
+    star = _star(doc, style)
     parts = []
     for metric in shown_metrics(means):
-        text = f"{metric_label(metric, k)} {style.bold(_mean(means.get(metric)))}"
+        text = f"{metric_label(metric, k)}{star} {style.bold(_mean(means.get(metric)))}"
         delta = _delta_for(doc, metric)
         if same_set and delta is not None and delta.delta is not None:
             text += f" ({_signed(delta.delta)})"
         parts.append(text)
     line = " · ".join(parts) + f" · n = {doc.run.scored}"
+    # A number on shorter lists than k is said where it stands, not only in a note.
+    if doc.run.short_of_k:
+        line += f" ({_short_phrase(doc.run.short_of_k, doc.run.scored, k)}{star})"
     if doc.baseline.status != "missing":
         ref = doc.baseline.ref
         at = f" at {style.literal(ref)}" if ref else ""
         line += (
             f"\n\nBaseline: {style.literal(doc.baseline.path)}{at} ({_baseline_ref(doc, style)})."
         )
+        if _comparable(doc) and doc.baseline.short_of_k:
+            scored = _baseline_scored(doc)
+            line += (
+                f" In the baseline, {_short_phrase(doc.baseline.short_of_k, scored, k, past=True)}"
+                f"{star}."
+            )
     return line
+
+
+def _short_phrase(short: int, scored: int, k: int, *, past: bool = False) -> str:
+    """``3 of 20 scored cases hold fewer than 5 cards``."""
+    verb = "held" if past else "holds" if short == 1 else "hold"
+    cases = f"scored case{'' if scored == 1 else 's'}"
+    return f"{short} of {scored} {cases} {verb} fewer than {k} cards"
+
+
+def _baseline_scored(doc: ComparisonDocument) -> int:
+    overall = doc.baseline.overall
+    return max((s.n for s in overall.values()), default=0)
 
 
 def _checks_block(doc: ComparisonDocument, style: Style) -> str | None:
@@ -1123,9 +1185,20 @@ def _notes(doc: ComparisonDocument, style: Style, *, legend: Sequence[str]) -> s
     notes = list(legend)
     run = doc.run
     for note in capture_notes(
-        k=k, scored=run.scored, short_of_k=run.short_of_k, gold_checked=run.gold_checked
+        k=k,
+        scored=run.scored,
+        short_of_k=run.short_of_k,
+        gold_checked=run.gold_checked,
+        outside_kb=run.outside_kb,
+        fmt=style.fmt,
     ):
-        notes.append(note if style.md else note.replace("`", ""))
+        notes.append(note if style.md else note.replace("`", "").replace("\\*", "*"))
+    if _comparable(doc) and doc.baseline.short_of_k:
+        notes.append(
+            f"{_star(doc, style)} Depth of the baseline: "
+            f"{_short_phrase(doc.baseline.short_of_k, _baseline_scored(doc), k, past=True)}: "
+            "a delta on those cases compares a shorter list with this run's."
+        )
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(_language_note(doc))
     min_group_n = doc.gate.min_group_n
@@ -1212,7 +1285,7 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
                 "(require-significance)."
             )
     else:
-        parts.append(_current_table(doc.run.groups, doc.k, style))
+        parts.append(_current_table(doc.run.groups, doc.k, style, star=_star(doc, style)))
     for section in (
         _chart_section(doc, style),
         _flips_section(doc, style),
@@ -1312,11 +1385,16 @@ def render_baseline_update(
         f"### {escape_markdown(title)}" if style.md else f"{title}\n{'=' * len(title)}",
         f"Reason: “{style.user(new.reason)}”." if new.reason else "No reason given (--reason).",
         f"New baseline: {_made(new.created_at, new.git_sha, None, style, why=False)}; "
-        f"k = {k}, {sum(1 for c in new.cases if c.metrics)} of {len(new.cases)} cases scored.",
+        f"k = {k}, {sum(1 for c in new.cases if c.metrics)} of {len(new.cases)} cases scored"
+        + (
+            f" ({_short_phrase(doc.run.short_of_k, doc.run.scored, k)}{_star(doc, style)})."
+            if doc.run.short_of_k
+            else "."
+        ),
     ]
     if doc.baseline.status == "missing":
         parts.append("No previous baseline: this is the first one.")
-        parts.append(_current_table(doc.run.groups, k, style))
+        parts.append(_current_table(doc.run.groups, k, style, star=_star(doc, style)))
     else:
         parts.append(f"Previous baseline: {_baseline_ref(doc, style)}.")
         changed = [f"- {c}" for c in stale_changes(doc, style)]
@@ -1347,6 +1425,6 @@ def render_baseline_update(
             parts.append(
                 "Overall, old → new: " + _overall_change(doc.baseline.overall, new_overall, k)
             )
-            parts.append(_current_table(doc.run.groups, k, style))
+            parts.append(_current_table(doc.run.groups, k, style, star=_star(doc, style)))
     parts.append(_notes(doc, style, legend=()))
     return "\n\n".join(parts) + "\n"

@@ -24,14 +24,7 @@ from recall_gate.core.metric_registry import (
     metric_spec,
     shown_metrics,
 )
-from recall_gate.core.trend import (
-    SkippedVersion,
-    TrendPoint,
-    TrendRow,
-    VersionChanges,
-    trend_groups,
-    trend_rows,
-)
+from recall_gate.core.trend import SkippedVersion, Trend, TrendPoint, TrendRow, VersionChanges
 from recall_gate.report.charts import ChartSeries, line_chart
 from recall_gate.report.comparison import MARKDOWN, TEXT, Style, group_phrase, stale_reason_phrases
 from recall_gate.report.markup import Format, table
@@ -235,7 +228,8 @@ def render_history(
     md = style.md
     ks = sorted({p.k for p in points})
     shown = shown_metrics(*(p.overall for p in points))
-    groups = trend_groups(points)
+    trend = Trend(points)
+    groups = trend.groups
     parts = []
     if heading:
         title = f"recall-gate history: {path}"
@@ -250,12 +244,12 @@ def render_history(
     note = _skipped_note(skipped, style)
     if note:
         parts.append(note)
-    overall_rows = trend_rows(points, OVERALL)
+    overall_rows = trend.rows(OVERALL)
     if md:
         parts += _charts(overall_rows, shown, ks)
     selected = _selected(groups, by)
     for group in selected:
-        rows = overall_rows if group == OVERALL else trend_rows(points, group)
+        rows = overall_rows if group == OVERALL else trend.rows(group)
         section = _table(rows, group, shown, ks, style)
         if len(selected) > 1:
             name = group_phrase(group.label)
@@ -316,8 +310,9 @@ def history_json(
     language with n, means, ``delta`` (``null`` where none is computed) and
     ``changes`` since the version before (``null`` for the first)."""
     shown = shown_metrics(*(q.overall for q in points))
-    groups = trend_groups(points)
-    by_group = {g: trend_rows(points, g) for g in groups}
+    trend = Trend(points)
+    groups = trend.groups
+    by_group = {g: trend.rows(g) for g in groups}
     return {
         "kind": HISTORY_KIND,
         "schema_version": HISTORY_SCHEMA_VERSION,

@@ -27,7 +27,14 @@ from recall_gate.core.records import (
     OutsideKb,
     Results,
 )
-from recall_gate.report.markup import Format, escape_markdown, shorten, shorten_query, table
+from recall_gate.report.markup import (
+    Format,
+    escape_markdown,
+    plain_text,
+    shorten,
+    shorten_query,
+    table,
+)
 
 __all__ = [
     "LANGUAGE_CAVEAT",
@@ -114,6 +121,21 @@ def _heading(text: str, fmt: Format) -> str:
     return f"### {text}" if fmt == "markdown" else f"{text}\n{'=' * len(text)}"
 
 
+# At most this many characters of a document id shown as an example: ids come
+# from the retriever, which a pull request controls.
+_EXAMPLE_CHARS = 120
+
+
+def _example(ident: str, fmt: Format) -> str:
+    """A retrieved document's id, inert: a code span when that is safe, else escaped."""
+    ident = shorten(ident, _EXAMPLE_CHARS)
+    if fmt != "markdown":
+        return plain_text(ident)
+    if "`" not in ident and ident.isprintable() and ident.strip() == ident and ident:
+        return f"`{ident}`"
+    return escape_markdown(ident)
+
+
 def capture_notes(
     *,
     k: int,
@@ -121,6 +143,7 @@ def capture_notes(
     short_of_k: int,
     gold_checked: bool,
     outside_kb: OutsideKb | None = None,
+    fmt: Format = "markdown",
 ) -> list[str]:
     """What a reader must know about the capture behind the numbers: cases scored
     on fewer than k cards, pages outside the KB, and gold ids no KB vouched for."""
@@ -134,7 +157,7 @@ def capture_notes(
             "capture more ids per case, or lower k)."
         )
     if outside_kb is not None:
-        examples = ", ".join(f"`{e}`" for e in outside_kb.examples)
+        examples = ", ".join(_example(e, fmt) for e in outside_kb.examples)
         notes.append(
             f"Outside the KB: {outside_kb.entries} retrieved document"
             f"{'' if outside_kb.entries == 1 else 's'} in {outside_kb.cases} case"
@@ -265,6 +288,7 @@ def render_summary(
         short_of_k=short_of_k,
         gold_checked=gold_checked,
         outside_kb=outside_kb,
+        fmt=fmt,
     ):
         parts.append(note if fmt == "markdown" else note.replace("`", "").replace("\\*", "*"))
     star = "\\*" if short_of_k and fmt == "markdown" else "*" if short_of_k else ""
