@@ -27,7 +27,7 @@ types: $(STAMP)
 	$(BIN)/mypy
 
 zizmor: $(STAMP)
-	$(BIN)/zizmor --offline --min-severity low action.yml .github/workflows examples/workflows/*-step.yml
+	$(BIN)/zizmor --offline --min-severity low action.yml .github/workflows examples/workflows/*.yml
 
 # Each test has a timeout (pyproject.toml); --durations lists the slowest at the end.
 DURATIONS := --durations=25

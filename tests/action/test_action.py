@@ -114,7 +114,9 @@ def test_action_is_composite_of_run_steps_only() -> None:
 
 
 def test_no_expression_inside_any_run_block() -> None:
-    for path in [ACTION, *sorted(WORKFLOWS.glob("*.yml"))]:
+    examples = sorted(EXAMPLE_WORKFLOWS.glob("*.yml"))
+    assert examples, "the example workflows the docs show are checked too"
+    for path in [ACTION, *sorted(WORKFLOWS.glob("*.yml")), *examples]:
         data = load_yaml(path)
         blocks = (
             data["runs"]["steps"]
@@ -271,7 +273,7 @@ def test_zizmor_reports_no_findings() -> None:
             "low",
             "action.yml",
             ".github/workflows",
-            *sorted(str(p.relative_to(ROOT)) for p in EXAMPLE_WORKFLOWS.glob("*-step.yml")),
+            *sorted(str(p.relative_to(ROOT)) for p in EXAMPLE_WORKFLOWS.glob("*.yml")),
         ],
         cwd=ROOT,
         capture_output=True,

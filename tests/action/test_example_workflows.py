@@ -1,10 +1,11 @@
 """The workflows the docs show are the ones the act tests run.
 
 README.md shows one workflow, the quick start, between its markers; the act
-tests extract it from there. docs/pr-check.md shows none of its own: each of
-its workflow blocks is a snippet include (``--8<-- "FILE:SECTION"``, the
-site's pymdownx.snippets) of a section of a file under examples/workflows/,
-and the act tests run each of those files as it is.
+tests extract it from there. docs/pr-check.md and the score-mode guide show
+none of their own: each of their workflow blocks is a snippet include
+(``--8<-- "FILE[:SECTION]"``, the site's pymdownx.snippets) of a file under
+examples/workflows/ or a section of one, and the act tests run each of those
+files as it is.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "workflows"
 ACT_TESTS = ROOT / "tests" / "action" / "test_action_act.py"
 _FENCE = re.compile(r"^```ya?ml\n(.*?)^```", re.M | re.S)
-_INCLUDE = re.compile(r'^\s*--8<-- "(examples/workflows/[\w.-]+\.yml):([\w-]+)"\s*$')
+_INCLUDE = re.compile(r'^\s*--8<-- "(examples/workflows/[\w.-]+\.yml)(?::([\w-]+))?"\s*$')
 # What makes a YAML block a workflow (or a part of one), not a config or cases file.
 _WORKFLOW_KEYS = re.compile(r"^\s*(?:- )?(?:uses|runs-on|steps|jobs|run):", re.M)
 
@@ -40,10 +41,14 @@ def _run_by_act_tests() -> set[str]:
     return set(re.findall(r'_example_workflow\("([\w.-]+\.yml)"\)', ACT_TESTS.read_text()))
 
 
-def test_the_pr_check_page_shows_only_workflows_included_from_the_examples() -> None:
-    blocks = _blocks(ROOT / "docs" / "pr-check.md")
+PAGES = ("docs/pr-check.md", "docs/guide/score-mode.md")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_pr_check_pages_show_only_workflows_included_from_the_examples(page: str) -> None:
+    blocks = _blocks(ROOT / page)
     workflows = [b for b in blocks if _WORKFLOW_KEYS.search(b) or "--8<--" in b]
-    assert workflows, "docs/pr-check.md lost its workflow examples"
+    assert workflows, f"{page} lost its workflow examples"
     for block in workflows:
         lines = [line for line in block.splitlines() if line.strip()]
         assert len(lines) == 1, (
@@ -52,8 +57,11 @@ def test_the_pr_check_page_shows_only_workflows_included_from_the_examples() -> 
         assert _INCLUDE.match(lines[0]), lines[0]
 
 
-def test_every_included_workflow_section_exists_and_its_file_is_run_by_the_act_tests() -> None:
-    text = (ROOT / "docs" / "pr-check.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize("page", PAGES)
+def test_every_included_workflow_part_exists_and_its_file_is_run_by_the_act_tests(
+    page: str,
+) -> None:
+    text = (ROOT / page).read_text(encoding="utf-8")
     included = [_INCLUDE.match(line) for line in text.splitlines()]
     found = [(m.group(1), m.group(2)) for m in included if m]
     assert found
@@ -61,7 +69,8 @@ def test_every_included_workflow_section_exists_and_its_file_is_run_by_the_act_t
     for file, section in found:
         path = ROOT / file
         assert path.is_file(), file
-        assert "uses:" in _section(path, section) or "run:" in _section(path, section)
+        part = path.read_text(encoding="utf-8") if section is None else _section(path, section)
+        assert "uses:" in part, f"{file}:{section} shows no step"
         assert path.name in run, f"no act test runs {file}"
 
 

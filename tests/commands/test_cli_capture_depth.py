@@ -101,6 +101,10 @@ def test_the_depth_fetched_is_recorded_per_case_and_the_metric_sees_k_cards(
     )
     assert run.code == 0, run.err
     assert [line["depth"] for line in lines(project / "c.jsonl")] == [20, 20]
+    assert (
+        "recall-gate: 2 case(s) held fewer than 5 distinct cards in the first 5 documents "
+        "and were asked deeper (up to 20 documents)\n"
+    ) in run.err
     results = json.loads((project / "r.json").read_text(encoding="utf-8"))
     # Every case holds k = 5 distinct cards after the deeper asks: none is short.
     assert results["cases_short_of_k"] == 0
@@ -138,6 +142,7 @@ def test_a_retriever_that_returns_fewer_than_asked_is_asked_once_at_k(project: P
     run = run_cli(["capture", "--retriever", "depth_app:shallow", "--out", "c.jsonl"], cwd=project)
     assert run.code == 0, run.err
     assert [line["depth"] for line in lines(project / "c.jsonl")] == [5, 5]
+    assert "asked deeper" not in run.err
 
 
 def test_a_retriever_that_ignores_k_is_not_asked_again_and_the_report_says_so(

@@ -380,3 +380,25 @@ def test_the_baseline_update_report_ends_with_the_trend_and_the_proposed_point(
     (line,) = re.findall(r"line \[(.*)\]", body.split("#### Trend")[1].split("```", 2)[1])
     assert line == "0.600, 0.800, 1.000"
     assert "| proposed | not committed |" in body
+
+
+@needs_git
+def test_the_update_baseline_body_names_the_case_set_change_of_the_proposed_version(
+    repo: Path,
+) -> None:
+    from factories import results
+    from recall_gate.adapters.results_store import write_results
+
+    commit_cases(repo, en(10, 0), "first")
+    write_results(repo / "r.json", results(en(10, 0) + en(3, 3, start=10)))
+    code, _, err = cli(
+        "baseline", "update", "--results", "r.json", "--reason", "3 hard cases",
+        "--markdown", "body.md", cwd=repo,
+    )  # fmt: skip
+    assert code == 0, err
+    trend_part = (repo / "body.md").read_text().split("#### Trend")[1]
+    (proposed,) = [r for r in trend_part.splitlines() if r.startswith("| proposed |")]
+    assert proposed == (
+        "| proposed | not committed | 5 | 13 | 0.769 | — | 0.769 | — | 0.769 | — | 3 hard cases "
+        "| case set changed: +3 −0 |"
+    )

@@ -55,3 +55,8 @@ def test_one_tolerance_for_every_metric_reads_as_one_number() -> None:
     verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances.every(0.2))
     comment = render_comment(comparison_document(comparison, verdict, profile="default"))
     assert "no drop beyond the 0.200 tolerance" in comment
+
+
+def test_one_number_with_a_metrics_own_beside_it_reads_as_the_number_and_the_exception() -> None:
+    text = _text(Tolerances({**Tolerances.every(0.2).values, NDCG: 0.1}))
+    assert "Failed: 3 drops beyond the 0.200 tolerance (0.100 for nDCG@5)." in text

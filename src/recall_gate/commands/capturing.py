@@ -195,6 +195,12 @@ def _say_captured(
         + (f" ({resumed} from the journal)" if resumed else "")
         + "\n"
     )
+    deeper = [a.depth for a in captured.artifacts if a.depth is not None and a.depth > k]
+    if deeper:
+        console.stderr.write(
+            f"recall-gate: {len(deeper)} case(s) held fewer than {k} distinct cards in the "
+            f"first {k} documents and were asked deeper (up to {max(deeper)} documents)\n"
+        )
     if captured.failed:
         console.stderr.write(
             f"recall-gate: warning: {len(captured.failed)} case(s) the retriever could not "

@@ -16,8 +16,10 @@ other languages' deltas alone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import (
@@ -29,11 +31,12 @@ from recall_gate.core.compare import (
     stale_reasons,
 )
 from recall_gate.core.metrics import HIT
-from recall_gate.core.records import CaseResult, MetricSummary
+from recall_gate.core.records import MetricSummary
 
 __all__ = [
     "CaseSetChange",
     "SkippedVersion",
+    "Trend",
     "TrendPoint",
     "TrendRow",
     "VersionChanges",
@@ -60,6 +63,11 @@ class TrendPoint:
     @property
     def label(self) -> str:
         return self.commit[:7] if self.commit else "proposed"
+
+    @cached_property
+    def _cases(self) -> _CaseIndex:
+        """Its cases indexed once, however many trends and groups read them."""
+        return _index(self.baseline)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -119,6 +127,9 @@ class VersionChanges:
     k: tuple[int, int] | None = None
     cases: CaseSetChange = field(default_factory=CaseSetChange)
     edited_queries: int = 0
+    # Every case both versions hold records its query on both sides: a queries
+    # fingerprint that changed with no edited query changed its recipe, not a query.
+    queries_recorded: bool = True
     provenance: tuple[StaleReason, ...] = ()
 
     @property
@@ -132,54 +143,92 @@ class VersionChanges:
         )
 
 
-def _in_group(cases: Sequence[CaseResult], group: Group) -> dict[str, CaseResult]:
-    return {c.case_id: c for c in cases if group.contains(c)}
+@dataclass(frozen=True)
+class _CaseIndex:
+    """One version's cases, indexed once: their order, what each is judged by,
+    its recorded query, and the ids in each group."""
+
+    order: tuple[str, ...]
+    labels: dict[str, tuple[object, ...]]
+    queries: dict[str, str]
+    members: dict[Group, frozenset[str]]
 
 
-def _case_set(before: Mapping[str, CaseResult], after: Mapping[str, CaseResult]) -> CaseSetChange:
-    return CaseSetChange(
-        added=tuple(i for i in after if i not in before),
-        removed=tuple(i for i in before if i not in after),
-        relabelled=tuple(
-            i for i, c in after.items() if i in before and case_label(before[i]) != case_label(c)
-        ),
+def _index(baseline: Baseline) -> _CaseIndex:
+    members: dict[Group, set[str]] = {OVERALL: set()}
+    for c in baseline.cases:
+        members[OVERALL].add(c.case_id)
+        members.setdefault(Group(kind="case_type", name=c.case_type), set()).add(c.case_id)
+        members.setdefault(Group(kind="language", name=c.language), set()).add(c.case_id)
+    return _CaseIndex(
+        order=tuple(c.case_id for c in baseline.cases),
+        labels={c.case_id: case_label(c) for c in baseline.cases},
+        queries={c.case_id: " ".join(c.query.split()) for c in baseline.cases if c.query},
+        members={g: frozenset(ids) for g, ids in members.items()},
     )
 
 
-def _edited_queries(before: Mapping[str, CaseResult], after: Mapping[str, CaseResult]) -> int:
-    """Cases in both whose query both versions recorded, and differently."""
-    return sum(
-        1
-        for i, c in after.items()
-        if i in before
-        and c.query is not None
-        and before[i].query is not None
-        and " ".join(c.query.split()) != " ".join((before[i].query or "").split())
+@dataclass(frozen=True)
+class _Step:
+    """What changed from one version to the next, for every group at once."""
+
+    before: _CaseIndex
+    after: _CaseIndex
+    k: tuple[int, int] | None
+    relabelled: frozenset[str]
+    edited: frozenset[str]
+    queries_recorded: bool
+    provenance: tuple[StaleReason, ...]
+
+    def seen_by(self, group: Group) -> VersionChanges:
+        mine_before = self.before.members.get(group, frozenset())
+        mine_after = self.after.members.get(group, frozenset())
+        added, removed = mine_after - mine_before, mine_before - mine_after
+        both = mine_before & mine_after
+        return VersionChanges(
+            k=self.k,
+            cases=CaseSetChange(
+                added=tuple(i for i in self.after.order if i in added) if added else (),
+                removed=tuple(i for i in self.before.order if i in removed) if removed else (),
+                relabelled=tuple(i for i in self.after.order if i in self.relabelled and i in both),
+            ),
+            edited_queries=len(self.edited & both),
+            queries_recorded=self.queries_recorded,
+            provenance=self.provenance,
+        )
+
+
+def _step(before: Baseline, after: Baseline, was: _CaseIndex, now: _CaseIndex) -> _Step:
+    common = was.labels.keys() & now.labels.keys()
+    relabelled = frozenset(i for i in common if was.labels[i] != now.labels[i])
+    edited = frozenset(
+        i
+        for i in common
+        if i in was.queries and i in now.queries and was.queries[i] != now.queries[i]
+    )
+    # The dataset fingerprint covers the case labels and the queries fingerprint the
+    # queries: a change the case set or the per-case queries explain is named there
+    # (group by group), not again as an unexplained fingerprint for every group.
+    cases_changed = bool(relabelled) or was.labels.keys() != now.labels.keys()
+    explained = {"k"}
+    if cases_changed:
+        explained.add("dataset")
+    if cases_changed or edited:
+        explained.add("queries")
+    return _Step(
+        before=was,
+        after=now,
+        k=(before.k, after.k) if before.k != after.k else None,
+        relabelled=relabelled,
+        edited=edited,
+        queries_recorded=all(i in was.queries and i in now.queries for i in common),
+        provenance=tuple(r for r in stale_reasons(after, before) if r.what not in explained),
     )
 
 
 def changes_between(before: Baseline, after: Baseline, group: Group = OVERALL) -> VersionChanges:
     """What changed from ``before`` to ``after``, as seen by ``group``."""
-    reasons = stale_reasons(after, before)
-    everywhere_before = _in_group(before.cases, OVERALL)
-    everywhere_after = _in_group(after.cases, OVERALL)
-    overall_cases = _case_set(everywhere_before, everywhere_after)
-    overall_queries = _edited_queries(everywhere_before, everywhere_after)
-    mine_before, mine_after = _in_group(before.cases, group), _in_group(after.cases, group)
-    # The dataset fingerprint covers the case labels and the queries fingerprint the
-    # queries: a change the case set or the per-case queries explain is named there
-    # (group by group), not again as an unexplained fingerprint for every group.
-    explained = set()
-    if overall_cases.changed:
-        explained.add("dataset")
-    if overall_cases.changed or overall_queries:
-        explained.add("queries")
-    return VersionChanges(
-        k=(before.k, after.k) if before.k != after.k else None,
-        cases=_case_set(mine_before, mine_after),
-        edited_queries=_edited_queries(mine_before, mine_after),
-        provenance=tuple(r for r in reasons if r.what != "k" and r.what not in explained),
-    )
+    return _step(before, after, _index(before), _index(after)).seen_by(group)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -206,28 +255,44 @@ class TrendRow:
         return max((s.n for s in self.means.values()), default=0)
 
 
+class Trend:
+    """The versions of a baseline, oldest first, read group by group.
+
+    Each version's cases are indexed once and each step between two versions
+    is worked out once, whatever the number of groups read."""
+
+    def __init__(self, points: Sequence[TrendPoint]) -> None:
+        self.points = tuple(points)
+        self._steps = [
+            _step(a.baseline, b.baseline, a._cases, b._cases)
+            for a, b in itertools.pairwise(self.points)
+        ]
+        self.groups: tuple[Group, ...] = tuple(
+            ordered_groups(c for p in self.points for c in p.baseline.cases if c.metrics)
+        )
+
+    def rows(self, group: Group = OVERALL) -> tuple[TrendRow, ...]:
+        """Every version, oldest first, as ``group`` sees it."""
+        rows: list[TrendRow] = []
+        previous: dict[str, MetricSummary] = {}
+        for i, point in enumerate(self.points):
+            means = group_means(point, group)
+            changes = self._steps[i - 1].seen_by(group) if i else None
+            deltas = (
+                {m: s.mean - previous[m].mean for m, s in means.items() if m in previous}
+                if changes is not None and changes.comparable
+                else {}
+            )
+            rows.append(TrendRow(point=point, means=means, changes=changes, deltas=deltas))
+            previous = means
+        return tuple(rows)
+
+
 def trend_rows(points: Sequence[TrendPoint], group: Group = OVERALL) -> tuple[TrendRow, ...]:
     """Every version, oldest first, as ``group`` sees it."""
-    rows: list[TrendRow] = []
-    for i, point in enumerate(points):
-        means = group_means(point, group)
-        if i == 0:
-            rows.append(TrendRow(point=point, means=means, changes=None, deltas={}))
-            continue
-        before = points[i - 1]
-        changes = changes_between(before.baseline, point.baseline, group)
-        previous = group_means(before, group)
-        deltas = (
-            {m: s.mean - previous[m].mean for m, s in means.items() if m in previous}
-            if changes.comparable
-            else {}
-        )
-        rows.append(TrendRow(point=point, means=means, changes=changes, deltas=deltas))
-    return tuple(rows)
+    return Trend(points).rows(group)
 
 
 def trend_groups(points: Sequence[TrendPoint]) -> tuple[Group, ...]:
     """Overall, then every case type, then every language any version scored."""
-    return tuple(
-        ordered_groups(c for p in points for c in p.baseline.cases if c.metrics),
-    )
+    return Trend(points).groups

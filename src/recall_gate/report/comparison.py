@@ -990,17 +990,18 @@ def _set_floors(doc: ComparisonDocument) -> list[tuple[str, float]]:
 
 
 def tolerance_phrase(doc: ComparisonDocument) -> str:
-    """The set tolerance: ``the 0.050 tolerance`` when every gated metric has the
-    same one, else each metric's, naming the shown metrics that have none; and
-    a metric with one that could not be checked (the baseline or this run lacks it)."""
+    """The set tolerance. Every gated metric has one (one number, perhaps with
+    a metric's own beside it): ``the 0.050 tolerance (0.020 for hit@5)``; else
+    each metric's, naming the shown metrics that have none. Either way, a
+    tolerance that could not be checked (the baseline or this run lacks its
+    metric) is named."""
     tolerances, k = doc.gate.tolerances, doc.k
-    values = set(tolerances.values())
-    uniform = len(values) == 1 and all(m.name in tolerances for m in GATED_METRICS)
-    shown = [
-        m for m in GATED_METRICS if m.name in doc.metrics or (not uniform and m.name in tolerances)
-    ]
+    covered = all(m.name in tolerances for m in GATED_METRICS)
+    shown = [m for m in GATED_METRICS if m.name in doc.metrics or m.name in tolerances]
+    if covered:
+        shown = [m for m in GATED_METRICS if m.name in doc.metrics]
     notes = []
-    if not uniform:
+    if not covered:
         unset = [metric_label(m.key, k) for m in shown if m.name not in tolerances]
         if unset:
             notes.append(f"{', '.join(unset)} not tolerance-gated")
@@ -1016,8 +1017,16 @@ def tolerance_phrase(doc: ComparisonDocument) -> str:
             notes.append(f"{', '.join(unscored)} not checked: this run did not score it")
         if unbased:
             notes.append(f"{', '.join(unbased)} not checked: the baseline lacks it")
-    if uniform:
-        return f"the {values.pop():.3f} tolerance" + (f" ({'; '.join(notes)})" if notes else "")
+    if covered:
+        values = [tolerances[m.name] for m in GATED_METRICS]
+        common = max(values, key=values.count)  # the first most frequent, in registry order
+        own = ", ".join(
+            f"{tolerances[m.name]:.3f} for {metric_label(m.key, k)}"
+            for m in GATED_METRICS
+            if tolerances[m.name] != common
+        )
+        notes = [own, *notes] if own else notes
+        return f"the {common:.3f} tolerance" + (f" ({'; '.join(notes)})" if notes else "")
     each = ", ".join(
         f"{metric_label(m.key, k)} {tolerances[m.name]:.3f}" for m in shown if m.name in tolerances
     )

@@ -12,6 +12,7 @@ the recorded retriever, settings, knowledge base or queries changed) the Δ is
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -24,14 +25,7 @@ from recall_gate.core.metric_registry import (
     metric_spec,
     shown_metrics,
 )
-from recall_gate.core.trend import (
-    SkippedVersion,
-    TrendPoint,
-    TrendRow,
-    VersionChanges,
-    trend_groups,
-    trend_rows,
-)
+from recall_gate.core.trend import SkippedVersion, Trend, TrendPoint, TrendRow, VersionChanges
 from recall_gate.report.charts import ChartSeries, line_chart
 from recall_gate.report.comparison import MARKDOWN, TEXT, Style, group_phrase, stale_reason_phrases
 from recall_gate.report.markup import Format, table
@@ -46,6 +40,8 @@ __all__ = [
 ]
 
 HISTORY_KIND = "recall-gate-history"
+# Sentences on a terminal are wrapped to this width (tables are as wide as they are).
+TEXT_WIDTH = 88
 # 2: per group (overall, case types, languages) with n, Δ and what changed
 #    between versions; versions skipped as unreadable are listed.
 HISTORY_SCHEMA_VERSION = 2
@@ -97,6 +93,13 @@ def change_phrases(changes: VersionChanges, style: Style) -> list[str]:
     if changes.edited_queries:
         out.append(f"queries edited: {changes.edited_queries}")
     for reason in changes.provenance:
+        if reason.what == "queries":
+            out.append(
+                "queries fingerprint changed, though no recorded query did"
+                if changes.queries_recorded
+                else "queries changed (not recorded case by case in both versions)"
+            )
+            continue
         phrases = stale_reason_phrases(stale_record(reason), style)
         if reason.what == "retriever" and reason.changes:
             said = ", ".join(p.removeprefix("retriever ") for p in phrases)
@@ -129,6 +132,18 @@ def _metric_cells(row: TrendRow, shown: Sequence[str]) -> list[str]:
     return cells
 
 
+# A terminal row stays readable: the reason is cut there (whole in Markdown and JSON).
+REASON_CHARS = 60
+
+
+def _reason(reason: str, style: Style) -> str:
+    if not reason:
+        return "—"
+    if not style.md and len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 1].rstrip() + "…"
+    return style.user(reason)
+
+
 def _committed(point: TrendPoint) -> str:
     return point.committed_at[:10] if point.committed_at else "not committed"
 
@@ -155,7 +170,7 @@ def _table(
         cells.append(str(row.n))
         cells += _metric_cells(row, shown)
         if overall:
-            cells.append(style.user(p.reason) if p.reason else "—")
+            cells.append(_reason(p.reason, style))
         cells.append(_changes_cell(row, style))
         body.append(cells)
     return table(header, body, style.fmt)
@@ -235,27 +250,29 @@ def render_history(
     md = style.md
     ks = sorted({p.k for p in points})
     shown = shown_metrics(*(p.overall for p in points))
-    groups = trend_groups(points)
+    trend = Trend(points)
+    groups = trend.groups
     parts = []
     if heading:
         title = f"recall-gate history: {path}"
         parts.append(f"### {style.user(title)}" if md else f"{title}\n{'=' * len(title)}")
     count = len(points)
-    parts.append(
+    intro = (
         f"{_plural(count, 'version')} of {style.user(path)}, oldest first, with n (the cases "
         "scored) per version. Δ is the change since the version before, computed only when "
         "both measured the same cases at the same k with the same recorded retriever and "
         "settings; across a change it is — and the row names the change."
     )
+    parts.append(intro if md else textwrap.fill(intro, width=TEXT_WIDTH, break_on_hyphens=False))
     note = _skipped_note(skipped, style)
     if note:
         parts.append(note)
-    overall_rows = trend_rows(points, OVERALL)
+    overall_rows = trend.rows(OVERALL)
     if md:
         parts += _charts(overall_rows, shown, ks)
     selected = _selected(groups, by)
     for group in selected:
-        rows = overall_rows if group == OVERALL else trend_rows(points, group)
+        rows = overall_rows if group == OVERALL else trend.rows(group)
         section = _table(rows, group, shown, ks, style)
         if len(selected) > 1:
             name = group_phrase(group.label)
@@ -265,7 +282,7 @@ def render_history(
         parts.append(section)
     hint = _other_groups(groups, by, style)
     if hint:
-        parts.append(hint)
+        parts.append(hint if md else textwrap.fill(hint, width=TEXT_WIDTH))
     return "\n\n".join(parts) + "\n"
 
 
@@ -316,8 +333,9 @@ def history_json(
     language with n, means, ``delta`` (``null`` where none is computed) and
     ``changes`` since the version before (``null`` for the first)."""
     shown = shown_metrics(*(q.overall for q in points))
-    groups = trend_groups(points)
-    by_group = {g: trend_rows(points, g) for g in groups}
+    trend = Trend(points)
+    groups = trend.groups
+    by_group = {g: trend.rows(g) for g in groups}
     return {
         "kind": HISTORY_KIND,
         "schema_version": HISTORY_SCHEMA_VERSION,
