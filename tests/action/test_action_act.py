@@ -401,6 +401,33 @@ def test_a_floor_above_the_observed_value_fails_the_job(repo: Repo) -> None:
     assert "fail" in comment.body
 
 
+def test_a_metrics_own_tolerance_input_judges_it_beside_the_one_number(repo: Repo) -> None:
+    # v2 against v1's baseline, overall: hit and recall −0.083, nDCG 0.750 → 0.636 (−0.114).
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={
+            "ARTIFACTS": "tests/act/data/capture-v2.jsonl",
+            "MAX_REGRESSION": "0.2",
+            "MAX_REGRESSION_NDCG": "0.1",
+        },
+    )
+
+    assert run.job_result == "failure", run.text[-4000:]
+    outputs = run.outputs("gate")
+    assert (outputs["verdict"], outputs["regressions"]) == ("fail", "1")
+    errors = run.annotations("error")
+    assert any(
+        e.startswith("overall: nDCG@5 0.750 → 0.636") and "beyond the 0.100 tolerance" in e
+        for e in errors
+    ), errors
+    [comment] = marked_comments(repo.fake, number)
+    assert "1 drop beyond the 0.200 tolerance (0.100 for nDCG@5)" in comment.body
+
+
 def test_a_comment_refused_with_403_is_a_warning_and_the_job_passes(repo: Repo) -> None:
     number = repo.fake.add_pull(REPO, head_sha=HEAD_1, from_fork=True)
 

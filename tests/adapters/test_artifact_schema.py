@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from recall_gate.adapters.dataset import parse_artifact_line
 from recall_gate.adapters.files import describe_validation_error
-from recall_gate.core.records import Artifact
+from recall_gate.core.records import Artifact, RetrievedItem
 from recall_gate.errors import InputError
 
 SOURCE = "run.jsonl"
@@ -176,3 +176,47 @@ def test_any_line_gets_what_the_full_validation_gives(obj: Any) -> None:
     else:
         assert isinstance(got, Artifact)
         assert got.model_dump_json() == expected.model_dump_json()
+
+
+class _SmartUnionArtifact(Artifact):
+    """The schema as it was before its union was ordered: pydantic's "smart" union of
+    an item and an id. Kept here only to prove the ordered union equal to it."""
+
+    retrieved: tuple[RetrievedItem | str, ...]
+
+
+def _smart_union(line: str) -> Artifact | str:
+    try:
+        return _SmartUnionArtifact.model_validate_json(line)
+    except ValidationError as exc:
+        return " / ".join(sorted(f"{e['loc'][:2]} {e['type']}" for e in exc.errors()))
+
+
+def _ordered_union(line: str) -> Artifact | str:
+    try:
+        return Artifact.model_validate_json(line)
+    except ValidationError as exc:
+        return " / ".join(sorted(f"{e['loc'][:2]} {e['type']}" for e in exc.errors()))
+
+
+@settings(max_examples=400, deadline=None)
+@given(obj=st.fixed_dictionaries({}, optional=_fields) | _values)
+def test_the_ordered_union_accepts_and_refuses_what_the_smart_union_did(obj: Any) -> None:
+    line = json.dumps(obj)
+    smart, ordered = _smart_union(line), _ordered_union(line)
+    if isinstance(smart, str):
+        assert ordered == smart  # refused, at the same fields for the same reasons
+    else:
+        assert isinstance(ordered, Artifact)
+        assert ordered.model_dump_json() == smart.model_dump_json()
+        assert [type(i) for i in ordered.retrieved] == [type(i) for i in smart.retrieved]
+
+
+@given(items=st.lists(st.one_of(st.text(min_size=1), st.builds(RetrievedItem, id=st.just("a")))))
+def test_python_items_keep_their_kind_under_the_ordered_union(
+    items: list[RetrievedItem | str],
+) -> None:
+    ordered = Artifact(case_id="c", retrieved=tuple(items))
+    smart = _SmartUnionArtifact(case_id="c", retrieved=tuple(items))
+    assert ordered.retrieved == smart.retrieved
+    assert [type(i) for i in ordered.retrieved] == [type(i) for i in smart.retrieved]

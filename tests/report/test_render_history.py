@@ -6,11 +6,13 @@ import re
 
 from factories import baseline_of, case
 from golden import assert_golden
+from recall_gate.core.baseline import Baseline
 from recall_gate.core.metrics import HIT, MRR
 from recall_gate.core.records import CaseResult
-from recall_gate.core.trend import SkippedVersion, TrendPoint, trend_point
+from recall_gate.core.trend import SkippedVersion, TrendPoint, trend_point, trend_rows
 from recall_gate.report.charts import mermaid_label
-from recall_gate.report.history import history_json, render_history
+from recall_gate.report.comparison import TEXT
+from recall_gate.report.history import change_phrases, history_json, render_history
 
 HYBRID = {"adapter": "langchain-retriever", "name": "app.Hybrid", "params": {"top_k": 5}}
 RERANKED = {"adapter": "langchain-retriever", "name": "app.Reranked", "params": {"top_k": 20}}
@@ -74,7 +76,7 @@ def test_the_trend_per_group_names_each_change_and_computes_no_delta_across_it()
 def test_the_default_trend_is_overall_and_says_where_the_groups_are() -> None:
     text = render_history(_points(), path="baselines/default.json", fmt="text")
     assert "language pt-BR" not in text
-    assert text.rstrip().endswith(
+    assert " ".join(text.split()).endswith(
         "Also by case type (golden, adversarial): recall-gate history --by case_type; "
         "by language (en, pt-BR): recall-gate history --by language; both: --by all."
     )
@@ -97,7 +99,8 @@ def test_a_metric_the_baselines_carry_beyond_the_default_set_gets_its_columns() 
         trend_point(baseline_of(with_mrr, reason="mrr"), commit="a" * 40, committed_at=None),
     ]
     text = render_history(points, path="b.json", fmt="text")
-    header = text.splitlines()[5].split()
+    (header_line,) = [line for line in text.splitlines() if line.startswith("version")]
+    header = header_line.split()
     assert header[header.index("nDCG@5") :][:4] == ["nDCG@5", "Δ", "MRR@5", "Δ"]
     assert history_json(points, profile="p", path="b.json")["points"][0]["mrr"] == 0.3
 
@@ -116,3 +119,44 @@ def test_a_pipe_in_a_changed_setting_stays_inside_its_markdown_cell() -> None:
     (row,) = [line for line in markdown.splitlines() if line.startswith("| bbbbbbb |")]
     assert row.endswith("| query prefix `q` → `a\\|b` |")
     assert len(re.findall(r"(?<!\\)\|", row)) == 13  # 12 columns: no cell split by the pipe
+
+
+def _two(before: Baseline, after: Baseline) -> list[TrendPoint]:
+    return [
+        trend_point(b, commit=sha * 40, committed_at=None)
+        for b, sha in ((before, "a"), (after, "b"))
+    ]
+
+
+def test_a_queries_fingerprint_change_says_whether_any_recorded_query_changed() -> None:
+    unrecorded = baseline_of(_cases(0), queries_fingerprint="sha256:a")
+    recorded = [c.model_copy(update={"query": f"q {c.case_id}"}) for c in _cases(0)]
+    first = baseline_of(recorded, queries_fingerprint="sha256:b")
+    recipe = baseline_of(recorded, queries_fingerprint="sha256:c")
+    changes = trend_rows(_two(unrecorded, first))[1].changes
+    assert changes is not None
+    assert change_phrases(changes, TEXT) == [
+        "queries changed (not recorded case by case in both versions)"
+    ]
+    changes = trend_rows(_two(first, recipe))[1].changes
+    assert changes is not None
+    assert change_phrases(changes, TEXT) == [
+        "queries fingerprint changed, though no recorded query did"
+    ]
+    edited = [
+        c.model_copy(update={"query": "another"}) if c.case_id == "en0" else c for c in recorded
+    ]
+    changes = trend_rows(_two(first, baseline_of(edited, queries_fingerprint="sha256:d")))[
+        1
+    ].changes
+    assert changes is not None
+    assert change_phrases(changes, TEXT) == ["queries edited: 1"]
+
+
+def test_a_long_reason_is_cut_on_a_terminal_and_whole_in_markdown() -> None:
+    why = "Regenerated with the bundled model after the KB moved to docs/, " * 3
+    points = [trend_point(baseline_of(_cases(0), reason=why), commit="a" * 40, committed_at=None)]
+    text = render_history(points, path="b.json", fmt="text")
+    (line,) = [x for x in text.splitlines() if x.startswith("aaaaaaa")]
+    assert line.endswith("Regenerated with the bundled model after the KB moved to do…")
+    assert why.strip() in render_history(points, path="b.json").replace("\\", "")

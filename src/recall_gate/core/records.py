@@ -6,7 +6,7 @@ error, not a silently ignored key. Field names are the contract of DESIGN.md.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -227,7 +227,9 @@ class Artifact(_Record):
     """
 
     case_id: str = Field(min_length=1)
-    retrieved: tuple[RetrievedItem | str, ...]
+    # A string is an id, an object an item: tried in that order, so a bare id is
+    # taken at once instead of first failing as an item (what a "smart" union does).
+    retrieved: tuple[Annotated[str | RetrievedItem, Field(union_mode="left_to_right")], ...]
     cited: tuple[str, ...] | None = None
     must_cite_one_of: tuple[str, ...] | None = None
     relevant_ids: tuple[str, ...] | None = None
@@ -250,8 +252,8 @@ class Artifact(_Record):
     @field_validator("retrieved")
     @classmethod
     def _no_empty_ids(
-        cls, items: tuple[RetrievedItem | str, ...]
-    ) -> tuple[RetrievedItem | str, ...]:
+        cls, items: tuple[str | RetrievedItem, ...]
+    ) -> tuple[str | RetrievedItem, ...]:
         for i, item in enumerate(items):
             if isinstance(item, str) and not item:
                 raise ValueError(f"retrieved[{i}] is an empty id")

@@ -127,6 +127,9 @@ class VersionChanges:
     k: tuple[int, int] | None = None
     cases: CaseSetChange = field(default_factory=CaseSetChange)
     edited_queries: int = 0
+    # Every case both versions hold records its query on both sides: a queries
+    # fingerprint that changed with no edited query changed its recipe, not a query.
+    queries_recorded: bool = True
     provenance: tuple[StaleReason, ...] = ()
 
     @property
@@ -174,6 +177,7 @@ class _Step:
     k: tuple[int, int] | None
     relabelled: frozenset[str]
     edited: frozenset[str]
+    queries_recorded: bool
     provenance: tuple[StaleReason, ...]
 
     def seen_by(self, group: Group) -> VersionChanges:
@@ -189,6 +193,7 @@ class _Step:
                 relabelled=tuple(i for i in self.after.order if i in self.relabelled and i in both),
             ),
             edited_queries=len(self.edited & both),
+            queries_recorded=self.queries_recorded,
             provenance=self.provenance,
         )
 
@@ -216,6 +221,7 @@ def _step(before: Baseline, after: Baseline, was: _CaseIndex, now: _CaseIndex) -
         k=(before.k, after.k) if before.k != after.k else None,
         relabelled=relabelled,
         edited=edited,
+        queries_recorded=all(i in was.queries and i in now.queries for i in common),
         provenance=tuple(r for r in stale_reasons(after, before) if r.what not in explained),
     )
 

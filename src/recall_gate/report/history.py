@@ -12,6 +12,7 @@ the recorded retriever, settings, knowledge base or queries changed) the Δ is
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -39,6 +40,8 @@ __all__ = [
 ]
 
 HISTORY_KIND = "recall-gate-history"
+# Sentences on a terminal are wrapped to this width (tables are as wide as they are).
+TEXT_WIDTH = 88
 # 2: per group (overall, case types, languages) with n, Δ and what changed
 #    between versions; versions skipped as unreadable are listed.
 HISTORY_SCHEMA_VERSION = 2
@@ -90,6 +93,13 @@ def change_phrases(changes: VersionChanges, style: Style) -> list[str]:
     if changes.edited_queries:
         out.append(f"queries edited: {changes.edited_queries}")
     for reason in changes.provenance:
+        if reason.what == "queries":
+            out.append(
+                "queries fingerprint changed, though no recorded query did"
+                if changes.queries_recorded
+                else "queries changed (not recorded case by case in both versions)"
+            )
+            continue
         phrases = stale_reason_phrases(stale_record(reason), style)
         if reason.what == "retriever" and reason.changes:
             said = ", ".join(p.removeprefix("retriever ") for p in phrases)
@@ -122,6 +132,18 @@ def _metric_cells(row: TrendRow, shown: Sequence[str]) -> list[str]:
     return cells
 
 
+# A terminal row stays readable: the reason is cut there (whole in Markdown and JSON).
+REASON_CHARS = 60
+
+
+def _reason(reason: str, style: Style) -> str:
+    if not reason:
+        return "—"
+    if not style.md and len(reason) > REASON_CHARS:
+        reason = reason[: REASON_CHARS - 1].rstrip() + "…"
+    return style.user(reason)
+
+
 def _committed(point: TrendPoint) -> str:
     return point.committed_at[:10] if point.committed_at else "not committed"
 
@@ -148,7 +170,7 @@ def _table(
         cells.append(str(row.n))
         cells += _metric_cells(row, shown)
         if overall:
-            cells.append(style.user(p.reason) if p.reason else "—")
+            cells.append(_reason(p.reason, style))
         cells.append(_changes_cell(row, style))
         body.append(cells)
     return table(header, body, style.fmt)
@@ -235,12 +257,13 @@ def render_history(
         title = f"recall-gate history: {path}"
         parts.append(f"### {style.user(title)}" if md else f"{title}\n{'=' * len(title)}")
     count = len(points)
-    parts.append(
+    intro = (
         f"{_plural(count, 'version')} of {style.user(path)}, oldest first, with n (the cases "
         "scored) per version. Δ is the change since the version before, computed only when "
         "both measured the same cases at the same k with the same recorded retriever and "
         "settings; across a change it is — and the row names the change."
     )
+    parts.append(intro if md else textwrap.fill(intro, width=TEXT_WIDTH, break_on_hyphens=False))
     note = _skipped_note(skipped, style)
     if note:
         parts.append(note)
@@ -259,7 +282,7 @@ def render_history(
         parts.append(section)
     hint = _other_groups(groups, by, style)
     if hint:
-        parts.append(hint)
+        parts.append(hint if md else textwrap.fill(hint, width=TEXT_WIDTH))
     return "\n\n".join(parts) + "\n"
 
 
