@@ -173,11 +173,14 @@ def test_the_same_cases_k_and_provenance_give_a_delta(repo: Path) -> None:
 def test_a_change_of_k_is_named_and_gets_no_delta(repo: Path) -> None:
     commit_cases(repo, en(10, 4), "first")
     deeper = commit_cases(repo, en(10, 2, k=10), "k 10", k=10)
-    code, out, err = cli("history", cwd=repo)
+    code, out, err = cli("history", "--json", "trend.json", cwd=repo)
     assert code == 0, err
     assert row(out, "version")[4] == "hit@k"  # two ks: each row says its own
     assert row(out, deeper)[2:6] == ["10", "10", "0.800", "—"]
     assert row(out, deeper)[-1] == "k 5 → 10"
+    overall = group(trend(repo)["points"][1], "overall")
+    assert overall["delta"] is None
+    assert overall["changes"]["k"] == {"before": 5, "after": 10}
 
 
 @needs_git
