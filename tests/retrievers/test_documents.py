@@ -73,3 +73,17 @@ def test_lookup_follows_mappings_and_attributes() -> None:
 
     assert lookup({"node": Node()}, "node.metadata.file_path") == "a.md"
     assert lookup({"node": Node()}, "node.missing.x") is None
+
+
+def test_a_page_outside_the_kb_is_named_relative_to_the_kb_else_its_repository() -> None:
+    mapper = IdMapper(
+        card_ids=frozenset({"en/install"}), anchors=("/runner/app/docs", "/runner/app")
+    )
+    in_kb = Hit({"metadata": {"file_path": "/runner/app/docs/blog/launch.md"}})
+    in_repo = Hit({"metadata": {"file_path": "/runner/app/CHANGES.md"}})
+    elsewhere = Hit({"metadata": {"file_path": "/srv/shared/faq.md"}})
+    assert mapper.map(in_kb, case_id="c", rank=1) == ("blog/launch.md", True)
+    assert mapper.map(in_repo, case_id="c", rank=2) == ("CHANGES.md", True)
+    assert mapper.map(elsewhere, case_id="c", rank=3) == ("/srv/shared/faq.md", True)
+    card = Hit({"metadata": {"file_path": "/runner/app/docs/en/install.md"}})
+    assert mapper.map(card, case_id="c", rank=4) == ("en/install", False)

@@ -219,6 +219,7 @@ def _capture_journaled(
     cases: list[Case],
     k: int,
     card_ids: frozenset[str] | None,
+    kb_root: Path | None,
     config_folder: Path | None,
     pacing: dict[str, Any],
 ) -> tuple[Capture, int]:
@@ -242,6 +243,7 @@ def _capture_journaled(
                 id_from=args.id_from,
                 label=args.label,
                 kb=card_ids,
+                kb_root=kb_root,
                 shard=args.shard,
                 answered=answered,
                 on_artifact=lambda a: journal.record(a.model_dump(mode="json", exclude_none=True)),
@@ -325,6 +327,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         cases=cases,
         k=settings.k,
         card_ids=card_ids,
+        kb_root=settings.kb,
         config_folder=config_folder,
         pacing=_pacing(args, settings.config),
     )

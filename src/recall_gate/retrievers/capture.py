@@ -132,6 +132,15 @@ def _card_ids(kb: str | Path | Iterable[str] | None) -> frozenset[str] | None:
     return frozenset(kb)
 
 
+def _anchors(kb: str | Path | Iterable[str] | None) -> tuple[str, ...]:
+    """The KB folder and the repository that holds it, absolute, as posix paths."""
+    if not isinstance(kb, str | Path):
+        return ()
+    root = Path(kb).resolve()
+    repo = next((p for p in (root, *root.parents) if (p / ".git").exists()), None)
+    return tuple(p.as_posix() for p in (root, repo) if p is not None)
+
+
 @dataclass(frozen=True)
 class Progress:
     """How far a capture is: ``done`` of ``total`` cases answered (``failed`` of
@@ -229,6 +238,7 @@ def capture(
     id_from: str | None = None,
     label: str | None = None,
     kb: str | Path | Iterable[str] | None = None,
+    kb_root: str | Path | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
     retries: int = DEFAULT_RETRIES,
     timeout: float | None = DEFAULT_TIMEOUT,
@@ -247,7 +257,9 @@ def capture(
     (default: the common fields, see
     :data:`~recall_gate.retrievers.documents.DEFAULT_ID_FIELDS`). ``kb``: the KB
     (a path, or its card ids) to map file paths to card ids and refuse
-    documents that are no card. ``label``: your name for this retriever,
+    documents that are no card; ``kb_root``: the KB's folder when ``kb`` is its
+    card ids, so pages outside the KB are named relative to it (or to its
+    repository) rather than by an absolute path. ``label``: your name for this retriever,
     recorded in the provenance.
 
     A case whose ``k`` documents hold fewer than ``k`` distinct cards (a chunk
@@ -284,7 +296,12 @@ def capture(
     adapter = adapt(retriever)
     all_cases = _cases_of(cases)
     gold = frozenset(g for c in all_cases for g in (*c.must_cite_one_of, *(c.relevant_ids or ())))
-    mapper = IdMapper(id_from=id_from, card_ids=_card_ids(kb), gold_ids=gold)
+    mapper = IdMapper(
+        id_from=id_from,
+        card_ids=_card_ids(kb),
+        gold_ids=gold,
+        anchors=_anchors(kb_root if kb_root is not None else kb),
+    )
     coverage = None
     if shard is not None:
         coverage = Coverage(

@@ -78,6 +78,10 @@ class IdMapper:
     gold_ids: frozenset[str] = frozenset()
     # Why the first document outside the KB mapped to no card.
     first_unmapped: InputError | None = None
+    # Absolute folders (the KB's, then its repository's) that a page outside the
+    # KB is named relative to, so a capture on a CI runner and one on a laptop
+    # name it alike, and no machine path reaches the report.
+    anchors: tuple[str, ...] = ()
 
     def card_id(self, hit: Hit, *, case_id: str, rank: int) -> str:
         """The hit's card id; with a KB, a hit that maps to no card is an error
@@ -111,8 +115,17 @@ class IdMapper:
         if first is not None and outside_ok:
             if self.first_unmapped is None:
                 self.first_unmapped = error  # raised if no document maps at all
-            return first, True
+            return self._relative(first), True
         raise error
+
+    def _relative(self, reference: str) -> str:
+        """An absolute path under one of the anchors, relative to the first that
+        holds it (``/runner/work/app/docs/blog/a.md`` → ``blog/a.md``); else as given."""
+        for anchor in self.anchors:
+            prefix = anchor.rstrip("/") + "/"
+            if reference.startswith(prefix) and len(reference) > len(prefix):
+                return reference[len(prefix) :]
+        return reference
 
     def _unmapped(self, where: str, tried: list[str]) -> InputError:
         if self.id_from:
