@@ -9,7 +9,8 @@ Each test prepares a copy of the repository as a git work tree (a
 
 Nothing is fetched: act skips a checkout of the repository itself, and every
 other pinned action is mapped onto a stand-in under ``tests/act/stubs`` with
-``--local-repository`` (see its README). Assertions are on end state: the
+``--local-repository`` (see its README); that set-up is ``tests/act_harness.py``,
+shared with the PR-check benchmark. Assertions are on end state: the
 fake's comments, branches and pull requests, the job result, and what act
 logged as step outputs, job summary and annotations.
 
