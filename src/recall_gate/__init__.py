@@ -28,7 +28,7 @@ __all__ = [
     "score_ranking",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def __getattr__(name: str) -> Any:
