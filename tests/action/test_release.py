@@ -184,12 +184,13 @@ def test_this_changelog_gives_the_notes_once_unreleased_is_named_after_the_versi
     version = _project_version()
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     assert text.count("## [Unreleased]") == 1
-    heading = re.search(rf"^## \[{re.escape(version)}\] - .+$", text, re.MULTILINE)
+    version_heading = re.compile(rf"^## \[{re.escape(version)}\] - .+$", re.MULTILINE)
+    heading = version_heading.search(text)
     if heading is None:  # not released yet: name [Unreleased] after the version, as a release does
         released = text.replace(
             "## [Unreleased]", f"## [Unreleased]\n\n## [{version}] - 2026-12-04"
         )
-        heading = re.search(rf"^## \[{re.escape(version)}\] - .+$", released, re.MULTILINE)
+        heading = version_heading.search(released)
         assert heading is not None
     else:  # released: its section is already in this CHANGELOG
         released = text

@@ -111,11 +111,7 @@ PREFIX = "embedder.query_prefix"
 def test_a_pipe_in_a_changed_setting_stays_inside_its_markdown_cell() -> None:
     before = baseline_of(_cases(4), settings={PREFIX: "q"}, config_fingerprint="a")
     after = baseline_of(_cases(4), settings={PREFIX: "a|b"}, config_fingerprint="b")
-    points = [
-        trend_point(b, commit=sha * 40, committed_at=None)
-        for b, sha in ((before, "a"), (after, "b"))
-    ]
-    markdown = render_history(points, path="b.json")
+    markdown = render_history(_two(before, after), path="b.json")
     (row,) = [line for line in markdown.splitlines() if line.startswith("| bbbbbbb |")]
     assert row.endswith("| query prefix `q` → `a\\|b` |")
     assert len(re.findall(r"(?<!\\)\|", row)) == 13  # 12 columns: no cell split by the pipe

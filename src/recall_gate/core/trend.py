@@ -267,9 +267,7 @@ class Trend:
             _step(a.baseline, b.baseline, a._cases, b._cases)
             for a, b in itertools.pairwise(self.points)
         ]
-        self.groups: tuple[Group, ...] = tuple(
-            ordered_groups(c for p in self.points for c in p.baseline.cases if c.metrics)
-        )
+        self.groups = trend_groups(self.points)
 
     def rows(self, group: Group = OVERALL) -> tuple[TrendRow, ...]:
         """Every version, oldest first, as ``group`` sees it."""
@@ -295,4 +293,4 @@ def trend_rows(points: Sequence[TrendPoint], group: Group = OVERALL) -> tuple[Tr
 
 def trend_groups(points: Sequence[TrendPoint]) -> tuple[Group, ...]:
     """Overall, then every case type, then every language any version scored."""
-    return Trend(points).groups
+    return tuple(ordered_groups(c for p in points for c in p.baseline.cases if c.metrics))

@@ -997,9 +997,9 @@ def tolerance_phrase(doc: ComparisonDocument) -> str:
     metric) is named."""
     tolerances, k = doc.gate.tolerances, doc.k
     covered = all(m.name in tolerances for m in GATED_METRICS)
-    shown = [m for m in GATED_METRICS if m.name in doc.metrics or m.name in tolerances]
-    if covered:
-        shown = [m for m in GATED_METRICS if m.name in doc.metrics]
+    shown = [
+        m for m in GATED_METRICS if m.name in doc.metrics or (not covered and m.name in tolerances)
+    ]
     notes = []
     if not covered:
         unset = [metric_label(m.key, k) for m in shown if m.name not in tolerances]

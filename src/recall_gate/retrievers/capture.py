@@ -136,9 +136,10 @@ def _anchors(kb: str | Path | Iterable[str] | None) -> tuple[str, ...]:
     """The KB folder and the repository that holds it, absolute, as posix paths."""
     if not isinstance(kb, str | Path):
         return ()
+    from recall_gate.adapters.config import repository_root
+
     root = Path(kb).resolve()
-    repo = next((p for p in (root, *root.parents) if (p / ".git").exists()), None)
-    return tuple(p.as_posix() for p in (root, repo) if p is not None)
+    return tuple(dict.fromkeys(p.as_posix() for p in (root, repository_root(root))))
 
 
 @dataclass(frozen=True)
