@@ -10,6 +10,7 @@ quick-start workflow is checked here too.
 from __future__ import annotations
 
 import os
+import json
 import re
 import shutil
 import subprocess
@@ -257,21 +258,33 @@ def test_action_docs_tables_match_action_yml(section: str, render: Any) -> None:
     )
 
 
-def test_readme_quickstart_is_a_least_privilege_workflow_using_declared_inputs() -> None:
+def test_readme_quickstart_is_the_two_job_check_with_no_token_where_pr_code_runs() -> None:
+    """The capture job runs the pull request's code with no permissions and no token
+    input; the judge job needs it, alone may comment, and installs nothing of the PR."""
     text = README.read_text(encoding="utf-8") if README.is_file() else ""
     block = readme_section(text, "quickstart") or ""
     fenced = re.fullmatch(r"```yaml\n(.*)\n```", block, re.DOTALL)
     assert fenced, "README.md: put the quick-start workflow in a ```yaml fence between markers"
+    assert fenced.group(1) + "\n" in (ROOT / "examples/workflows/pr-check.yml").read_text(), (
+        "the README's workflow is examples/workflows/pr-check.yml, which the act tests run"
+    )
     workflow = YAML(typ="safe").load(fenced.group(1))
     assert workflow["permissions"] == {}
-    [job] = workflow["jobs"].values()
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
-    steps = job["steps"]
-    checkout = next(s for s in steps if str(s.get("uses", "")).startswith("actions/checkout@"))
-    assert checkout["with"]["persist-credentials"] is False
-    [gate] = [s for s in steps if "recall-gate@" in str(s.get("uses", ""))]
-    assert set(gate.get("with", {})) <= set(action()["inputs"])
-    assert not any("run" in s and "${{" in s["run"] for s in steps)
+    capture, judge = workflow["jobs"]["capture"], workflow["jobs"]["judge"]
+    assert capture["permissions"] == {}
+    assert judge["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert judge["needs"] == "capture"
+    for job, role in ((capture, "capture"), (judge, "judge")):
+        checkout = next(
+            s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")
+        )
+        assert checkout["with"]["persist-credentials"] is False
+        [gate] = [s for s in job["steps"] if "recall-gate@" in str(s.get("uses", ""))]
+        assert gate["with"]["role"] == role
+        assert set(gate.get("with", {})) <= set(action()["inputs"])
+        assert not any("run" in s and "${{" in s["run"] for s in job["steps"])
+    assert "token" not in json.dumps(capture).lower()
+    assert not {"requirements", "install-command", "retriever"} & set(gate["with"])
 
 
 # -- zizmor ------------------------------------------------------------------------
