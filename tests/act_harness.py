@@ -76,6 +76,26 @@ def stub_mappings() -> list[str]:
     return args
 
 
+def copy_action(dest: Path) -> Path:
+    """The action as a pinned release holds it, in DEST: this checkout's files (tracked
+    and new, not ignored), less the tests, whose fixtures spell out the fake's tokens.
+    ``--local-repository recall-gate/recall-gate@v0=DEST`` then reads a small folder
+    (never this checkout's virtual environment), and code under test that writes where
+    it runs can never write into this checkout."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, listed):
+        source = ROOT / name.decode()
+        if source.is_file() and not name.startswith(b"tests/"):
+            (dest / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name.decode())
+    return dest
+
+
 def clean_environment() -> dict[str, str]:
     """This process's environment minus an enclosing runner's (CI may itself be Actions)."""
     prefixes = ("GITHUB_", "ACTIONS_", "RUNNER_", "INPUT_", "RECALL_GATE_", "ACT_")

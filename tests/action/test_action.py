@@ -9,8 +9,8 @@ quick-start workflow is checked here too.
 
 from __future__ import annotations
 
-import os
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -172,10 +172,8 @@ def test_contract_inputs_and_outputs_exist_and_inputs_are_optional() -> None:
 def test_outputs_come_from_steps_that_exist() -> None:
     ids = {step.get("id") for step in steps()}
     for name, spec in action()["outputs"].items():
-        found = re.fullmatch(
-            r"\$\{\{ steps\.[a-z-]+\.outputs\.[a-z-]+( \|\| steps\.[a-z-]+\.outputs\.[a-z-]+)* \}\}",
-            spec["value"],
-        )
+        step_output = r"steps\.[a-z-]+\.outputs\.[a-z-]+"
+        found = re.fullmatch(rf"\$\{{\{{ {step_output}( \|\| {step_output})* \}}\}}", spec["value"])
         assert found, f"{name}: value must be a step output"
         for step_id in re.findall(r"steps\.([a-z-]+)\.", spec["value"]):
             assert step_id in ids, f"{name}: no step with id {step_id}"

@@ -27,7 +27,6 @@ from __future__ import annotations
 import io
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -220,26 +219,6 @@ def build_retriever():
 """
 
 
-@pytest.fixture(scope="module")
-def action_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The action as a pinned release would hold it: this checkout's files, copied (code
-    under test may write where it runs; it must never write into this checkout), less
-    the tests, whose fixtures spell out the fake's tokens."""
-    copy = tmp_path_factory.mktemp("action") / "recall-gate"
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, listed):
-        source = ROOT / name.decode()
-        if source.is_file() and not name.startswith(b"tests/"):
-            (copy / name.decode()).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, copy / name.decode())
-    return copy
-
-
 def _shop(root: Path) -> Path:
     """The consumer: docs, cases, config, a retriever, the example workflow, and a
     baseline captured on main with the honest retriever."""
@@ -260,12 +239,12 @@ def _shop(root: Path) -> Path:
     for module in ("app", "app.rag"):
         sys.modules.pop(module, None)
     results = root / "v1.json"
-    quiet = {"stdout": io.StringIO(), "stderr": io.StringIO(), "cwd": app}
+    out, err = io.StringIO(), io.StringIO()
     assert recall_gate(["capture", "--out", str(root / "c.jsonl"), "--json", str(results),
-                        "--no-gate"], {}, **quiet) == 0  # fmt: skip
+                        "--no-gate"], {}, stdout=out, stderr=err, cwd=app) == 0  # fmt: skip
     assert recall_gate(["baseline", "update", "--results", str(results), "--reason", "v1",
                         "--created-at", "2026-01-01T00:00:00Z", "--git-sha", "a" * 40],
-                       {}, **quiet) == 0  # fmt: skip
+                       {}, stdout=out, stderr=err, cwd=app) == 0  # fmt: skip
     for module in ("app", "app.rag"):
         sys.modules.pop(module, None)
     git(app, "init", "-q", "-b", "main")
@@ -297,7 +276,7 @@ def _job_results(events: list[dict[str, object]]) -> dict[str, str]:
 
 
 def test_a_hostile_pull_request_fails_the_two_job_check_and_never_sees_the_token(
-    tmp_path: Path, fake_github: FakeGitHub, action_copy: Path
+    tmp_path: Path, fake_github: FakeGitHub, action_release: Path
 ) -> None:
     app = _shop(tmp_path)
     base_sha = git(app, "rev-parse", "HEAD")
@@ -326,7 +305,7 @@ def test_a_hostile_pull_request_fails_the_two_job_check_and_never_sees_the_token
             "SPY_SCRATCH": str(scratch),
             "HF_HUB_OFFLINE": "1",
         },
-        extra=["--local-repository", f"recall-gate/recall-gate@v0={action_copy}"],
+        extra=["--local-repository", f"recall-gate/recall-gate@v0={action_release}"],
         secret_file=True,
     )
 
@@ -357,7 +336,7 @@ def test_a_hostile_pull_request_fails_the_two_job_check_and_never_sees_the_token
 
 
 def test_the_one_step_capture_on_a_pull_request_without_the_opt_in_exits_2_naming_two_jobs(
-    tmp_path: Path, fake_github: FakeGitHub, action_copy: Path
+    tmp_path: Path, fake_github: FakeGitHub, action_release: Path
 ) -> None:
     app = _shop(tmp_path)
     base_sha = git(app, "rev-parse", "HEAD")
@@ -381,7 +360,7 @@ def test_the_one_step_capture_on_a_pull_request_without_the_opt_in_exits_2_namin
         api_url=fake_github.url,
         token=TOKEN,
         env={"RECALL_GATE_VENV": sys.prefix, "ACT_STUB_ARTIFACTS": str(scratch / "artifacts")},
-        extra=["--local-repository", f"recall-gate/recall-gate@v0={action_copy}"],
+        extra=["--local-repository", f"recall-gate/recall-gate@v0={action_release}"],
     )
 
     assert run.job_result == "failure", run.text[-4000:]

@@ -255,5 +255,6 @@ def test_no_score_refuses_a_flag_only_scoring_honours(app: Path, flag: list[str]
         app, "capture", "--retriever", "shop_rag:build", "--out", "a.jsonl", "--no-score", *flag
     )
     assert code == 2
-    assert "--no-score with" in err and "fix:" in err
+    assert "--no-score with" in err
+    assert "fix:" in err
     assert not (app / "a.jsonl").exists()

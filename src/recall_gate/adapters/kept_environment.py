@@ -94,7 +94,7 @@ def changed_files(venv: Path) -> list[str]:
 
 
 def _venv_own(name: str) -> bool:
-    return name in _VENV_OWN or name.startswith("python") or name.startswith("pip")
+    return name in _VENV_OWN or name.startswith(("python", "pip"))
 
 
 def main(argv: list[str]) -> int:
