@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import io
 import json
+import secrets
 import shutil
 import sys
 from pathlib import Path
@@ -287,6 +288,10 @@ def test_a_hostile_pull_request_fails_the_two_job_check_and_never_sees_the_token
         folder.mkdir(parents=True)
     fake_github.add_repo(REPO)
     number = fake_github.add_pull(REPO, head_sha=head_sha)
+    # This run's own workflow token: other act runs on the machine (parallel tests) hold
+    # the shared one on their command lines, which any process may read.
+    token = f"ghs_hostile-pr-run-{secrets.token_hex(8)}"
+    fake_github.add_actions_token(token)
 
     run = run_act(
         app,
@@ -295,7 +300,7 @@ def test_a_hostile_pull_request_fails_the_two_job_check_and_never_sees_the_token
         event=pr_event(number, head_sha, base_sha=base_sha),
         scratch=scratch,
         api_url=fake_github.url,
-        token=TOKEN,
+        token=token,
         env={
             # The capture job's environment is made by the action (not this venv).
             "RECALL_GATE_VENV": "",
@@ -326,12 +331,12 @@ def test_a_hostile_pull_request_fails_the_two_job_check_and_never_sees_the_token
     assert "de-shipping" in comment.body
     # No record of any code of the pull request holds the token.
     seen = {token: where for p in records for token, where in json.loads(p.read_text()).items()}
-    assert TOKEN not in seen, seen[TOKEN][:5] if TOKEN in seen else None
+    assert token not in seen, seen[token][:5] if token in seen else None
     # What the capture job wrote for the runner stayed in the capture job.
     for log in ("bash_env.log", "fake_tools.log"):
         ran = (spy_out / log).read_text() if (spy_out / log).exists() else ""
         assert "job judge" not in ran, ran
-    assert TOKEN not in run.step_output
+    assert token not in run.step_output
     assert not (scratch / "secrets.env").exists()
 
 
