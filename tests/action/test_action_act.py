@@ -561,18 +561,24 @@ def workflow_run_event(head_sha: str) -> dict[str, Any]:
     }
 
 
-def _upload(repo: Repo, results: Path) -> None:
-    artifact = repo.scratch / "artifacts" / "recall-gate-results"
+def _upload_capture(repo: Repo, capture: Path) -> None:
+    """A fork's run uploaded CAPTURE; the default branch judges it with the act data's
+    config (a self-contained capture, no cases file), committed as recall-gate.yaml."""
+    config = (ACT_DIR / "data" / "recall-gate.yaml").read_text(encoding="utf-8")
+    config = config.replace("../../../baselines/", "baselines/")  # now at the root
+    (repo.path / "recall-gate.yaml").write_text(config, encoding="utf-8")
+    _git(repo.path, "commit", "-q", "-am", "the act data's config")
+    artifact = repo.scratch / "artifacts" / "recall-gate-capture"
     artifact.mkdir(parents=True, exist_ok=True)
-    shutil.copy(results, artifact / "results.json")
+    shutil.copy(capture, artifact / "capture.jsonl")
     # A fork controls the artifact: a number planted in it must not be trusted.
     (artifact / "pr_number").write_text("1\n")
 
 
-def test_the_fork_comment_workflow_posts_on_the_pr_found_from_the_head_sha(repo: Repo) -> None:
+def test_the_fork_judge_workflow_posts_on_the_pr_found_from_the_head_sha(repo: Repo) -> None:
     decoy = repo.fake.add_pull(REPO, head_sha="d" * 40)  # PR #1, what the artifact claims
     number = repo.fake.add_pull(REPO, head_sha=HEAD_2, from_fork=True)
-    _upload(repo, _score("capture-v2.jsonl", repo.scratch / "v2.json"))
+    _upload_capture(repo, ACT_DIR / "data" / "capture-v2.jsonl")
 
     run = repo.run(
         "workflow_run",
@@ -583,19 +589,23 @@ def test_the_fork_comment_workflow_posts_on_the_pr_found_from_the_head_sha(repo:
     assert run.job_result == "success", run.text[-4000:]
     assert "run-id=4242" in run.step_output
     assert "token=present" in run.step_output
+    assert "Install the judge" in run.step_output  # a fresh, hash-locked judge
     assert repo.fake.comments(REPO, decoy) == []
     [comment] = marked_comments(repo.fake, number)
     assert f"head-sha={HEAD_2}" in comment.body
     assert "0.833" in comment.body
 
 
-def test_the_fork_comment_workflow_rejects_results_that_fail_the_schema(repo: Repo) -> None:
+def test_the_fork_judge_workflow_reports_a_capture_that_fails_the_schema_as_error(
+    repo: Repo,
+) -> None:
     number = repo.fake.add_pull(REPO, head_sha=HEAD_2, from_fork=True)
-    tampered = json.loads(_score("capture-v2.jsonl", repo.scratch / "v2.json").read_text())
-    tampered["cases"][0]["metrics"]["retrieval_hit_at_k"] = "<img src=x onerror=alert(1)>"
-    bad = repo.scratch / "tampered.json"
-    bad.write_text(json.dumps(tampered))
-    _upload(repo, bad)
+    lines = (ACT_DIR / "data" / "capture-v2.jsonl").read_text().splitlines()
+    tampered = json.loads(lines[0])
+    tampered["retrieved"] = "<img src=x onerror=alert(1)>"
+    bad = repo.scratch / "tampered.jsonl"
+    bad.write_text("\n".join([json.dumps(tampered), *lines[1:]]) + "\n")
+    _upload_capture(repo, bad)
 
     run = repo.run(
         "workflow_run",
@@ -603,9 +613,11 @@ def test_the_fork_comment_workflow_rejects_results_that_fail_the_schema(repo: Re
         event=workflow_run_event(HEAD_2),
     )
 
-    assert run.job_result == "failure"
-    assert repo.fake.comments(REPO, number) == []
-    assert "retrieval_hit_at_k" in run.step_output
+    assert run.job_result == "failure"  # an error is never a pass, fail-on-gate or not
+    [comment] = marked_comments(repo.fake, number)
+    assert "**error**" in comment.body
+    assert "<img" not in comment.body
+    assert "retrieved" in run.step_output
 
 
 # -- run mode: the real PR check, and the baseline update ---------------------------------
@@ -633,8 +645,16 @@ def test_the_pr_check_workflow_runs_the_built_in_runner(repo: Repo) -> None:
     assert any("no baseline" in n.lower() for n in run.annotations("notice")), run.annotations(
         "notice"
     )
-    uploaded = repo.scratch / "artifacts" / "recall-gate-results" / "results.json"
-    assert json.loads(uploaded.read_text())["k"] == 5
+    uploaded = repo.scratch / "artifacts" / "recall-gate-capture" / "capture.jsonl"
+    assert len(uploaded.read_text().splitlines()) == int(outputs["n"]) + outputs_unscored(run)
+    jobs = {e["jobID"]: e["jobResult"] for e in run.events if "jobResult" in e}
+    assert jobs == {"capture": "success", "judge": "success"}
+
+
+def outputs_unscored(run: ActRun) -> int:
+    """Cases the capture holds and the score leaves out (no gold): from the report."""
+    found = re.search(r"(\d+) cases? (?:is|are) without gold", run.step_output)
+    return int(found.group(1)) if found else 0
 
 
 def test_update_baseline_commits_the_new_baseline_and_opens_a_pr(repo: Repo) -> None:
