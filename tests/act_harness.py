@@ -56,8 +56,7 @@ def act_binary() -> str:
 
 
 def stub_mappings() -> list[str]:
-    """``--local-repository owner/repo@sha=stub`` for every pinned action (checkout's
-    stand-in checks out a ``ref:`` in the work tree, as act skips a plain checkout)."""
+    """``--local-repository owner/repo@sha=stub`` for every pinned action but checkout."""
     pins = set()
     for workflow in [
         *(ROOT / ".github" / "workflows").glob("*.yml"),
@@ -69,6 +68,8 @@ def stub_mappings() -> list[str]:
             pins.update(_PIN.findall(path.read_text(encoding="utf-8")))
     args = []
     for repo, sha in sorted(pins):
+        if repo == "actions/checkout":
+            continue  # act skips a checkout of the repository itself
         stub = STUBS / repo.split("/")[1]
         assert stub.is_dir(), f"no act stand-in for {repo}: add tests/act/stubs/{stub.name}/"
         args += ["--local-repository", f"{repo}@{sha}={stub}"]

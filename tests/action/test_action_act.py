@@ -589,7 +589,7 @@ def test_the_fork_judge_workflow_posts_on_the_pr_found_from_the_head_sha(repo: R
     assert run.job_result == "success", run.text[-4000:]
     assert "run-id=4242" in run.step_output
     assert "token=present" in run.step_output
-    assert "Install the judge" in run.step_output  # a fresh, hash-locked judge
+    assert "Install the judge" in run.step_seconds()  # a fresh, hash-locked judge
     assert repo.fake.comments(REPO, decoy) == []
     [comment] = marked_comments(repo.fake, number)
     assert f"head-sha={HEAD_2}" in comment.body

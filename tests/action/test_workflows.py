@@ -128,14 +128,17 @@ def test_the_pr_check_is_two_jobs_and_the_judge_is_the_base_commits_action() -> 
     assert upload["with"]["name"] == "recall-gate-capture"
     assert judge["needs"] == "capture"
     assert judge["permissions"] == {"contents": "read", "pull-requests": "write"}
-    checkout = next(s for s in judge["steps"] if "actions/checkout" in str(s.get("uses")))
-    assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    base = next(s for s in judge["steps"] if s.get("name") == "Check out the base commit")
+    assert base["env"]["BASE_SHA"] == "${{ github.event.pull_request.base.sha }}"
+    assert 'git checkout --quiet --detach "$BASE_SHA"' in base["run"]
+    assert "^[0-9a-f]{40}$" in base["run"]
+    at = [s.get("name") for s in judge["steps"]]
+    assert at.index("Check out the base commit") < at.index("recall-gate")
     gate = next(s for s in judge["steps"] if s.get("uses") == "./")
     assert gate["with"]["role"] == "judge"
     # Fork PRs have a read-only token: skip the comment there (the workflow_run path posts it).
     assert "head.repo.full_name == github.repository" in gate["with"]["comment"]
-    for job in (capture, judge):
-        assert not any("run" in s for s in job["steps"]), "no shell step of our own"
+    assert not any("run" in s for s in capture["steps"]), "no shell step of our own"
 
 
 def test_the_fork_comment_path_never_runs_pr_code_nor_trusts_a_pr_number() -> None:
