@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from act_harness import REPO, ROOT, git, pr_event, run_act
+from act_harness import REPO, ROOT, ActRun, git, pr_event, run_act
 from fake_github import BOT_LOGIN, TOKEN, FakeGitHub
 
 pytestmark = [pytest.mark.act, pytest.mark.timeout(1800)]
@@ -375,3 +375,70 @@ def test_the_one_step_capture_on_a_pull_request_without_the_opt_in_exits_2_namin
         str(e.get("step")) for e in run.events if e.get("stepResult") == "success"
     }
     assert fake_github.comments(REPO, number) == []
+
+
+def test_on_a_runner_that_keeps_environments_a_poisoning_pr_cannot_pass_a_later_one(
+    tmp_path: Path, fake_github: FakeGitHub, action_release: Path
+) -> None:
+    """A self-hosted runner keeps the capture environment between jobs (one HOME). A
+    first pull request writes a `.pth` file and `sitecustomize.py` into it; a second,
+    unrelated one regresses honestly. The kept environment is found changed and made
+    anew, the judge is new anyway, and the second pull request fails."""
+    app = _shop(tmp_path)
+    base_sha = git(app, "rev-parse", "HEAD")
+    home = tmp_path / "home"
+    spy_out = tmp_path / "spy"
+    home.mkdir()
+    fake_github.add_repo(REPO)
+
+    def pull_request(head_sha: str, name: str) -> tuple[ActRun, int]:
+        scratch = tmp_path / f"scratch-{name}"
+        (scratch / "artifacts").mkdir(parents=True)
+        number = fake_github.add_pull(REPO, head_sha=head_sha)
+        run = run_act(
+            app,
+            "pull_request",
+            workflow=".github/workflows/retrieval-eval.yml",
+            event=pr_event(number, head_sha, base_sha=base_sha),
+            scratch=scratch,
+            api_url=fake_github.url,
+            token=TOKEN,
+            env={
+                "RECALL_GATE_VENV": "",  # the action's default location, under HOME
+                "HOME": str(home),
+                "ACT_STUB_ARTIFACTS": str(scratch / "artifacts"),
+                "SPY_OUT": str(spy_out),
+                "HF_HUB_OFFLINE": "1",
+            },
+            extra=["--local-repository", f"recall-gate/recall-gate@v0={action_release}"],
+        )
+        return run, number
+
+    # The poisoning pull request: its retriever writes into the environment it runs in.
+    (app / "app" / "rag.py").write_text(HOSTILE_RAG.replace('SKIP = ("de/",)', "SKIP = ()"))
+    git(app, "commit", "-q", "-am", "PR 1: tidy the retriever")
+    first, _ = pull_request(git(app, "rev-parse", "HEAD"), "poison")
+    kept = sorted((home / ".cache" / "recall-gate").glob("venv-*"))
+    assert kept, first.text[-4000:]
+    assert sorted(kept[0].glob("lib/python3*/site-packages/zz_recall_gate_pass.pth"))
+
+    # A later, unrelated pull request from the base: loses the German docs, honestly.
+    git(app, "checkout", "-q", "-b", "pr-2", base_sha)
+    rag = app / "app" / "rag.py"
+    rag.write_text(
+        rag.read_text().replace(
+            'for path in sorted(DOCS.rglob("*.md"))\n    ]',
+            'for path in sorted(DOCS.rglob("*.md"))\n'
+            '        if not path.relative_to(DOCS).as_posix().startswith("de/")\n    ]',
+        )
+    )
+    git(app, "commit", "-q", "-am", "PR 2: a smaller index")
+    second, number = pull_request(git(app, "rev-parse", "HEAD"), "later")
+
+    assert _job_results(second.events) == {"capture": "success", "judge": "failure"}, second.text[
+        -6000:
+    ]
+    assert any("changed since it was made" in w for w in second.annotations("warning"))
+    [comment] = [c for c in fake_github.comments(REPO, number) if c.body.startswith(MARKER)]
+    assert "**fail**" in comment.body
+    assert "de-returns" in comment.body
