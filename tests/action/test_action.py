@@ -362,3 +362,99 @@ def test_the_tolerance_inputs_are_the_registrys_beside_the_one_number_input() ->
     for spec in GATED_METRICS:
         assert evaluate["env"][spec.tolerance_env] == f"${{{{ inputs.{spec.tolerance_flag} }}}}"
         assert data["inputs"][spec.tolerance_flag]["default"] == ""
+
+
+# -- the plan step: roles, and the one-step capture on a pull request ------------------
+
+
+def _plan(tmp_path: Path, **inputs: str) -> tuple[int, str, dict[str, str]]:
+    """The plan step's script as the runner runs it, with INPUTS as its env."""
+    plan = steps()[0]
+    assert plan["id"] == "plan"
+    output = tmp_path / "output"
+    output.write_text("")
+    env = dict.fromkeys(plan["env"], "")
+    env.update({"RG_TRUST_PR_CODE": "false", "RG_TOKEN_GIVEN": "false"}, **inputs)
+    done = subprocess.run(
+        ["bash", "-c", plan["run"]],
+        env={**os.environ, **env, "GITHUB_OUTPUT": str(output), "GITHUB_ACTION_PATH": str(ROOT)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+    return done.returncode, done.stdout + done.stderr, outputs
+
+
+@pytest.mark.parametrize("event", ["pull_request", "pull_request_target", "merge_group"])
+def test_the_one_step_capture_on_a_pull_request_is_refused_without_the_opt_in(
+    tmp_path: Path, event: str
+) -> None:
+    code, log, _ = _plan(tmp_path, RG_MODE="capture", GITHUB_EVENT_NAME=event)
+    assert code == 2
+    assert "::error title=recall-gate::" in log
+    assert "two-job PR check" in log
+    assert "trust-pr-code: true" in log
+
+
+def test_the_one_step_capture_with_the_opt_in_captures_then_judges(tmp_path: Path) -> None:
+    code, log, outputs = _plan(
+        tmp_path, RG_MODE="capture", GITHUB_EVENT_NAME="pull_request", RG_TRUST_PR_CODE="true"
+    )
+    assert code == 0, log
+    assert outputs["capture"] == "true"
+    assert outputs["judge"] == "true"
+    assert re.fullmatch(r"[0-9a-f]{64}", outputs["source-hash"])
+
+
+@pytest.mark.parametrize("event", ["push", "workflow_dispatch", "schedule"])
+def test_the_one_step_capture_outside_a_pull_request_needs_no_opt_in(
+    tmp_path: Path, event: str
+) -> None:
+    code, log, outputs = _plan(tmp_path, RG_RETRIEVER="app:search", GITHUB_EVENT_NAME=event)
+    assert code == 0, log
+    assert outputs["mode"] == "capture"
+
+
+@pytest.mark.parametrize(
+    ("inputs", "named"),
+    [
+        ({"RG_TOKEN_GIVEN": "true"}, "takes no 'github-token'"),
+        ({"RG_GATE_INPUTS": "0.8"}, "judges nothing"),
+        ({"RG_ARTIFACTS": "c.jsonl"}, "judges nothing"),
+        ({"RG_MODE": "score"}, "not mode: score"),
+    ],
+)
+def test_the_capture_role_refuses_what_only_a_judge_uses(
+    tmp_path: Path, inputs: dict[str, str], named: str
+) -> None:
+    code, log, _ = _plan(
+        tmp_path, RG_ROLE="capture", RG_MODE=inputs.pop("RG_MODE", "capture"), **inputs
+    )
+    assert code == 2
+    assert named in log
+
+
+@pytest.mark.parametrize(
+    "name", ["RG_RETRIEVER", "RG_REQUIREMENTS", "RG_INSTALL_COMMAND", "RG_VENV"]
+)
+def test_the_judge_role_refuses_anything_of_the_pull_request(tmp_path: Path, name: str) -> None:
+    code, log, _ = _plan(tmp_path, RG_ROLE="judge", RG_ARTIFACTS="c.jsonl", **{name: "x"})
+    assert code == 2
+    assert "installs and runs nothing of the pull request" in log
+
+
+def test_the_judge_role_needs_the_capture_and_scores_it(tmp_path: Path) -> None:
+    code, log, _ = _plan(tmp_path, RG_ROLE="judge")
+    assert code == 2
+    assert "needs 'artifacts'" in log
+    code, log, outputs = _plan(tmp_path, RG_ROLE="judge", RG_ARTIFACTS="c.jsonl")
+    assert code == 0, log
+    assert (outputs["mode"], outputs["capture"], outputs["judge"]) == ("score", "false", "true")
+
+
+def test_an_unknown_role_is_refused(tmp_path: Path) -> None:
+    code, log, _ = _plan(tmp_path, RG_ROLE="referee")
+    assert code == 2
+    assert "'role' must be 'capture', 'judge' or empty" in log
