@@ -18,7 +18,10 @@ from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "workflows"
-ACT_TESTS = ROOT / "tests" / "action" / "test_action_act.py"
+ACT_TESTS = (
+    ROOT / "tests" / "action" / "test_action_act.py",
+    ROOT / "tests" / "action" / "test_update_baseline_act.py",
+)
 _FENCE = re.compile(r"^```ya?ml\n(.*?)^```", re.M | re.S)
 _INCLUDE = re.compile(r'^\s*--8<-- "(examples/workflows/[\w.-]+\.yml)(?::([\w-]+))?"\s*$')
 # What makes a YAML block a workflow (or a part of one), not a config or cases file.
@@ -38,7 +41,10 @@ def _section(path: Path, name: str) -> str:
 
 
 def _run_by_act_tests() -> set[str]:
-    return set(re.findall(r'_example_workflow\("([\w.-]+\.yml)"\)', ACT_TESTS.read_text()))
+    found: set[str] = set()
+    for tests in ACT_TESTS:
+        found |= set(re.findall(r'_example_workflow\("([\w.-]+\.yml)"\)', tests.read_text()))
+    return found
 
 
 PAGES = ("docs/pr-check.md", "docs/guide/score-mode.md")

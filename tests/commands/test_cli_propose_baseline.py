@@ -302,3 +302,16 @@ def test_a_path_outside_the_repository_is_refused(work: Path, fake_github: FakeG
 
     assert run.code == 2
     assert "relative to the repository root" in run.err
+
+
+def test_the_access_check_refuses_an_empty_reason_before_asking_github(
+    work: Path, fake_github: FakeGitHub
+) -> None:
+    environ = {"GITHUB_TOKEN": TOKEN, "GITHUB_API_URL": fake_github.url, "GITHUB_ACTIONS": "true"}
+    argv = ["propose-baseline", "--check-access", "--base", "main", "--repo", REPO]
+
+    run = run_cli([*argv, "--profile", "default", "--reason", " "], cwd=work, environ=environ)
+
+    assert run.code == 2
+    assert "::error title=recall-gate%3A baseline pull request::the reason is empty" in run.out
+    assert fake_github.requests == []

@@ -72,7 +72,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     propose.add_argument(
         "--check-access",
         action="store_true",
-        help="only check the token's access (before an evaluation); needs no --file",
+        help="only check the token's access, and --profile and --reason when given (before "
+        "an evaluation); needs no --file",
     )
     return {"propose-baseline": _cmd_propose_baseline}
 
@@ -143,6 +144,11 @@ def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) 
     with requests.Session() as session:
         client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
         if args.check_access:
+            # The inputs too, when given: a workflow learns of a bad one before evaluating.
+            if args.profile is not None:
+                _profile(args)
+            if args.reason is not None:
+                _reason(args)
             check_access(client, repo=repo, base=args.base)
             console.stdout.write(
                 f"recall-gate: the token may read {repo}, push a branch and open a pull request\n"
