@@ -97,4 +97,4 @@ def test_the_readme_shows_one_workflow_the_quick_start_the_act_tests_extract() -
         0
     ]
     assert workflows[0] in quick_start
-    assert "_readme_workflow()" in ACT_TESTS.read_text(encoding="utf-8")
+    assert "_readme_workflow()" in ACT_TESTS[0].read_text(encoding="utf-8")

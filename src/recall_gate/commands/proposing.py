@@ -13,6 +13,7 @@ permission and the repository setting.
 from __future__ import annotations
 
 import argparse
+import hashlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -38,7 +39,7 @@ _ENV: Final = """environment:
   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS   set by the Actions runner
 
 outputs: status (opened | updated | unchanged | up-to-date | access-ok), pull-request-url,
-branch. exit codes: 0 done (or nothing to do); 2 refused, with the permission or the
+branch, baseline-sha256 (of the proposed file). exit codes: 0 done (or nothing to do); 2 refused, with the permission or the
 repository setting that is missing."""
 
 
@@ -157,6 +158,9 @@ def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) 
             return 0
         profile, reason = _profile(args), _reason(args)
         relative, baseline, content = _read_proposal(args, console)
+        digest = hashlib.sha256(content).hexdigest()
+        # The bytes proposed, named in the log: two runs on one commit show one digest.
+        console.stdout.write(f"recall-gate: {relative.as_posix()} has sha256 {digest}\n")
         base_sha = check_access(client, repo=repo, base=args.base)
         proposal = _Proposal(
             client=client,
@@ -174,7 +178,14 @@ def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) 
         status, url, said = proposal.submit()
     console.stdout.write(f"recall-gate: {said}\n")
     runner.append_summary(f"### recall-gate baseline ({profile})\n\n{said}\n")
-    runner.set_outputs({"status": status, "pull-request-url": url, "branch": proposal.branch})
+    runner.set_outputs(
+        {
+            "status": status,
+            "pull-request-url": url,
+            "branch": proposal.branch,
+            "baseline-sha256": digest,
+        }
+    )
     return 0
 
 
