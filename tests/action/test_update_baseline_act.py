@@ -206,6 +206,8 @@ def test_a_token_without_pull_requests_write_fails_before_the_evaluation_leaving
 def test_a_dispatch_on_another_branch_is_skipped(shop: Shop) -> None:
     run = shop.dispatch("from a feature branch", ref="feature")
 
+    assert run.returncode == 0, run.text[-4000:]
+    assert run.job_result is None  # the job's `if` is false: act plans it, runs nothing
     assert "captured" not in run.step_output
     assert shop.fake.pulls(REPO) == []
     assert shop.fake.requests == []
