@@ -21,13 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from act_harness import ActRun
-from act_harness import git as _git
-from fake_github import TOKEN, FakeGitHub, TokenGrant
 from test_action_act import (
     PLAIN_RAG,
-    REPO,
     Repo,
     _capture_baseline,
     _consumer,
@@ -35,6 +30,10 @@ from test_action_act import (
     _step_results,
     wheelhouse,
 )
+
+from act_harness import REPO, ActRun
+from act_harness import git as _git
+from fake_github import TOKEN, FakeGitHub, TokenGrant
 
 pytestmark = [pytest.mark.act, pytest.mark.timeout(1800)]
 
@@ -114,7 +113,7 @@ class Shop:
         """The sha256 of the baseline file the run wrote (act works on a copy of the
         work tree, so the log is where its bytes are named)."""
         [digest] = re.findall(rf"{FILE} has sha256 ([0-9a-f]{{64}})", run.step_output)
-        return digest
+        return str(digest)
 
     def open_pulls(self) -> list[Any]:
         return [p for p in self.fake.pulls(REPO) if p.state == "open"]

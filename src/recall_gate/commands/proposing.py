@@ -39,8 +39,9 @@ _ENV: Final = """environment:
   GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_ACTIONS   set by the Actions runner
 
 outputs: status (opened | updated | unchanged | up-to-date | access-ok), pull-request-url,
-branch, baseline-sha256 (of the proposed file). exit codes: 0 done (or nothing to do); 2 refused, with the permission or the
-repository setting that is missing."""
+branch, baseline-sha256 (of the proposed file).
+exit codes: 0 done (or nothing to do); 2 refused, with the permission or the repository
+setting that is missing."""
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
