@@ -181,6 +181,24 @@ def test_after_the_merge_a_rerun_is_up_to_date_and_opens_nothing(
     assert "status<<" in (work.parent / "output.txt").read_text()
 
 
+def test_up_to_date_names_an_open_pr_that_proposes_other_content(
+    work: Path, fake_github: FakeGitHub
+) -> None:
+    proposed = (work / FILE).read_bytes()
+    assert _propose(work, fake_github).code == 0
+    [pull] = fake_github.pulls(REPO)
+    # Main's retrieval moved back to what its committed baseline says.
+    _write(work, fake_github.file(REPO, "main", FILE) or b"")
+
+    run = _propose(work, fake_github)
+
+    assert run.code == 0, run.err
+    assert "is up to date" in run.out
+    assert f"Pull request #{pull.number} is still open and proposes other content" in run.out
+    assert [p.state for p in fake_github.pulls(REPO)] == ["open"]
+    assert fake_github.file(REPO, BRANCH, FILE) == proposed
+
+
 def test_a_pr_closed_without_merging_is_not_reopened_a_fresh_one_says_why(
     work: Path, fake_github: FakeGitHub
 ) -> None:

@@ -257,15 +257,19 @@ class _Proposal:
         from recall_gate.report.baseline_pull import pull_title, updates_in
 
         current = self._baseline_on(self.base)
+        pulls = find_baseline_pulls(self.client, repo=self.repo, branch=self.branch, base=self.base)
         if current is not None and _same(current, self.baseline):
-            return (
-                "up-to-date",
-                "",
+            said = (
                 f"{self.path} on {self.base} is up to date: the same cases, aggregates, "
                 "fingerprints and settings (only its stamps would change); no pull request "
-                "opened",
+                "opened"
             )
-        pulls = find_baseline_pulls(self.client, repo=self.repo, branch=self.branch, base=self.base)
+            if pulls.open is not None:
+                said += (
+                    f". Pull request #{pulls.open.number} is still open and proposes other "
+                    f"content: close it if it is no longer wanted ({pulls.open.url})"
+                )
+            return "up-to-date", "", said
         title = pull_title(self.profile, self.reason)
         if pulls.open is not None:
             proposed = self._baseline_on(self.branch)
