@@ -45,6 +45,7 @@ from recall_gate.commands import (
     evaluation,
     github_actions,
     merging,
+    proposing,
 )
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
@@ -78,6 +79,7 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         **converting.add_commands(sub),
         **baselines.add_commands(sub),
         **github_actions.add_commands(sub),
+        **proposing.add_commands(sub),
     }
     _add_debug(parser, top=True)
     return parser, handlers

@@ -674,6 +674,7 @@ def test_update_baseline_commits_the_new_baseline_and_opens_a_pr(repo: Repo) -> 
 
     assert run.job_result == "success", run.text[-4000:]
     [pull] = [p for p in repo.fake.pulls(REPO) if p.head_ref.startswith("recall-gate/")]
+    assert pull.head_ref == "recall-gate/baseline-default"  # one branch per profile
     assert pull.base_ref == "main"
     assert pull.state == "open"
     assert "re-ranked the KB chunks" in pull.title
@@ -688,6 +689,8 @@ def test_update_baseline_commits_the_new_baseline_and_opens_a_pr(repo: Repo) -> 
     assert baseline["aggregates"]["overall"]["retrieval_hit_at_k"]["n"] >= 100
     # The default branch itself is untouched: the change waits in the PR.
     assert repo.fake.file(REPO, "main", "baselines/default.json") == old
+    # The update run raises no "stale baseline" warning: a stale baseline is why it runs.
+    assert not run.annotations("warning"), run.annotations("warning")
 
 
 # -- the README's one-step PR check, in a consumer repository ----------------------------

@@ -170,18 +170,54 @@ def test_the_fork_comment_path_never_runs_pr_code_nor_trusts_a_pr_number() -> No
         assert "run" not in step, "no shell step in the privileged fork path"
 
 
-def test_update_baseline_is_manual_with_a_required_reason_and_opens_a_pr() -> None:
-    data = load("update-baseline.yml")
+UPDATE_BASELINE = (
+    WORKFLOWS / "update-baseline.yml",
+    ROOT / "examples" / "workflows" / "update-baseline.yml",
+)
+
+
+@pytest.mark.parametrize("path", UPDATE_BASELINE, ids=["own", "example"])
+def test_update_baseline_is_manual_with_required_inputs_passed_through_env_only(
+    path: Path,
+) -> None:
+    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
     dispatch = data["on"]["workflow_dispatch"]["inputs"]
     assert dispatch["reason"]["required"] is True
     assert dispatch["profile"]["required"] is True
+    assert data["permissions"] == {}
     job = data["jobs"]["update"]
-    assert "github.event.repository.default_branch" in job["if"]
+    assert job["if"] == "github.ref_name == github.event.repository.default_branch"
     assert job["permissions"] == {"contents": "write", "pull-requests": "write"}
-    gate = next(s for s in job["steps"] if s.get("uses") == "./")
-    assert gate["with"]["comment"] == "false"
-    assert gate["with"]["fail-on-gate"] == "false"
-    script = next(s for s in job["steps"] if "run" in s)["run"]
-    assert "baseline update" in script
-    assert "propose-baseline" in script
-    assert "git push" not in script, "commit through the API: protected branches stay closed"
+    for step in job["steps"]:
+        assert "${{" not in step.get("run", ""), step.get("name")
+        for name in ("PROFILE", "REASON"):
+            if f"${name}" in step.get("run", ""):
+                assert step["env"][name] == f"${{{{ inputs.{name.lower()} }}}}"
+
+
+@pytest.mark.parametrize("path", UPDATE_BASELINE, ids=["own", "example"])
+def test_update_baseline_checks_access_before_evaluating_and_writes_reproducible_bytes(
+    path: Path,
+) -> None:
+    steps = YAML(typ="safe").load(path.read_text(encoding="utf-8"))["jobs"]["update"]["steps"]
+    scripts = [step.get("run", "") for step in steps]
+    check = next(i for i, s in enumerate(scripts) if "--check-access" in s)
+    evaluate = next(i for i, s in enumerate(scripts) if "baseline update" in s)
+    propose = next(
+        i for i, s in enumerate(scripts) if "propose-baseline" in s and "--check-access" not in s
+    )
+    assert check < evaluate < propose
+    assert "--profile" in scripts[check]
+    assert "--reason" in scripts[check]
+    assert "SOURCE_DATE_EPOCH" in scripts[evaluate]
+    assert "--without-latency" in scripts[evaluate]
+    # No action step: its report would warn "stale baseline", the very reason to update.
+    assert not [s for s in steps if s.get("uses", "").startswith(("./", "recall-gate/"))]
+    assert "git push" not in "".join(scripts), "the API commits: protected branches stay closed"
+
+
+def test_the_example_update_baseline_needs_nothing_from_this_repository() -> None:
+    text = UPDATE_BASELINE[1].read_text(encoding="utf-8")
+    assert "constraints.txt" not in text
+    assert "uses: ./" not in text
+    assert "pyproject.toml" not in text

@@ -41,7 +41,12 @@ from recall_gate.commands.arguments import (
 from recall_gate.commands.context import Console, Handler, display_path, warn
 from recall_gate.commands.gating import report_comparison
 from recall_gate.commands.settings import resolve_settings
-from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
+from recall_gate.core.baseline import (
+    Baseline,
+    make_baseline,
+    normalise_timestamp,
+    same_content,
+)
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.gate import MIN_MARGIN, suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
@@ -131,6 +136,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         type=optional_text,
         metavar="SHA",
         help="the evaluated commit (default: $GITHUB_SHA, else the checked-out HEAD)",
+    )
+    update.add_argument(
+        "--without-latency",
+        action="store_true",
+        help="leave the capture's query latency out, so one commit evaluated twice writes "
+        "identical bytes (the update-baseline workflow passes it)",
     )
     update.add_argument(
         "--markdown",
@@ -311,10 +322,16 @@ def _created_at(args: argparse.Namespace, console: Console, *, unchanged_since: 
 
 
 def _make_baseline(
-    results: Results, *, created_at: str, git_sha: str | None, reason: str
+    results: Results, *, created_at: str, git_sha: str | None, reason: str, with_latency: bool
 ) -> Baseline:
     try:
-        return make_baseline(results, created_at=created_at, git_sha=git_sha, reason=reason)
+        return make_baseline(
+            results,
+            created_at=created_at,
+            git_sha=git_sha,
+            reason=reason,
+            with_latency=with_latency,
+        )
     except ValidationError as exc:
         raise InputError(
             f"cannot make a baseline: {describe_validation_error(exc)}",
@@ -389,6 +406,7 @@ def _update_baseline(
             created_at=existing.baseline.created_at,
             git_sha=git_sha,
             reason=args.reason,
+            with_latency=not args.without_latency,
         )
         if candidate == existing.baseline:
             unchanged_since = existing.baseline.created_at
@@ -397,6 +415,7 @@ def _update_baseline(
         created_at=_created_at(args, console, unchanged_since=unchanged_since),
         git_sha=git_sha,
         reason=args.reason,
+        with_latency=not args.without_latency,
     )
     text = dump_baseline(baseline)
     if existing is not None and existing.text == text:
@@ -404,6 +423,12 @@ def _update_baseline(
             f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n"
         )
         return existing, baseline
+    if existing is not None and same_content(existing.baseline, results):
+        console.stdout.write(
+            f"recall-gate: {shown} is up to date: the same cases, aggregates, fingerprints and "
+            "settings (only created_at, git_sha and reason would change); not rewritten\n"
+        )
+        return existing, existing.baseline
     attempt.text = text
     write_baseline(out, baseline)
     console.stdout.write(f"recall-gate: wrote {shown}\n")
