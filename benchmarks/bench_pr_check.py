@@ -110,6 +110,8 @@ class Bench:
                     "XDG_CACHE_HOME": str(cache_home),
                     **self.caches,
                     "ACT_OUTPUTS_FILE": str(self.scratch / "outputs.json"),
+                    # The two-job check hands its capture over through the artifact store.
+                    "ACT_STUB_ARTIFACTS": str(self.scratch / f"artifacts-{self.runs}"),
                 },
                 variables=variables,
                 path_prefix=[self.tools],
