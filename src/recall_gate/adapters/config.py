@@ -29,7 +29,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       require_significance: true
       max_moved_share: null         # query log: the most traffic whose top-k may change
     capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
-              concurrency: 8, retries: 3, timeout: 60, max_failures: 0}
+              concurrency: 8, retries: 3, timeout: 60, max_failures: 0, max_qps: null}
     baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
 """
 
@@ -304,6 +304,9 @@ class CaptureSettings(_Section):
     retries: int = Field(default=DEFAULT_RETRIES, ge=0)
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
     max_failures: int = Field(default=0, ge=0)
+    # Requests a second across every lane and retry (and, with shards, split
+    # between them); null = no cap. See docs/query-logs.md.
+    max_qps: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
 
 class Config(_Section):

@@ -28,6 +28,7 @@ __all__ = [
     "QuerySnapshot",
     "decode_snapshot",
     "encode_snapshot",
+    "load_snapshot",
     "read_snapshot",
     "read_snapshot_at",
     "snapshot_paths",
@@ -134,6 +135,19 @@ def write_snapshot(path: Path, snapshot: QuerySnapshot) -> Path:
         handle.write(data)
     other.unlink(missing_ok=True)
     return target
+
+
+def load_snapshot(path: Path) -> QuerySnapshot:
+    """The snapshot file ``path`` itself (plain or gzipped)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(
+            f"{path}: cannot read the query snapshot ({exc.strerror or exc})",
+            fix="pass the NAME.queries.jsonl (or .jsonl.gz) that `recall-gate capture` wrote "
+            "beside its artifacts",
+        ) from None
+    return decode_snapshot(data, source=str(path))
 
 
 def read_snapshot(path: Path) -> QuerySnapshot | None:

@@ -13,6 +13,8 @@ from recall_gate import __version__
 from recall_gate.adapters.config import CaptureSettings, Config
 from recall_gate.adapters.dataset import load_cards
 from recall_gate.adapters.journal import CaptureJournal
+from recall_gate.adapters.query_log import load_query_log
+from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.commands.arguments import (
     Parser,
@@ -23,6 +25,7 @@ from recall_gate.commands.arguments import (
     add_strict,
     non_negative_int,
     positive_int,
+    positive_rate,
     positive_seconds,
     shard_spec,
 )
@@ -41,6 +44,7 @@ from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
 from recall_gate.core.integrity import find_problems, label_problems
 from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from recall_gate.core.query_log import LoggedQuery
 from recall_gate.core.records import Artifact, Case, Provenance
 from recall_gate.errors import InputError
 from recall_gate.retrievers import capture
@@ -123,6 +127,13 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "the report) instead of failing the capture (default 0)",
     )
     run.add_argument(
+        "--max-qps",
+        type=positive_rate,
+        metavar="R",
+        help="at most R requests a second to the retriever, across every lane and retry "
+        "(with --shard I/N each shard takes R/N); default: capture.max_qps, else no cap",
+    )
+    run.add_argument(
         "--shard",
         type=shard_spec,
         metavar="I/N",
@@ -148,8 +159,15 @@ def _pacing(args: argparse.Namespace, config: Config | None) -> dict[str, Any]:
     section = config.capture if config is not None else CaptureSettings()
     return {
         name: getattr(section, name) if getattr(args, name) is None else getattr(args, name)
-        for name in ("concurrency", "retries", "timeout", "max_failures")
+        for name in ("concurrency", "retries", "timeout", "max_failures", "max_qps")
     }
+
+
+def _logged_queries(config: Config | None) -> list[LoggedQuery]:
+    """The config's query log (``queries:``), asked with the cases; none without one."""
+    if config is None or config.queries is None:
+        return []
+    return load_query_log(config.queries)
 
 
 def _refuse_outputs_for_a_shard(args: argparse.Namespace) -> None:
@@ -222,6 +240,7 @@ def _capture_journaled(
     kb_root: Path | None,
     config_folder: Path | None,
     pacing: dict[str, Any],
+    queries: list[LoggedQuery],
 ) -> tuple[Capture, int]:
     """The capture, written to ``--out``, with its journal; and how many of its
     answers came from the journal of an interrupted one (``--resume``)."""
@@ -248,6 +267,7 @@ def _capture_journaled(
                 answered=answered,
                 on_artifact=lambda a: journal.record(a.model_dump(mode="json", exclude_none=True)),
                 on_progress=progress,
+                queries=queries,
                 **pacing,
             )
         except KeyboardInterrupt:
@@ -264,6 +284,12 @@ def _capture_journaled(
                 progress.end()
             raise
         captured.write(args.out)
+        if queries:
+            written = write_snapshot(args.out, QuerySnapshot(k=k, rankings=captured.logged))
+            console.stderr.write(
+                f"recall-gate: {len(captured.logged)} of {len(queries)} logged queries → "
+                f"{display_path(written, console)}\n"
+            )
         if args.trec_out is not None:
             write_trec_run(
                 args.trec_out, captured.artifacts, source=str(args.out), tag="recall-gate"
@@ -330,6 +356,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         kb_root=settings.kb,
         config_folder=config_folder,
         pacing=_pacing(args, settings.config),
+        queries=_logged_queries(settings.config),
     )
     _say_captured(captured, args=args, console=console, k=settings.k, resumed=resumed)
     if captured.coverage is not None:

@@ -43,6 +43,7 @@ from recall_gate.commands.arguments import (
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
+from recall_gate.commands.query_traffic import judge_traffic
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -384,6 +385,7 @@ def score_and_report(
                 comment_markdown=args.comment_markdown,
                 full_markdown=args.markdown,
                 pull_request=pull_request() if pull_request is not None else None,
+                traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source)),
             )
     gate = decide(scored.aggregates, floors=settings.floors)
 

@@ -23,6 +23,7 @@ from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, Latency, MetricSummary, OutsideKb
 from recall_gate.core.staleness import SettingChange
+from recall_gate.core.traffic_record import TrafficRecord
 
 __all__ = [
     "COMPARISON_KIND",
@@ -273,6 +274,8 @@ class ComparisonDocument(_Part):
     cases: CasesRecord
     run: RunRecord
     pull_request: PullRequestRecord | None
+    # The query log's label-free diff against the base snapshot (docs/query-logs.md).
+    traffic: TrafficRecord | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -78,6 +78,7 @@ from recall_gate.report.results import (
     failures_note,
     latency_table,
 )
+from recall_gate.report.traffic import traffic_section
 
 __all__ = [
     "JOB_SUMMARY_POINTER",
@@ -1302,6 +1303,7 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
         _instead_section(doc, style),
         _cases_section(doc, style),
         _capture_section(doc, style),
+        traffic_section(doc.traffic, style),
     ):
         if section:
             parts.append(section)

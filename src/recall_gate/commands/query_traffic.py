@@ -1,0 +1,51 @@
+"""The query log's diff as the commands judge it: this capture's snapshot (beside
+its artifacts) against the base's (beside the baseline, read at the base
+revision in a pull request, like the baseline), over the config's query log."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recall_gate.adapters.dataset import load_cards
+from recall_gate.adapters.query_log import load_query_log
+from recall_gate.adapters.query_snapshot import read_snapshot, read_snapshot_at, snapshot_paths
+from recall_gate.commands.context import Console, display_path
+from recall_gate.commands.settings import Settings
+from recall_gate.core.traffic_diff import diff_traffic
+from recall_gate.core.traffic_record import TrafficRecord, traffic_record
+
+__all__ = ["judge_traffic"]
+
+
+def judge_traffic(settings: Settings, console: Console, *, artifacts: Path) -> TrafficRecord | None:
+    """The traffic diff of a run with a query log (``queries:``), or None: no log,
+    no snapshot beside ``artifacts`` (the capture did not ask the log), or no
+    snapshot at the base yet (said on stderr: ``baseline update`` writes it)."""
+    config = settings.config
+    if config is None or config.queries is None:
+        return None
+    current = read_snapshot(artifacts)
+    if current is None:
+        return None
+    base = (
+        read_snapshot_at(settings.base.tree, settings.baseline)
+        if settings.base is not None
+        else read_snapshot(settings.baseline)
+    )
+    if base is None:
+        console.stderr.write(
+            "recall-gate: no query snapshot beside the baseline yet "
+            f"({display_path(snapshot_paths(settings.baseline)[0], console)}): the query "
+            "log is compared once `recall-gate baseline update` has written one\n"
+        )
+        return None
+    diff = diff_traffic(
+        load_query_log(config.queries),
+        base=base.rankings,
+        current=current.rankings,
+        k=min(settings.k, base.k, current.k),
+    )
+    titles: dict[str, str] = {}
+    if diff.movers and settings.kb is not None:
+        titles = {c.id: c.title for _, c in load_cards(settings.kb, files=settings.kb_files())}
+    return traffic_record(diff, titles=titles, max_moved_share=config.gate.max_moved_share)
