@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 
-from recall_gate.core.query_log import LoggedQuery
+from recall_gate.core.logged_query import LoggedQuery
 
 __all__ = ["LANGUAGE_MIX", "base_rankings", "permute_tail", "query_log", "rechunk"]
 

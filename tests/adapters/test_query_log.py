@@ -11,7 +11,7 @@ import pytest
 
 from recall_gate.adapters import query_log
 from recall_gate.adapters.query_log import load_query_log
-from recall_gate.core.query_log import MAX_QUERY_CHARS, UNDETERMINED
+from recall_gate.core.logged_query import MAX_QUERY_CHARS, UNDETERMINED
 from recall_gate.errors import InputError
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from recall_gate.core.query_log import LoggedQuery
+from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.rank_overlap import rbo_ext
 from recall_gate.core.traffic_diff import OVERALL, diff_traffic
 from traffic_fixture import base_rankings, permute_tail, query_log, rechunk

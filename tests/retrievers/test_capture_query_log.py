@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from recall_gate.core.query_log import LoggedQuery
+from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.errors import InputError
 from recall_gate.retrievers.capture import capture
 

@@ -7,7 +7,7 @@ and an empty ``language`` or ``weight`` cell means the field is not given.
 
 Validated as cases are: every unusable line is reported in one run, one
 message each (file, line, field, fix), ids are unique, and the log holds at
-most :data:`~recall_gate.core.query_log.MAX_LOGGED_QUERIES` queries.
+most :data:`~recall_gate.core.logged_query.MAX_LOGGED_QUERIES` queries.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from recall_gate.adapters.dataset import json_line, report_all
 from recall_gate.adapters.files import describe_validation_error, read_text
-from recall_gate.core.query_log import MAX_LOGGED_QUERIES, LoggedQuery
+from recall_gate.core.logged_query import MAX_LOGGED_QUERIES, LoggedQuery
 from recall_gate.errors import InputError
 
 __all__ = ["QUERY_LOG_SUFFIXES", "load_query_log"]

@@ -109,9 +109,7 @@ def report_comparison(
             update["verdict"] = "fail"
         doc = doc.model_copy(update=update)
     if comparison_json is not None:
-        # Without a query log the document is as it was before the log existed.
-        skip = {"traffic"} if doc.traffic is None else None
-        atomic_write_text(comparison_json, dump_json(doc.model_dump(mode="json", exclude=skip)))
+        atomic_write_text(comparison_json, dump_json(doc.model_dump(mode="json")))
     if comment_markdown is not None:
         atomic_write_text(comment_markdown, render_comment(doc, max_chars=COMMENT_BUDGET))
     if full_markdown is not None:

@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison, StaleReason
@@ -274,8 +280,16 @@ class ComparisonDocument(_Part):
     cases: CasesRecord
     run: RunRecord
     pull_request: PullRequestRecord | None
-    # The query log's label-free diff against the base snapshot (docs/query-logs.md).
+    # The query log's label-free diff against the base snapshot (docs/query-logs.md);
+    # absent from the JSON of a run without a query log.
     traffic: TrafficRecord | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_traffic(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("traffic", ...) is None:
+            del data["traffic"]
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from recall_gate.core.query_log import LoggedQuery
+from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.rank_overlap import DEFAULT_PERSISTENCE, jaccard_at_k, rbo_ext, top1_changed
 from recall_gate.core.records import FLOAT_DIGITS
 

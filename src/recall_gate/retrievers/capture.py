@@ -7,7 +7,7 @@ returned document is mapped to its KB card id, and every artifact line
 carries its case's fields, so the capture is self-contained for ``score``.
 The cases are scheduled by :mod:`~recall_gate.retrievers.executor` (bounded
 concurrency, retries, timeout, ``max_qps``) and written back in case order.
-Logged queries (a query log, see :mod:`recall_gate.core.query_log`) are asked
+Logged queries (a query log, see :mod:`recall_gate.core.logged_query`) are asked
 in the same run, after the cases: only their top-k card ids are kept.
 """
 
@@ -27,7 +27,7 @@ from recall_gate.core.fingerprint import (
     fingerprint_queries,
     fingerprint_settings,
 )
-from recall_gate.core.query_log import UNDETERMINED, LoggedQuery
+from recall_gate.core.logged_query import UNDETERMINED, LoggedQuery
 from recall_gate.core.records import Artifact, Case, Coverage, RetrievedItem, Retriever
 from recall_gate.core.shards import SHARD_RULE, Shard, parse_shard
 from recall_gate.errors import InputError
