@@ -220,3 +220,13 @@ def test_a_pull_request_is_compared_with_the_snapshot_at_the_base_commit(app: Pa
     assert code == 0, err
     moved = json.loads((app / "cmp.json").read_text())["traffic"]["groups"]["overall"]
     assert moved["weighted"]["moved"] == pytest.approx(expected_moved_share(), abs=1e-6)
+
+
+def test_check_validates_the_query_log(app: Path) -> None:
+    ok = run_cli(["check"], cwd=app)
+    assert ok.code == 0, ok.err
+    assert "; query log: 30 queries" in ok.out
+    (app / "queries.jsonl").write_text('{"id": "q1", "query": "x", "weight": -2}\n')
+    bad = run_cli(["check"], cwd=app)
+    assert bad.code == 2
+    assert "queries.jsonl:1 (query q1): field `weight`: Input should be greater than 0" in bad.err

@@ -43,8 +43,8 @@ from recall_gate.commands.progress import ProgressLine
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
 from recall_gate.core.integrity import find_problems, label_problems
-from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from recall_gate.core.logged_query import LoggedQuery
+from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from recall_gate.core.records import Artifact, Case, Provenance
 from recall_gate.errors import InputError
 from recall_gate.retrievers import capture

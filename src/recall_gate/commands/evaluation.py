@@ -20,6 +20,7 @@ from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
+from recall_gate.adapters.query_log import load_query_log
 from recall_gate.adapters.results_store import ResultsWriter, read_results
 from recall_gate.adapters.scoring import ScoredCapture, score_capture
 from recall_gate.adapters.trec import (
@@ -461,6 +462,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         files = dataclasses.replace(files, strict_front_matter="--strict")
     cards = load_cards(kb, files=files)
     cases = load_cases(case_paths)
+    config = settings.config
+    # The query log, validated like the cases (exit 2 listing every bad line).
+    logged = load_query_log(config.queries) if config and config.queries else None
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
     problems = find_problems(cards=cards, cases=cases)
     if problems:
@@ -475,7 +479,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     gold = sum(1 for _, c in cases if c.gold_labelled)
     console.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
-        f"({gold} gold-labelled), every gold and relevant id resolves\n"
+        f"({gold} gold-labelled), every gold and relevant id resolves"
+        + (f"; query log: {len(logged):,} queries" if logged is not None else "")
+        + "\n"
     )
     return 0
 
