@@ -106,29 +106,37 @@ class TrafficFigures:
 
 def _figures(moves: Sequence[QueryMove]) -> TrafficFigures:
     n = len(moves)
-    total = sum(m.weight for m in moves)
-
-    def mean(values: Sequence[float]) -> float:
-        return sum(values) / n if n else 0.0
-
-    def weighted(values: Sequence[float]) -> float:
-        return sum(m.weight * v for m, v in zip(moves, values, strict=True)) / total if n else 0.0
-
-    top1 = [float(m.top1_changed) for m in moves]
-    moved = [float(m.moved) for m in moves]
-    rbo = [m.rbo for m in moves]
-    jaccard = [m.jaccard for m in moves]
+    if not n:
+        return TrafficFigures(
+            n=0, weight=0.0, top1_changed=0.0, moved=0.0, rbo=1.0, jaccard=1.0,
+            weighted_top1_changed=0.0, weighted_moved=0.0, weighted_rbo=1.0, weighted_jaccard=1.0,
+        )  # fmt: skip
+    # One pass: [count, weighted] sums of top-1 changed, moved, RBO and Jaccard.
+    total = top1 = w_top1 = moved = w_moved = rbo = w_rbo = jaccard = w_jaccard = 0.0
+    for m in moves:
+        w = m.weight
+        total += w
+        rbo += m.rbo
+        w_rbo += w * m.rbo
+        jaccard += m.jaccard
+        w_jaccard += w * m.jaccard
+        if m.top1_changed:
+            top1 += 1
+            w_top1 += w
+        if m.jaccard < 1.0:
+            moved += 1
+            w_moved += w
     return TrafficFigures(
         n=n,
         weight=total,
-        top1_changed=mean(top1),
-        moved=mean(moved),
-        rbo=mean(rbo) if n else 1.0,
-        jaccard=mean(jaccard) if n else 1.0,
-        weighted_top1_changed=weighted(top1),
-        weighted_moved=weighted(moved),
-        weighted_rbo=weighted(rbo) if n else 1.0,
-        weighted_jaccard=weighted(jaccard) if n else 1.0,
+        top1_changed=top1 / n,
+        moved=moved / n,
+        rbo=rbo / n,
+        jaccard=jaccard / n,
+        weighted_top1_changed=w_top1 / total,
+        weighted_moved=w_moved / total,
+        weighted_rbo=w_rbo / total,
+        weighted_jaccard=w_jaccard / total,
     )
 
 
@@ -199,6 +207,7 @@ def diff_traffic(
             continue
         before = tuple(dict.fromkeys(base[logged.id]))[:k]
         after = tuple(dict.fromkeys(current[logged.id]))[:k]
+        same = before == after  # most queries, most PRs: nothing to compute
         moves.append(
             QueryMove(
                 id=logged.id,
@@ -207,9 +216,9 @@ def diff_traffic(
                 weight=logged.weight,
                 before=before,
                 after=after,
-                top1_changed=top1_changed(before, after),
-                jaccard=jaccard_at_k(before, after, k=k),
-                rbo=1.0 if before == after else rbo_ext(before, after, p=p),
+                top1_changed=False if same else top1_changed(before, after),
+                jaccard=1.0 if same else jaccard_at_k(before, after, k=k),
+                rbo=1.0 if same else rbo_ext(before, after, p=p),
             )
         )
     by_language: dict[str, list[QueryMove]] = {}
