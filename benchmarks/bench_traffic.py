@@ -53,7 +53,9 @@ BYTES_TARGET = 50
 LANGUAGES = ("en", "es-419", "pt-BR")
 
 
-def generate(n: int, *, seed: int = 28) -> tuple[list[dict[str, object]], dict, dict]:
+def generate(
+    n: int, *, seed: int = 28
+) -> tuple[list[dict[str, object]], dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
     rng = random.Random(seed)
     cards = [f"docs/{LANGUAGES[i % 3]}/guide/page-{i:05d}" for i in range(5_000)]
     rows, base, current = [], {}, {}
