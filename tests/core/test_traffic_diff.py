@@ -10,6 +10,7 @@ import pytest
 from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.rank_overlap import rbo_ext
 from recall_gate.core.traffic_diff import OVERALL, diff_traffic
+from recall_gate.core.traffic_record import traffic_record
 from traffic_fixture import base_rankings, permute_tail, query_log, rechunk
 
 
@@ -89,13 +90,26 @@ def test_a_query_without_language_is_reported_as_undetermined() -> None:
     assert list(diff.groups) == [OVERALL, "und"]
 
 
-def test_the_json_names_the_rbo_variant_and_its_persistence() -> None:
+def test_the_record_names_the_rbo_variant_its_persistence_and_the_cards_titles() -> None:
     diff = diff_traffic([q("a")], base={"a": ["x"]}, current={"a": ["y"]}, k=5, p=0.8)
-    payload = diff.to_json()
-    assert payload["rbo"] == {"variant": "RBO_ext (Webber, Moffat & Zobel 2010, Eq. 32)", "p": 0.8}
-    assert payload["groups"][OVERALL]["weighted"]["moved"] == 1.0
-    assert payload["movers"][0]["before"] == ["x"]
-    assert payload["movers"][0]["after"] == ["y"]
+    record = traffic_record(diff, titles={"x": "Card X", "z": "unused"}, max_moved_share=None)
+    assert record.rbo_variant == "RBO_ext (Webber, Moffat & Zobel 2010, Eq. 32)"
+    assert record.p == 0.8
+    assert record.groups[OVERALL].weighted.moved == 1.0
+    assert record.movers[0].before == ("x",)
+    assert record.movers[0].after == ("y",)
+    assert record.titles == {"x": "Card X"}  # only the movers' cards
+    assert record.failed is False  # report-only without max_moved_share
+
+
+def test_max_moved_share_fails_only_above_the_share() -> None:
+    queries = [q("a", 3), q("b", 1)]
+    diff = diff_traffic(
+        queries, base={"a": ["x"], "b": ["x"]}, current={"a": ["x"], "b": ["y"]}, k=5
+    )
+    # b carries 1 of 4 units of traffic: 25 % moved.
+    assert traffic_record(diff, titles={}, max_moved_share=0.25).failed is False
+    assert traffic_record(diff, titles={}, max_moved_share=0.24).failed is True
 
 
 # --- the bar: a generated 5,000-query log with planted truth -----------------------

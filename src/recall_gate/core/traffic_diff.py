@@ -23,11 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.rank_overlap import DEFAULT_PERSISTENCE, jaccard_at_k, rbo_ext, top1_changed
-from recall_gate.core.records import FLOAT_DIGITS
 
 __all__ = [
     "MOVERS",
@@ -82,27 +80,6 @@ class TrafficFigures:
     weighted_rbo: float
     weighted_jaccard: float
 
-    def to_json(self) -> dict[str, Any]:
-        def share(value: float) -> float:
-            return round(value, FLOAT_DIGITS)
-
-        return {
-            "n": self.n,
-            "weight": share(self.weight),
-            "unweighted": {
-                "top1_changed": share(self.top1_changed),
-                "moved": share(self.moved),
-                "rbo": share(self.rbo),
-                "jaccard": share(self.jaccard),
-            },
-            "weighted": {
-                "top1_changed": share(self.weighted_top1_changed),
-                "moved": share(self.weighted_moved),
-                "rbo": share(self.weighted_rbo),
-                "jaccard": share(self.weighted_jaccard),
-            },
-        }
-
 
 def _figures(moves: Sequence[QueryMove]) -> TrafficFigures:
     n = len(moves)
@@ -156,30 +133,6 @@ class TrafficDiff:
     @property
     def overall(self) -> TrafficFigures:
         return self.groups[OVERALL]
-
-    def to_json(self) -> dict[str, Any]:
-        """The diff as the results / comparison JSON carry it (deterministic)."""
-        return {
-            "k": self.k,
-            "rbo": {"variant": "RBO_ext (Webber, Moffat & Zobel 2010, Eq. 32)", "p": self.p},
-            "groups": {name: figures.to_json() for name, figures in self.groups.items()},
-            "movers": [
-                {
-                    "id": m.id,
-                    "query": m.query,
-                    "language": m.language,
-                    "weight": m.weight,
-                    "rbo": round(m.rbo, FLOAT_DIGITS),
-                    "jaccard": round(m.jaccard, FLOAT_DIGITS),
-                    "top1_changed": m.top1_changed,
-                    "before": list(m.before),
-                    "after": list(m.after),
-                }
-                for m in self.movers
-            ],
-            "not_in_base": list(self.not_in_base),
-            "not_captured": list(self.not_captured),
-        }
 
 
 def diff_traffic(
