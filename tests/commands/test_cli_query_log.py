@@ -27,6 +27,14 @@ def _cards(query, k, salt):
 def v1(query, k):
     return _cards(query, k, 1)
 
+import random
+
+def tied(query, k):
+    """Its top k are all tied: it returns them in a random order each time."""
+    cards = v1(query, k)
+    random.shuffle(cards)
+    return cards
+
 def v2(query, k):
     """A re-chunking change: the logged queries numbered 0 mod 3 get other cards."""
     if query.startswith("logged") and int(query.rsplit(" ", 1)[1]) % 3 == 0:
@@ -230,3 +238,32 @@ def test_check_validates_the_query_log(app: Path) -> None:
     bad = run_cli(["check"], cwd=app)
     assert bad.code == 2
     assert "queries.jsonl:1 (query q1): field `weight`: Input should be greater than 0" in bad.err
+
+
+def test_capture_repeat_2_calls_a_deterministic_retriever_deterministic(app: Path) -> None:
+    make_base(app)
+    code, err = capture(app, "v1", "aa.jsonl", "--repeat", "2", "--comparison-json", "cmp.json")
+    assert code == 0, err
+    assert (
+        "A/A: 2 identical captures agree on the top 3 of every case and logged query: "
+        "the retriever is deterministic"
+    ) in err
+    agreement = json.loads((app / "cmp.json").read_text())["self_agreement"]
+    assert agreement["cases_changed"] == []
+    assert agreement["logged_changed"] == 0
+
+
+def test_a_retriever_with_a_random_tie_order_is_named_non_deterministic(app: Path) -> None:
+    make_base(app)
+    code, err = capture(
+        app, "tied", "aa.jsonl", "--repeat", "2",
+        "--comparison-json", "cmp.json", "--comment-markdown", "c.md",
+    )  # fmt: skip
+    assert code == 0, err
+    assert "A/A: the retriever is NON-DETERMINISTIC: 2 identical captures differ" in err
+    agreement = json.loads((app / "cmp.json").read_text())["self_agreement"]
+    # 3 tied cards in random order: 5 of 6 orders differ from the first run's.
+    assert 0 < len(agreement["cases_changed"]) <= 12
+    assert 0 < agreement["logged_moved_share"] <= 1
+    assert "> [!WARNING]" in (app / "c.md").read_text()
+    assert "NON-DETERMINISTIC" in (app / "c.md").read_text()

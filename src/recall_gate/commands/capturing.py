@@ -45,8 +45,10 @@ from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, 
 from recall_gate.core.integrity import find_problems, label_problems
 from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from recall_gate.core.records import Artifact, Case, Provenance
+from recall_gate.core.records import Artifact, Case, Provenance, RetrievedItem
+from recall_gate.core.self_agreement import SelfAgreement, measure_self_agreement
 from recall_gate.errors import InputError
+from recall_gate.report.self_agreement import describe_self_agreement
 from recall_gate.retrievers import capture
 from recall_gate.retrievers.capture import Capture, fingerprint_case_set
 from recall_gate.retrievers.factory import load_retriever
@@ -146,6 +148,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="continue an interrupted capture from its journal (OUT.journal): only the cases "
         "not yet answered are asked",
     )
+    run.add_argument(
+        "--repeat",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="capture N times with nothing changed (A/A) and report what differs between the "
+        "runs: the retriever's own noise; the first run is the one written and scored",
+    )
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_strict(p)
     add_outputs(p)
@@ -161,6 +171,50 @@ def _pacing(args: argparse.Namespace, config: Config | None) -> dict[str, Any]:
         name: getattr(section, name) if getattr(args, name) is None else getattr(args, name)
         for name in ("concurrency", "retries", "timeout", "max_failures", "max_qps")
     }
+
+
+def _rankings(captured: Capture) -> dict[str, tuple[str, ...]]:
+    return {
+        a.case_id: tuple(i.card_id if isinstance(i, RetrievedItem) else i for i in a.retrieved)
+        for a in captured.artifacts
+        if a.error is None
+    }
+
+
+def _self_agreement(
+    args: argparse.Namespace,
+    console: Console,
+    first: Capture,
+    *,
+    cases: list[Case],
+    k: int,
+    card_ids: frozenset[str] | None,
+    kb_root: Path | None,
+    config_folder: Path | None,
+    pacing: dict[str, Any],
+    queries: list[LoggedQuery],
+) -> SelfAgreement:
+    """``--repeat N``: N - 1 more captures, unchanged, against the first (A/A)."""
+    retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
+    pairs, logged = [], []
+    for _ in range(args.repeat - 1):
+        again = capture(
+            retriever,
+            cases,
+            k=k,
+            id_from=args.id_from,
+            label=args.label,
+            kb=card_ids,
+            kb_root=kb_root,
+            shard=args.shard,
+            queries=queries,
+            **pacing,
+        )
+        pairs.append((_rankings(first), _rankings(again)))
+        logged.append((first.logged, again.logged))
+    agreement = measure_self_agreement(pairs, queries=queries, logged=logged, k=k)
+    console.stderr.write(f"recall-gate: {describe_self_agreement(agreement)}\n")
+    return agreement
 
 
 def _logged_queries(config: Config | None) -> list[LoggedQuery]:
@@ -346,6 +400,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         "label": args.label,
         "shard": None if args.shard is None else str(args.shard),
     }
+    queries = _logged_queries(settings.config)
     captured, resumed = _capture_journaled(
         args,
         console,
@@ -356,9 +411,23 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         kb_root=settings.kb,
         config_folder=config_folder,
         pacing=_pacing(args, settings.config),
-        queries=_logged_queries(settings.config),
+        queries=queries,
     )
     _say_captured(captured, args=args, console=console, k=settings.k, resumed=resumed)
+    agreement = None
+    if args.repeat > 1:
+        agreement = _self_agreement(
+            args,
+            console,
+            captured,
+            cases=cases,
+            k=settings.k,
+            card_ids=card_ids,
+            kb_root=settings.kb,
+            config_folder=config_folder,
+            pacing=_pacing(args, settings.config),
+            queries=queries,
+        )
     if captured.coverage is not None:
         console.stderr.write(
             f"recall-gate: {captured.coverage.describe()} is not scored on its own: capture "
@@ -390,6 +459,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
             cases_at_base=plan is not None,
             added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
         ),
+        self_agreement=agreement,
     )
     if code == 1 and args.no_gate:
         console.stderr.write(

@@ -78,6 +78,7 @@ from recall_gate.core.leakage import (
     find_near_duplicates,
 )
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
+from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.report.results import render_summary
@@ -319,6 +320,7 @@ def score_and_report(
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
     kb_known: bool = True,
     unjudged: Sequence[str] = (),
+    self_agreement: SelfAgreement | None = None,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -387,6 +389,7 @@ def score_and_report(
                 full_markdown=args.markdown,
                 pull_request=pull_request() if pull_request is not None else None,
                 traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source)),
+                self_agreement=self_agreement,
             )
     gate = decide(scored.aggregates, floors=settings.floors)
 

@@ -16,6 +16,7 @@ from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.records import Results
+from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.traffic_record import TrafficRecord
 from recall_gate.report.comparison import render_comment, render_comparison_text
 
@@ -93,6 +94,7 @@ def report_comparison(
     full_markdown: Path | None,
     pull_request: PullRequestChanges | None = None,
     traffic: TrafficRecord | None = None,
+    self_agreement: SelfAgreement | None = None,
 ) -> int:
     """The one comparison of a command: judged, written where asked (comparison
     JSON, the PR comment within GitHub's limit, the full report) and printed.
@@ -103,9 +105,9 @@ def report_comparison(
     )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
     doc = comparison_document(comparison, verdict, profile=settings.profile)
-    if traffic is not None:
-        update: dict[str, Any] = {"traffic": traffic}
-        if traffic.failed:
+    if traffic is not None or self_agreement is not None:
+        update: dict[str, Any] = {"traffic": traffic, "self_agreement": self_agreement}
+        if traffic is not None and traffic.failed:
             update["verdict"] = "fail"
         doc = doc.model_copy(update=update)
     if comparison_json is not None:

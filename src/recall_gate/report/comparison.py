@@ -78,6 +78,7 @@ from recall_gate.report.results import (
     failures_note,
     latency_table,
 )
+from recall_gate.report.self_agreement import self_agreement_section
 from recall_gate.report.traffic import traffic_section
 
 __all__ = [
@@ -1304,6 +1305,7 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
         _cases_section(doc, style),
         _capture_section(doc, style),
         traffic_section(doc.traffic, style),
+        self_agreement_section(doc.self_agreement, style),
     ):
         if section:
             parts.append(section)
