@@ -45,6 +45,7 @@ from recall_gate.commands import (
     evaluation,
     github_actions,
     merging,
+    queueing,
 )
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
@@ -75,6 +76,7 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         **cards.add_commands(sub),
         **capturing.add_commands(sub),
         **merging.add_commands(sub),
+        **queueing.add_commands(sub),
         **converting.add_commands(sub),
         **baselines.add_commands(sub),
         **github_actions.add_commands(sub),

@@ -52,7 +52,7 @@ def app(tmp_path: Path) -> Path:
     (tmp_path / "kb.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cards))
     cases = [
         {"id": f"c{i}", "language": "en", "case_type": "golden", "query": f"case {i}",
-         "must_cite_one_of": [f"card-{i % 12}"]}
+         "must_cite_one_of": [f"card-{i % 4}"]}
         for i in range(12)
     ]  # fmt: skip
     (tmp_path / "cases.jsonl").write_text("".join(json.dumps(c) + "\n" for c in cases))
@@ -267,3 +267,26 @@ def test_a_retriever_with_a_random_tie_order_is_named_non_deterministic(app: Pat
     assert 0 < agreement["logged_moved_share"] <= 1
     assert "> [!WARNING]" in (app / "c.md").read_text()
     assert "NON-DETERMINISTIC" in (app / "c.md").read_text()
+
+
+def test_queue_exports_ten_ready_to_label_cases_that_check_accepts(app: Path) -> None:
+    make_base(app)
+    assert capture(app, "v2", "pr.jsonl")[0] == 0
+    run = run_cli(["queue", "--artifacts", "pr.jsonl", "--out", "queue.yaml"], cwd=app)
+    assert run.code == 0, run.err
+    assert "recall-gate queue: 10 logged queries to label → queue.yaml" in run.out
+    text = (app / "queue.yaml").read_text()
+    assert text.count("  - id: ") == 10
+    assert "#   before (base):" in text
+    assert "— Topic " in text  # candidates named by their titles
+    check = run_cli(["check", "--cases", "queue.yaml"], cwd=app)
+    assert check.code == 0, check.err
+    assert "10 cases" in check.out
+
+
+def test_queue_without_a_base_snapshot_exits_2(app: Path) -> None:
+    assert capture(app, "v2", "pr.jsonl")[0] == 0
+    run = run_cli(["queue", "--artifacts", "pr.jsonl", "--out", "queue.yaml"], cwd=app)
+    assert run.code == 2
+    assert "no query snapshot beside the baseline" in run.err
+    assert not (app / "queue.yaml").exists()

@@ -48,7 +48,7 @@ from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAUL
 from recall_gate.core.records import Artifact, Case, Provenance, RetrievedItem
 from recall_gate.core.self_agreement import SelfAgreement, measure_self_agreement
 from recall_gate.errors import InputError
-from recall_gate.report.self_agreement import describe_self_agreement
+from recall_gate.report.noise_floor import describe_self_agreement
 from recall_gate.retrievers import capture
 from recall_gate.retrievers.capture import Capture, fingerprint_case_set
 from recall_gate.retrievers.factory import load_retriever

@@ -8,13 +8,32 @@ from pathlib import Path
 
 from recall_gate.adapters.dataset import load_cards
 from recall_gate.adapters.query_log import load_query_log
-from recall_gate.adapters.query_snapshot import read_snapshot, read_snapshot_at, snapshot_paths
+from recall_gate.adapters.query_snapshot import (
+    QuerySnapshot,
+    read_snapshot,
+    read_snapshot_at,
+    snapshot_paths,
+)
 from recall_gate.commands.context import Console, display_path
 from recall_gate.commands.settings import Settings
 from recall_gate.core.traffic_diff import diff_traffic
 from recall_gate.core.traffic_record import TrafficRecord, traffic_record
 
-__all__ = ["judge_traffic"]
+__all__ = ["base_snapshot", "card_titles", "judge_traffic"]
+
+
+def base_snapshot(settings: Settings) -> QuerySnapshot | None:
+    """The snapshot beside the baseline: at the base revision when one judges."""
+    if settings.base is not None:
+        return read_snapshot_at(settings.base.tree, settings.baseline)
+    return read_snapshot(settings.baseline)
+
+
+def card_titles(settings: Settings) -> dict[str, str]:
+    """Card id → title, when the settings name a KB."""
+    if settings.kb is None:
+        return {}
+    return {c.id: c.title for _, c in load_cards(settings.kb, files=settings.kb_files())}
 
 
 def judge_traffic(settings: Settings, console: Console, *, artifacts: Path) -> TrafficRecord | None:
@@ -27,11 +46,7 @@ def judge_traffic(settings: Settings, console: Console, *, artifacts: Path) -> T
     current = read_snapshot(artifacts)
     if current is None:
         return None
-    base = (
-        read_snapshot_at(settings.base.tree, settings.baseline)
-        if settings.base is not None
-        else read_snapshot(settings.baseline)
-    )
+    base = base_snapshot(settings)
     if base is None:
         console.stderr.write(
             "recall-gate: no query snapshot beside the baseline yet "
@@ -45,7 +60,5 @@ def judge_traffic(settings: Settings, console: Console, *, artifacts: Path) -> T
         current=current.rankings,
         k=min(settings.k, base.k, current.k),
     )
-    titles: dict[str, str] = {}
-    if diff.movers and settings.kb is not None:
-        titles = {c.id: c.title for _, c in load_cards(settings.kb, files=settings.kb_files())}
+    titles = card_titles(settings) if diff.movers else {}
     return traffic_record(diff, titles=titles, max_moved_share=config.gate.max_moved_share)

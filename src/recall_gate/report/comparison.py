@@ -71,6 +71,7 @@ from recall_gate.report.markup import (
     shorten_query,
     table,
 )
+from recall_gate.report.noise_floor import self_agreement_section
 from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
     RECALL_CAVEAT,
@@ -78,7 +79,6 @@ from recall_gate.report.results import (
     failures_note,
     latency_table,
 )
-from recall_gate.report.self_agreement import self_agreement_section
 from recall_gate.report.traffic import traffic_section
 
 __all__ = [
