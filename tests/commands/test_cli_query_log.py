@@ -217,11 +217,15 @@ def test_a_pull_request_is_compared_with_the_snapshot_at_the_base_commit(app: Pa
     git(app, "add", "-A")
     git(app, "commit", "-qm", "base")
     git(app, "checkout", "-qb", "pr")
-    # The pull request rewrites the committed snapshot to hide its churn: the base's counts.
+    # The pull request rewrites the committed snapshot to hide its churn, and
+    # gives its changed queries no traffic: the base's snapshot and weights count.
     assert capture(app, "v2", "pr.jsonl")[0] == 0
     (app / "baselines" / "default.queries.jsonl").write_bytes(
         (app / "pr.queries.jsonl").read_bytes()
     )
+    lines = (app / "queries.jsonl").read_text().splitlines()
+    light = [json.loads(line) | {"weight": 0.001} for line in lines]
+    (app / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in light))
     code, err = capture(
         app, "v2", "pr2.jsonl", "--baseline-ref", "main", "--comparison-json", "cmp.json"
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import io
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +22,11 @@ from pydantic import ValidationError
 
 from recall_gate.adapters.dataset import json_line, report_all
 from recall_gate.adapters.files import describe_validation_error, read_text
+from recall_gate.adapters.git import BaseTree
 from recall_gate.core.logged_query import MAX_LOGGED_QUERIES, LoggedQuery
 from recall_gate.errors import InputError
 
-__all__ = ["QUERY_LOG_SUFFIXES", "load_query_log"]
+__all__ = ["QUERY_LOG_SUFFIXES", "load_query_log", "load_query_log_at"]
 
 QUERY_LOG_SUFFIXES = (".jsonl", ".ndjson", ".csv")
 _WHAT = "query log"
@@ -136,3 +138,23 @@ def load_query_log(path: Path) -> list[LoggedQuery]:
                 first_line[logged.id] = number
     report_all(errors, total=len(results), what="logged queries")
     return [logged for _, logged in results if isinstance(logged, LoggedQuery)]
+
+
+def load_query_log_at(tree: BaseTree, path: Path) -> list[LoggedQuery] | None:
+    """The log at ``path`` as the base revision has it (its weights and languages
+    judge a pull request, not the pull request's edit of them); None when the base
+    has no such file. Errors name the file ``REF:path``."""
+    relative = tree.relative(path)
+    if relative is None:
+        return load_query_log(path)  # outside the work tree: no pull request edits it
+    data = tree.read(relative)
+    if data is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="recall-gate-base.") as scratch:
+        temp = Path(scratch) / Path(relative).name
+        temp.write_bytes(data)
+        try:
+            return load_query_log(temp)
+        except InputError as exc:
+            message = exc.message.replace(str(temp), tree.source(relative))
+            raise InputError(message, fix=exc.fix) from None

@@ -1,13 +1,15 @@
 """The query log's diff as the commands judge it: this capture's snapshot (beside
-its artifacts) against the base's (beside the baseline, read at the base
-revision in a pull request, like the baseline), over the config's query log."""
+its artifacts) against the base's (beside the baseline), over the config's
+query log. When a base revision judges (a pull request), the snapshot and the
+log (its weights and languages) are read as the base has them, like the
+baseline: a pull request that edits either is still judged by the base's."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from recall_gate.adapters.dataset import load_cards
-from recall_gate.adapters.query_log import load_query_log
+from recall_gate.adapters.query_log import load_query_log, load_query_log_at
 from recall_gate.adapters.query_snapshot import (
     QuerySnapshot,
     read_snapshot,
@@ -54,8 +56,19 @@ def judge_traffic(settings: Settings, console: Console, *, artifacts: Path) -> T
             "log is compared once `recall-gate baseline update` has written one\n"
         )
         return None
+    if settings.base is not None:
+        queries = load_query_log_at(settings.base.tree, config.queries)
+        if queries is None:
+            console.stderr.write(
+                f"recall-gate: the base ({settings.base.ref}) has no query log at "
+                f"{display_path(config.queries, console)}: the logged queries are compared "
+                "once it has\n"
+            )
+            return None
+    else:
+        queries = load_query_log(config.queries)
     diff = diff_traffic(
-        load_query_log(config.queries),
+        queries,
         base=base.rankings,
         current=current.rankings,
         k=min(settings.k, base.k, current.k),
