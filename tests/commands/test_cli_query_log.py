@@ -294,3 +294,25 @@ def test_queue_without_a_base_snapshot_exits_2(app: Path) -> None:
     assert run.code == 2
     assert "no query snapshot beside the baseline" in run.err
     assert not (app / "queue.yaml").exists()
+
+
+def test_merge_combines_the_shards_logged_query_snapshots(app: Path) -> None:
+    assert capture(app, "v1", "whole.jsonl")[0] == 0
+    for i in (1, 2, 3):
+        code, err = capture(app, "v1", f"s{i}.jsonl", "--shard", f"{i}/3")
+        assert code == 0, err
+    run = run_cli(["merge", "s1.jsonl", "s2.jsonl", "s3.jsonl", "--out", "m.jsonl"], cwd=app)
+    assert run.code == 0, run.err
+    assert (app / "m.queries.jsonl").read_bytes() == (app / "whole.queries.jsonl").read_bytes()
+
+
+def test_merge_refuses_a_shard_without_a_snapshot_when_others_have_one(app: Path) -> None:
+    for i in (1, 2):
+        assert capture(app, "v1", f"s{i}.jsonl", "--shard", f"{i}/2")[0] == 0
+    (app / "s2.queries.jsonl").unlink()
+    run = run_cli(["merge", "s1.jsonl", "s2.jsonl", "--out", "m.jsonl"], cwd=app)
+    assert run.code == 2
+    assert (
+        "s2.jsonl: no snapshot of the logged queries beside it, unlike the other shards" in run.err
+    )
+    assert not (app / "m.jsonl").exists()
