@@ -16,6 +16,8 @@ import pytest
 from cli_runner import run_cli
 from git_repo import git, needs_git
 from recall_gate.adapters.query_snapshot import load_snapshot
+from recall_gate.adapters.results_store import read_comparison
+from recall_gate.report.comparison import render_comment
 
 APP = '''
 import zlib
@@ -131,6 +133,10 @@ def test_a_pr_capture_reports_the_traffic_diff_report_only(app: Path) -> None:
     assert traffic["movers"][0]["id"] == "q00"  # the heaviest changed query
     assert traffic["titles"]["card-1"] == "Topic 1"
     assert traffic["failed"] is False
+    # The document the Actions step and the fork-safe comment path validate reads back whole.
+    doc = read_comparison(app / "cmp.json")
+    assert doc.traffic is not None
+    assert render_comment(doc) == (app / "c.md").read_text()
     comment = (app / "c.md").read_text()
     assert comment.count("<details><summary>Query traffic:") == 1
     assert "Report-only (set `gate.max_moved_share` to gate on it)." in comment

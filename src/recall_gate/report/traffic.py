@@ -55,7 +55,10 @@ def traffic_section(traffic: TrafficRecord | None, style: Style) -> str | None:
             f"{_share(g.weighted.top1_changed)} / {_share(g.unweighted.top1_changed)}",
             f"{g.weighted.rbo:.3f} / {g.unweighted.rbo:.3f}",
         ]
-        for name, g in traffic.groups.items()
+        # Overall first, then by language: a JSON file read back holds its keys sorted.
+        for name, g in sorted(
+            traffic.groups.items(), key=lambda item: (item[0] != OVERALL, item[0])
+        )
     ]
     header = ["group", "n", f"top {k} changed", "top 1 changed", "mean RBO"]
     body = [
