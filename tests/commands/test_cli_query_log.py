@@ -172,6 +172,10 @@ def test_max_moved_share_fails_the_gate_when_more_traffic_moved(app: Path) -> No
     assert doc["verdict"] == "fail"
     assert doc["traffic"]["failed"] is True
     assert "Gate `max_moved_share` = 20.0 %: **fails**" in (app / "c.md").read_text()
+    assert (
+        f"Failed: {expected_moved_share() * 100:.1f} % of logged traffic changed its top 3, "
+        "more than max_moved_share 20.0 %."
+    ) in (app / "c.md").read_text()
     loose = capture(app, "v2", "pr2.jsonl", "--set", "gate.max_moved_share=0.9")
     assert loose[0] == 0, loose[1]
 

@@ -79,7 +79,7 @@ from recall_gate.report.results import (
     failures_note,
     latency_table,
 )
-from recall_gate.report.traffic import traffic_section
+from recall_gate.report.traffic import traffic_failure_phrase, traffic_section
 
 __all__ = [
     "JOB_SUMMARY_POINTER",
@@ -1053,6 +1053,8 @@ def _verdict_summary(doc: ComparisonDocument) -> str:
         if gate.failed_floors:
             n = len(gate.failed_floors)
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
+        if doc.traffic is not None and doc.traffic.failed:
+            reasons.append(traffic_failure_phrase(doc.traffic))
         return "Failed: " + "; ".join(reasons) + "."
     if doc.verdict == "pass":
         if gate.tolerances:

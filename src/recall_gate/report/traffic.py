@@ -13,7 +13,7 @@ from recall_gate.report.markup import table
 if TYPE_CHECKING:  # comparison.py imports this module
     from recall_gate.report.comparison import Style
 
-__all__ = ["traffic_section"]
+__all__ = ["traffic_failure_phrase", "traffic_section"]
 
 
 def _share(value: float) -> str:
@@ -34,6 +34,15 @@ def _mover_row(m: MoverRecord, titles: Mapping[str, str], style: Style) -> list[
         f"{m.rbo:.3f}",
         f"{_cards(m.before, titles, style)} → {_cards(m.after, titles, style)}",
     ]
+
+
+def traffic_failure_phrase(traffic: TrafficRecord) -> str:
+    """Why the traffic gate failed, for the verdict line."""
+    moved = traffic.groups[OVERALL].weighted.moved
+    return (
+        f"{_share(moved)} of logged traffic changed its top {traffic.k}, more than "
+        f"max_moved_share {_share(traffic.max_moved_share or 0.0)}"
+    )
 
 
 def traffic_section(traffic: TrafficRecord | None, style: Style) -> str | None:
