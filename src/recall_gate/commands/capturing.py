@@ -4,6 +4,7 @@ artifacts file, then report the score exactly as ``score`` would."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -184,38 +185,51 @@ def _rankings(captured: Capture) -> dict[str, tuple[str, ...]]:
     }
 
 
-def _self_agreement(
-    args: argparse.Namespace,
-    console: Console,
-    first: Capture,
-    *,
-    cases: list[Case],
-    k: int,
-    card_ids: frozenset[str] | None,
-    kb_root: Path | None,
-    config_folder: Path | None,
-    pacing: dict[str, Any],
-    queries: list[LoggedQuery],
-) -> SelfAgreement:
-    """``--repeat N``: N - 1 more captures, unchanged, against the first (A/A)."""
-    retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
-    pairs, logged = [], []
-    for _ in range(args.repeat - 1):
-        again = capture(
+@dataclass(frozen=True)
+class _CaptureRun:
+    """What every capture of one command shares: the cases and logged queries
+    asked, how deep, the KB that maps documents to cards, and the pacing."""
+
+    args: argparse.Namespace
+    cases: list[Case]
+    queries: list[LoggedQuery]
+    k: int
+    card_ids: frozenset[str] | None
+    kb_root: Path | None
+    config_folder: Path | None
+    pacing: dict[str, Any]
+
+    def retriever(self, console: Console) -> Any:
+        return load_retriever(
+            self.args.retriever, cwd=console.cwd, config_folder=self.config_folder
+        )
+
+    def capture(self, retriever: Any, **journal: Any) -> Capture:
+        args = self.args
+        return capture(
             retriever,
-            cases,
-            k=k,
+            self.cases,
+            k=self.k,
             id_from=args.id_from,
             label=args.label,
-            kb=card_ids,
-            kb_root=kb_root,
+            kb=self.card_ids,
+            kb_root=self.kb_root,
             shard=args.shard,
-            queries=queries,
-            **pacing,
+            queries=self.queries,
+            **journal,
+            **self.pacing,
         )
+
+
+def _self_agreement(console: Console, first: Capture, *, run: _CaptureRun) -> SelfAgreement:
+    """``--repeat N``: N - 1 more captures, unchanged, against the first (A/A)."""
+    retriever = run.retriever(console)
+    pairs, logged = [], []
+    for _ in range(run.args.repeat - 1):
+        again = run.capture(retriever)
         pairs.append((_rankings(first), _rankings(again)))
         logged.append((first.logged, again.logged))
-    agreement = measure_self_agreement(pairs, queries=queries, logged=logged, k=k)
+    agreement = measure_self_agreement(pairs, queries=run.queries, logged=logged, k=run.k)
     console.stderr.write(f"recall-gate: {describe_self_agreement(agreement)}\n")
     return agreement
 
@@ -287,20 +301,11 @@ def _say_captured(
 
 
 def _capture_journaled(
-    args: argparse.Namespace,
-    console: Console,
-    *,
-    identity: dict[str, Any],
-    cases: list[Case],
-    k: int,
-    card_ids: frozenset[str] | None,
-    kb_root: Path | None,
-    config_folder: Path | None,
-    pacing: dict[str, Any],
-    queries: list[LoggedQuery],
+    console: Console, *, identity: dict[str, Any], run: _CaptureRun
 ) -> tuple[Capture, int]:
     """The capture, written to ``--out``, with its journal; and how many of its
     answers came from the journal of an interrupted one (``--resume``)."""
+    args = run.args
     live = console.stderr.isatty() and not console.environ.get("CI")
     progress = None if args.quiet else ProgressLine(console.stderr, live=live)
     # Kept until the file is written: a failed capture leaves it, so `score` refuses
@@ -310,22 +315,13 @@ def _capture_journaled(
     with opened(args.out, identity) as journal:
         answered = _answered(journal)
         resumed = sum(1 for a in answered.values() if a.error is None)
-        retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
+        retriever = run.retriever(console)
         try:
-            captured = capture(
+            captured = run.capture(
                 retriever,
-                cases,
-                k=k,
-                id_from=args.id_from,
-                label=args.label,
-                kb=card_ids,
-                kb_root=kb_root,
-                shard=args.shard,
                 answered=answered,
                 on_artifact=lambda a: journal.record(a.model_dump(mode="json", exclude_none=True)),
                 on_progress=progress,
-                queries=queries,
-                **pacing,
             )
         except KeyboardInterrupt:
             if progress is not None:
@@ -341,10 +337,10 @@ def _capture_journaled(
                 progress.end()
             raise
         captured.write(args.out)
-        if queries:
-            written = write_snapshot(args.out, QuerySnapshot(k=k, rankings=captured.logged))
+        if run.queries:
+            written = write_snapshot(args.out, QuerySnapshot(k=run.k, rankings=captured.logged))
             console.stderr.write(
-                f"recall-gate: {len(captured.logged)} of {len(queries)} logged queries → "
+                f"recall-gate: {len(captured.logged)} of {len(run.queries)} logged queries → "
                 f"{display_path(written, console)}\n"
             )
         if args.trec_out is not None:
@@ -405,33 +401,21 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         "shard": None if args.shard is None else str(args.shard),
     }
     queries = _logged_queries(settings.config)
-    captured, resumed = _capture_journaled(
-        args,
-        console,
-        identity=identity,
+    run = _CaptureRun(
+        args=args,
         cases=cases,
+        queries=queries,
         k=settings.k,
         card_ids=card_ids,
         kb_root=settings.kb,
         config_folder=config_folder,
         pacing=_pacing(args, settings.config),
-        queries=queries,
     )
+    captured, resumed = _capture_journaled(console, identity=identity, run=run)
     _say_captured(captured, args=args, console=console, k=settings.k, resumed=resumed)
     agreement = None
     if args.repeat > 1:
-        agreement = _self_agreement(
-            args,
-            console,
-            captured,
-            cases=cases,
-            k=settings.k,
-            card_ids=card_ids,
-            kb_root=settings.kb,
-            config_folder=config_folder,
-            pacing=_pacing(args, settings.config),
-            queries=queries,
-        )
+        agreement = _self_agreement(console, captured, run=run)
     if args.no_score:
         return 0  # the capture job of a two-job PR check: the judge job scores it
     if captured.coverage is not None:
