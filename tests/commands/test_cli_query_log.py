@@ -326,3 +326,13 @@ def test_merge_refuses_a_shard_without_a_snapshot_when_others_have_one(app: Path
         "s2.jsonl: no snapshot of the logged queries beside it, unlike the other shards" in run.err
     )
     assert not (app / "m.jsonl").exists()
+
+
+def test_a_query_log_outside_the_repository_is_refused(app: Path) -> None:
+    (app / "recall-gate.yaml").write_text(
+        "k: 3\nkb: kb.jsonl\ncases: cases.jsonl\nqueries: ../elsewhere/queries.jsonl\n"
+    )
+    code, err = capture(app, "v1", "cap.jsonl")
+    assert code == 2
+    assert "`queries: ../elsewhere/queries.jsonl` is" in err
+    assert "outside the repository" in err
