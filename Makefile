@@ -66,6 +66,8 @@ check: lint types zizmor docs test
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks scoring
 	$(BIN)/python -m benchmarks capture
+	$(BIN)/python -m benchmarks traffic
+	$(BIN)/python -m benchmarks traffic --qps
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner
 
 bench-scale: $(STAMP)

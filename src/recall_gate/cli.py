@@ -46,6 +46,7 @@ from recall_gate.commands import (
     github_actions,
     merging,
     proposing,
+    queueing,
 )
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
@@ -76,6 +77,7 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         **cards.add_commands(sub),
         **capturing.add_commands(sub),
         **merging.add_commands(sub),
+        **queueing.add_commands(sub),
         **converting.add_commands(sub),
         **baselines.add_commands(sub),
         **github_actions.add_commands(sub),

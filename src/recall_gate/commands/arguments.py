@@ -61,6 +61,18 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def positive_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected requests a second, got {text!r}") from None
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of requests a second, got {text}"
+        )
+    return value
+
+
 def shard_spec(text: str) -> Shard:
     """``I/N``: shard I of N (see core.shards)."""
     try:

@@ -23,6 +23,7 @@ from recall_gate.adapters.baseline_store import (
 )
 from recall_gate.adapters.config_edit import write_floors
 from recall_gate.adapters.files import atomic_write_text, describe_validation_error, dump_json
+from recall_gate.adapters.query_snapshot import load_snapshot, write_snapshot
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_file,
@@ -148,6 +149,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         type=optional_path,
         metavar="PATH",
         help="write the old → new report here (the baseline PR's body)",
+    )
+    update.add_argument(
+        "--queries-snapshot",
+        type=Path,
+        metavar="PATH",
+        help="the query log's snapshot a capture wrote beside its artifacts "
+        "(NAME.queries.jsonl[.gz]): committed beside the baseline, it is what pull "
+        "requests' logged queries are compared with (docs/query-logs.md)",
     )
     update.add_argument(
         "--wait",
@@ -352,6 +361,8 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
     git_sha = args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd)
     folder = display_path(out.parent, console)
     attempt = _Attempt()
+    # Read (and refused when bad) before anything is written.
+    snapshot = None if args.queries_snapshot is None else load_snapshot(args.queries_snapshot)
     try:
         with baseline_update_lock(out.parent, wait=args.wait, display=folder):
             existing, baseline = _update_baseline(
@@ -363,6 +374,12 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
                 git_sha=git_sha,
                 attempt=attempt,
             )
+            if snapshot is not None:
+                written = write_snapshot(out, snapshot)
+                console.stdout.write(
+                    f"recall-gate: wrote {display_path(written, console)} "
+                    f"({len(snapshot.rankings):,} logged queries)\n"
+                )
         _report_update(args, console, existing=existing, baseline=baseline, out=out, shown=shown)
     except KeyboardInterrupt:
         # Ctrl-C may land anywhere, even right after the rename: the file says which.

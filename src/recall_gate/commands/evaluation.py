@@ -20,6 +20,7 @@ from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
+from recall_gate.adapters.query_log import load_query_log
 from recall_gate.adapters.results_store import ResultsWriter, read_results
 from recall_gate.adapters.scoring import ScoredCapture, score_capture
 from recall_gate.adapters.trec import (
@@ -45,6 +46,7 @@ from recall_gate.commands.arguments import (
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
+from recall_gate.commands.query_traffic import judge_traffic
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -78,6 +80,7 @@ from recall_gate.core.leakage import (
     find_near_duplicates,
 )
 from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
+from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.report.results import render_summary
@@ -320,6 +323,7 @@ def score_and_report(
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
     kb_known: bool = True,
     unjudged: Sequence[str] = (),
+    self_agreement: SelfAgreement | None = None,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -387,6 +391,8 @@ def score_and_report(
                 comment_markdown=args.comment_markdown,
                 full_markdown=args.markdown,
                 pull_request=pull_request() if pull_request is not None else None,
+                traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source)),
+                self_agreement=self_agreement,
             )
     gate = decide(scored.aggregates, floors=settings.floors)
 
@@ -462,6 +468,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         files = dataclasses.replace(files, strict_front_matter="--strict")
     cards = load_cards(kb, files=files)
     cases = load_cases(case_paths)
+    config = settings.config
+    # The query log, validated like the cases (exit 2 listing every bad line).
+    logged = load_query_log(config.queries) if config and config.queries else None
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
     problems = find_problems(cards=cards, cases=cases)
     if problems:
@@ -476,7 +485,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     gold = sum(1 for _, c in cases if c.gold_labelled)
     console.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
-        f"({gold} gold-labelled), every gold and relevant id resolves\n"
+        f"({gold} gold-labelled), every gold and relevant id resolves"
+        + (f"; query log: {len(logged):,} queries" if logged is not None else "")
+        + "\n"
     )
     return 0
 

@@ -16,6 +16,8 @@ from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.records import Results
+from recall_gate.core.self_agreement import SelfAgreement
+from recall_gate.core.traffic_record import TrafficRecord
 from recall_gate.report.comparison import render_comment, render_comparison_text
 
 
@@ -91,14 +93,23 @@ def report_comparison(
     comment_markdown: Path | None,
     full_markdown: Path | None,
     pull_request: PullRequestChanges | None = None,
+    traffic: TrafficRecord | None = None,
+    self_agreement: SelfAgreement | None = None,
 ) -> int:
     """The one comparison of a command: judged, written where asked (comparison
-    JSON, the PR comment within GitHub's limit, the full report) and printed."""
+    JSON, the PR comment within GitHub's limit, the full report) and printed.
+    ``traffic``: the query log's diff, in the document; when its gate fails the
+    verdict is a fail."""
     comparison, verdict = judge_against_baseline(
         current, settings=settings, console=console, pull_request=pull_request
     )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
     doc = comparison_document(comparison, verdict, profile=settings.profile)
+    if traffic is not None or self_agreement is not None:
+        update: dict[str, Any] = {"traffic": traffic, "self_agreement": self_agreement}
+        if traffic is not None and traffic.failed:
+            update["verdict"] = "fail"
+        doc = doc.model_copy(update=update)
     if comparison_json is not None:
         atomic_write_text(comparison_json, dump_json(doc.model_dump(mode="json")))
     if comment_markdown is not None:
@@ -107,7 +118,7 @@ def report_comparison(
         atomic_write_text(full_markdown, render_comment(doc))
     write_settings_header(settings, console)
     console.stdout.write(render_comparison_text(doc))
-    return exit_for(verdict.gate)
+    return 1 if traffic is not None and traffic.failed else exit_for(verdict.gate)
 
 
 def exit_for(gate: GateResult) -> int:

@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison, StaleReason
@@ -22,7 +28,9 @@ from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_k
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, Latency, MetricSummary, OutsideKb
+from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.staleness import SettingChange
+from recall_gate.core.traffic_record import TrafficRecord
 
 __all__ = [
     "COMPARISON_KIND",
@@ -273,6 +281,19 @@ class ComparisonDocument(_Part):
     cases: CasesRecord
     run: RunRecord
     pull_request: PullRequestRecord | None
+    # The query log's label-free diff against the base snapshot (docs/query-logs.md);
+    # absent from the JSON of a run without a query log.
+    traffic: TrafficRecord | None = None
+    # capture --repeat N: what the retriever changed between identical runs (A/A).
+    self_agreement: SelfAgreement | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_parts(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        for part in ("traffic", "self_agreement"):
+            if isinstance(data, dict) and data.get(part, ...) is None:
+                del data[part]
+        return data
 
     @model_validator(mode="before")
     @classmethod

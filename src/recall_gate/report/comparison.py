@@ -71,6 +71,7 @@ from recall_gate.report.markup import (
     shorten_query,
     table,
 )
+from recall_gate.report.noise_floor import self_agreement_section
 from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
     RECALL_CAVEAT,
@@ -78,6 +79,7 @@ from recall_gate.report.results import (
     failures_note,
     latency_table,
 )
+from recall_gate.report.traffic import traffic_failure_phrase, traffic_section
 
 __all__ = [
     "JOB_SUMMARY_POINTER",
@@ -1051,6 +1053,8 @@ def _verdict_summary(doc: ComparisonDocument) -> str:
         if gate.failed_floors:
             n = len(gate.failed_floors)
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
+        if doc.traffic is not None and doc.traffic.failed:
+            reasons.append(traffic_failure_phrase(doc.traffic))
         return "Failed: " + "; ".join(reasons) + "."
     if doc.verdict == "pass":
         if gate.tolerances:
@@ -1302,6 +1306,8 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
         _instead_section(doc, style),
         _cases_section(doc, style),
         _capture_section(doc, style),
+        traffic_section(doc.traffic, style),
+        self_agreement_section(doc.self_agreement, style),
     ):
         if section:
             parts.append(section)
