@@ -254,7 +254,7 @@ class _Proposal:
             find_baseline_pulls,
             open_pull,
         )
-        from recall_gate.report.baseline_pull import pull_title, updates_in
+        from recall_gate.report.baseline_pull_body import pull_title, updates_in
 
         current = self._baseline_on(self.base)
         pulls = find_baseline_pulls(self.client, repo=self.repo, branch=self.branch, base=self.base)
@@ -346,7 +346,7 @@ class _Proposal:
         )
 
     def _body(self, updates: list[str], *, reopened_after: int | None = None) -> str:
-        from recall_gate.report.baseline_pull import Update, pull_body
+        from recall_gate.report.baseline_pull_body import Update, pull_body
 
         latest = Update(
             created_at=self.baseline.created_at,
