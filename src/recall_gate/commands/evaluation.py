@@ -52,6 +52,7 @@ from recall_gate.core.base_judging import (
     plan_cases,
     relabels,
 )
+from recall_gate.core.coverage import kb_coverage, render_coverage
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
     fingerprint_cases,
@@ -475,6 +476,8 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
         f"({gold} gold-labelled), every gold and relevant id resolves\n"
     )
+    coverage = kb_coverage([c for _, c in cards], [c for _, c in cases])
+    console.stdout.write(f"recall-gate check: {render_coverage(coverage)}\n")
     return 0
 
 

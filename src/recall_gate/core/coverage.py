@@ -1,0 +1,93 @@
+"""KB coverage (pure): which cards some labelled case cites.
+
+A card is *covered* when at least one case names it as gold
+(``must_cite_one_of``) or as relevant (``relevant_ids``): a change to a card no
+case cites cannot move any metric, so an uncovered card is a blind spot of the
+gate, not a card that retrieves well. Coverage is counted overall and per card
+language (the card's, not the case's: a Spanish card cited by an English case
+is covered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from recall_gate.core.records import Card, CaseLabel
+
+__all__ = ["Coverage", "LanguageCoverage", "cited_ids", "kb_coverage", "render_coverage"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageCoverage:
+    """Covered cards of one language (or of the whole KB) out of its cards."""
+
+    covered: int
+    total: int
+
+    @property
+    def share(self) -> float | None:
+        """``covered / total``; ``None`` for no cards (nothing to cover)."""
+        return self.covered / self.total if self.total else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Coverage:
+    """The cases citing each card (in case order), and the shares they make."""
+
+    citing: Mapping[str, tuple[str, ...]]  # every card id, in KB order
+    overall: LanguageCoverage
+    by_language: Mapping[str, LanguageCoverage]  # sorted by tag
+
+    @property
+    def uncovered(self) -> tuple[str, ...]:
+        """The card ids no case cites, in KB order."""
+        return tuple(card for card, cases in self.citing.items() if not cases)
+
+
+def cited_ids(case: CaseLabel) -> tuple[str, ...]:
+    """The card ids a case cites: its gold, then its relevant ids, each once."""
+    return tuple(dict.fromkeys((*case.must_cite_one_of, *(case.relevant_ids or ()))))
+
+
+def kb_coverage(cards: Sequence[Card], cases: Sequence[CaseLabel]) -> Coverage:
+    """Which cases cite each card, and the covered share overall and per language.
+    Ids no card has (an integrity problem, reported by the check) count nowhere."""
+    citing: dict[str, list[str]] = {card.id: [] for card in cards}
+    for case in cases:
+        for card_id in cited_ids(case):
+            if card_id in citing:
+                citing[card_id].append(case.id)
+    counts: dict[str, list[int]] = {}
+    for card in cards:
+        tally = counts.setdefault(card.language, [0, 0])
+        tally[0] += bool(citing[card.id])
+        tally[1] += 1
+    covered = sum(1 for ids in citing.values() if ids)
+    return Coverage(
+        citing={card: tuple(ids) for card, ids in citing.items()},
+        overall=LanguageCoverage(covered=covered, total=len(citing)),
+        by_language={
+            lang: LanguageCoverage(covered=c, total=t) for lang, (c, t) in sorted(counts.items())
+        },
+    )
+
+
+def _share(part: LanguageCoverage) -> str:
+    share = part.share
+    return "n/a" if share is None else f"{share:.1%}"
+
+
+def render_coverage(coverage: Coverage) -> str:
+    """One line: ``KB coverage: 3 of 4 cards (75.0%) cited by a case — en 2/2 (100.0%), …``."""
+    overall = coverage.overall
+    line = (
+        f"KB coverage: {overall.covered} of {overall.total} "
+        f"card{'' if overall.total == 1 else 's'} ({_share(overall)}) cited by a case"
+    )
+    if len(coverage.by_language) > 1:
+        line += " — " + ", ".join(
+            f"{lang} {part.covered}/{part.total} ({_share(part)})"
+            for lang, part in coverage.by_language.items()
+        )
+    return line
