@@ -17,7 +17,7 @@ from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.settings import resolve_settings
-from recall_gate.core.coverage import Coverage, kb_coverage, render_coverage
+from recall_gate.core.coverage import KbCoverage, kb_coverage, render_coverage
 from recall_gate.errors import InputError
 
 __all__ = ["add_commands", "cards_json"]
@@ -68,7 +68,7 @@ def _by_language(entries: Sequence[KbCard]) -> dict[str, Counter[str]]:
 
 
 def cards_json(
-    entries: Sequence[KbCard], *, kb: str, coverage: Coverage | None = None
+    entries: Sequence[KbCard], *, kb: str, coverage: KbCoverage | None = None
 ) -> dict[str, Any]:
     """The ``--json`` document: every card, and the cards per language and folder;
     with ``coverage``, the cases citing each card and the covered shares."""
@@ -117,7 +117,7 @@ def _short(text: str, width: int) -> str:
 
 
 def render_cards(
-    entries: Sequence[KbCard], *, coverage: Coverage | None = None, uncovered: bool = False
+    entries: Sequence[KbCard], *, coverage: KbCoverage | None = None, uncovered: bool = False
 ) -> str:
     """The plain-text listing: languages and their folders, then one line per card
     (with ``coverage``, a column of the cases citing it and the coverage line;

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from recall_gate.core.records import Card, CaseLabel
 
-__all__ = ["Coverage", "LanguageCoverage", "cited_ids", "kb_coverage", "render_coverage"]
+__all__ = ["KbCoverage", "LanguageCoverage", "cited_ids", "kb_coverage", "render_coverage"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,7 +32,7 @@ class LanguageCoverage:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Coverage:
+class KbCoverage:
     """The cases citing each card (in case order), and the shares they make."""
 
     citing: Mapping[str, tuple[str, ...]]  # every card id, in KB order
@@ -50,7 +50,7 @@ def cited_ids(case: CaseLabel) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*case.must_cite_one_of, *(case.relevant_ids or ()))))
 
 
-def kb_coverage(cards: Sequence[Card], cases: Sequence[CaseLabel]) -> Coverage:
+def kb_coverage(cards: Sequence[Card], cases: Sequence[CaseLabel]) -> KbCoverage:
     """Which cases cite each card, and the covered share overall and per language.
     Ids no card has (an integrity problem, reported by the check) count nowhere."""
     citing: dict[str, list[str]] = {card.id: [] for card in cards}
@@ -64,7 +64,7 @@ def kb_coverage(cards: Sequence[Card], cases: Sequence[CaseLabel]) -> Coverage:
         tally[0] += bool(citing[card.id])
         tally[1] += 1
     covered = sum(1 for ids in citing.values() if ids)
-    return Coverage(
+    return KbCoverage(
         citing={card: tuple(ids) for card, ids in citing.items()},
         overall=LanguageCoverage(covered=covered, total=len(citing)),
         by_language={
@@ -78,7 +78,7 @@ def _share(part: LanguageCoverage) -> str:
     return "n/a" if share is None else f"{share:.1%}"
 
 
-def render_coverage(coverage: Coverage) -> str:
+def render_coverage(coverage: KbCoverage) -> str:
     """One line: ``KB coverage: 3 of 4 cards (75.0%) cited by a case — en 2/2 (100.0%), …``."""
     overall = coverage.overall
     line = (
