@@ -1,0 +1,124 @@
+"""The KB diff read from git: real repositories built in the test, a base
+commit and a pull request's commit on top of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from git_repo import git, needs_git
+from recall_gate.adapters.dataset import KbFiles
+from recall_gate.adapters.git import BaseTree
+from recall_gate.adapters.kb_revision import read_kb_diff
+from recall_gate.errors import InputError
+
+pytestmark = needs_git
+
+
+def page(title: str, text: str = "Some text.", front: str = "") -> str:
+    head = f"---\n{front}---\n" if front else ""
+    return f"{head}# {title}\n\n{text}\n"
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+BASE = {
+    "README.md": "# Not in the KB\n",
+    "docs/en/install.md": page("Install", "Download the installer and run it twice."),
+    "docs/en/usage.md": page("Usage", "Open the app and pick a project from the list."),
+    "docs/en/billing.md": page("Billing", "Invoices are sent monthly by e-mail."),
+    "docs/en/faq.md": page("FAQ", "Answers to the questions people ask most often."),
+    "docs/en/old-page.md": page("Old", "A page about the retired feature."),
+    "docs/en/setup.md": page("Setup", "Configure the proxy, the cache and the token. " * 5),
+    "docs/en/drafts/wip.md": page("Draft", "Not published."),
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q", "-b", "main")
+    write(tmp_path, BASE)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    git(tmp_path, "checkout", "-q", "-b", "pr")
+    return tmp_path
+
+
+def commit(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+
+
+def test_a_pull_request_lists_exactly_its_added_edited_renamed_and_deleted_cards(
+    repo: Path,
+) -> None:
+    write(
+        repo,
+        {
+            "docs/en/install.md": page("Install", "Download the installer and run it once."),
+            "docs/en/usage.md": page("Using the app", "Open the app and pick a project."),
+            "docs/en/billing.md": page(
+                "Billing", "Invoices are sent monthly by e-mail.", front="tags: [money]\n"
+            ),
+            "docs/en/new-a.md": page("New A"),
+            "docs/en/new-b.md": page("New B"),
+            "README.md": "# Still not in the KB, edited\n",
+        },
+    )
+    (repo / "docs/en/old-page.md").unlink()
+    (repo / "docs/en/guide").mkdir()
+    git(repo, "mv", "docs/en/setup.md", "docs/en/guide/setup.md")
+    commit(repo)
+    diff = read_kb_diff(BaseTree("main", cwd=repo), repo / "docs", KbFiles())
+    assert diff is not None
+    assert [(c.card_id, c.what) for c in diff.changes] == [
+        ("en/billing", "edited: front matter only"),
+        ("en/guide/setup", "renamed from en/setup"),
+        ("en/install", "edited"),
+        ("en/new-a", "added"),
+        ("en/new-b", "added"),
+        ("en/old-page", "deleted"),
+        ("en/usage", "edited"),
+    ]
+    assert diff.renames == {"en/setup": "en/guide/setup"}
+
+
+def test_a_pull_request_that_touches_no_kb_file_has_no_card_change(repo: Path) -> None:
+    write(repo, {"README.md": "# Edited\n"})
+    commit(repo)
+    diff = read_kb_diff(BaseTree("main", cwd=repo), repo / "docs", KbFiles())
+    assert diff is not None
+    assert diff.changes == ()
+
+
+def test_files_the_kb_excludes_are_no_cards(repo: Path) -> None:
+    write(repo, {"docs/en/drafts/wip.md": page("Draft", "Rewritten."), "docs/en/a.txt": "x"})
+    commit(repo)
+    files = KbFiles(exclude=("en/drafts/**",))
+    diff = read_kb_diff(BaseTree("main", cwd=repo), repo / "docs", files)
+    assert diff is not None
+    assert diff.changes == ()
+
+
+def test_a_card_the_base_cannot_parse_is_named_at_its_revision(repo: Path) -> None:
+    git(repo, "checkout", "-q", "main")
+    write(repo, {"docs/en/faq.md": "---\ntitle: [unclosed\n---\nText.\n"})
+    commit(repo)
+    git(repo, "checkout", "-q", "-b", "pr2")
+    write(repo, {"docs/en/faq.md": page("FAQ", "Fixed.")})
+    commit(repo)
+    with pytest.raises(InputError) as exc:
+        read_kb_diff(BaseTree("main", cwd=repo), repo / "docs", KbFiles())
+    assert "main:docs/en/faq.md" in exc.value.message
+    assert "recall-gate-kb." not in exc.value.message
+
+
+def test_a_kb_file_is_not_diffed(repo: Path) -> None:
+    write(repo, {"cards.yaml": "[]\n"})
+    assert read_kb_diff(BaseTree("main", cwd=repo), repo / "cards.yaml", KbFiles()) is None
