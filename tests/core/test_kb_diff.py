@@ -73,7 +73,7 @@ def test_a_followed_rename_maps_the_old_id_to_the_new() -> None:
         False,
     )
     assert diff.renames == {"old": "new"}
-    assert diff.changed_ids == {"old"}
+    assert diff.changed_ids == {"old", "new"}
 
 
 def test_follow_renames_relabels_gold_and_relevant_ids() -> None:
@@ -124,3 +124,20 @@ def test_the_summary_counts_each_kind() -> None:
     )
     assert diff.summary() == "1 edited, 2 added, 1 deleted"
     assert diff_kb([]).summary() == "no card changed"
+
+
+def test_new_cards_are_listed_with_the_cases_citing_them() -> None:
+    diff = diff_kb([FileChange(base=None, head=side("n1")), FileChange(base=None, head=side("n2"))])
+    assert diff.new_cards([label("q1", "n2"), label("q2", "x")]) == {"n1": (), "n2": ("q1",)}
+
+
+def test_cases_on_changed_cards_are_those_citing_an_edited_or_renamed_card() -> None:
+    diff = diff_kb(
+        [
+            FileChange(base=side("a"), head=side("a", body="Changed.")),
+            FileChange(base=side("old", title="T"), head=side("new", title="T")),
+            FileChange(base=None, head=side("n1")),
+        ]
+    )
+    cases = [label("q1", "a"), label("q2", "x", relevant=("x", "old")), label("q3", "n1")]
+    assert diff.cases_on_changed_cards(cases) == ("q1", "q2")

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from recall_gate.adapters.dataset import KbCard, KbFiles, kb_files, load_kb
+from recall_gate.adapters.dataset import KbFiles, kb_files, load_kb
 from recall_gate.adapters.git import BaseTree, changed_files, read_files_at
 from recall_gate.core.kb_diff import CardFile, FileChange, KbDiff, diff_kb
 from recall_gate.errors import InputError
@@ -72,9 +72,8 @@ def _cards_at(
             raise InputError(
                 exc.message.replace(scratch + "/", f"{ref}:{prefix}"), fix=exc.fix
             ) from None
-    return {prefix + entry.path: _card_file(entry) for entry in entries if entry.path}
-
-
-def _card_file(entry: KbCard) -> CardFile:
-    assert entry.path is not None
-    return CardFile(card=entry.card, path=entry.path)
+    return {
+        prefix + entry.path: CardFile(card=entry.card, path=prefix + entry.path)
+        for entry in entries
+        if entry.path
+    }

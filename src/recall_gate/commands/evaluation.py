@@ -35,6 +35,7 @@ from recall_gate.adapters.trec import (
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
+    add_baseline_ref,
     add_config,
     add_gate,
     add_outputs,
@@ -43,6 +44,7 @@ from recall_gate.commands.arguments import (
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
+from recall_gate.commands.kb_changes import follow_located, pull_request_kb, write_kb_changes
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -68,6 +70,7 @@ from recall_gate.core.integrity import (
     label_problems,
     languages_without_cards,
 )
+from recall_gate.core.kb_diff import deleted_gold
 from recall_gate.core.language import nearest_language
 from recall_gate.core.leakage import (
     DUPLICATE_JACCARD,
@@ -89,6 +92,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(check)
     check.add_argument("--kb", type=Path, metavar="PATH", help="KB directory or file")
     check.add_argument("--cases", type=Path, action="append", metavar="PATH", help="cases file")
+    add_baseline_ref(check)
     check.add_argument(
         "--strict",
         action="store_true",
@@ -448,7 +452,7 @@ def _compares(args: argparse.Namespace, settings: Settings) -> bool:
 
 
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
-    settings = resolve_settings(args, console)
+    settings = resolve_settings(args, console, judged=True)
     kb, case_paths = settings.kb, settings.cases
     if kb is None or not case_paths:
         raise InputError(
@@ -459,9 +463,19 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     if args.strict and files.strict_front_matter is None:
         files = dataclasses.replace(files, strict_front_matter="--strict")
     cards = load_cards(kb, files=files)
-    cases = load_cases(case_paths)
+    written = working_tree_cases(settings) if settings.base is not None else load_cases(case_paths)
+    # Judged at a base revision: the base's cases too, each rename the pull request
+    # makes followed, each deleted card still cited named with its cases.
+    diff = pull_request_kb(settings)
+    judged, _ = judged_cases(settings, written)
+    cases = follow_located(written, diff)
+    kb_problems = []
+    if diff is not None and settings.base is not None:
+        by_id = {c.id: c for _, c in (*written, *judged)}
+        kb_problems = deleted_gold(diff, list(by_id.values()), ref=settings.base.ref)
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
-    problems = find_problems(cards=cards, cases=cases)
+    gone = frozenset(c.card_id for c in diff.of("deleted")) if diff is not None else frozenset()
+    problems = kb_problems + find_problems(cards=cards, cases=cases, reported=gone)
     if problems:
         console.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
         for problem in problems:
@@ -478,6 +492,10 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     )
     coverage = kb_coverage([c for _, c in cards], [c for _, c in cases])
     console.stdout.write(f"recall-gate check: {render_coverage(coverage)}\n")
+    if diff is not None and settings.base is not None:
+        write_kb_changes(
+            diff, ref=settings.base.ref, cases=[c for _, c in written], console=console
+        )
     return 0
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from recall_gate.core.coverage import cited_ids
 from recall_gate.core.integrity import Problem
@@ -42,11 +42,13 @@ __all__ = [
 ]
 
 ChangeKind = Literal["added", "edited", "renamed", "deleted"]
+L = TypeVar("L", bound=CaseLabel)
 
 
 @dataclass(frozen=True, kw_only=True)
 class CardFile:
-    """A card as one side of the diff has it, with its path under the KB root."""
+    """A card as one side of the diff has it, with its file's path as git names
+    it (from the repository's root)."""
 
     card: Card
     path: str
@@ -100,11 +102,22 @@ class KbDiff:
 
     @property
     def changed_ids(self) -> frozenset[str]:
-        """The base ids of the cards the pull request edits or renames: the
-        cards whose cases may move for this change."""
-        return frozenset(
-            c.base_id for c in self.changes if c.kind in ("edited", "renamed") and c.base_id
-        )
+        """The ids (base and new) of the cards the pull request edits or
+        renames: a case citing one may move for this change."""
+        changed = [c for c in self.changes if c.kind in ("edited", "renamed")]
+        return frozenset({c.card_id for c in changed} | {c.base_id for c in changed if c.base_id})
+
+    def new_cards(self, cases: Sequence[CaseLabel]) -> dict[str, tuple[str, ...]]:
+        """Each card the pull request adds, with the cases citing it."""
+        return {
+            card.card_id: tuple(c.id for c in cases if card.card_id in cited_ids(c))
+            for card in self.of("added")
+        }
+
+    def cases_on_changed_cards(self, cases: Sequence[CaseLabel]) -> tuple[str, ...]:
+        """The cases citing a card the pull request edits or renames."""
+        changed = self.changed_ids
+        return tuple(c.id for c in cases if changed.intersection(cited_ids(c)))
 
     def summary(self) -> str:
         """``3 edited, 2 added, 1 deleted`` (kinds with none left out)."""
@@ -154,7 +167,7 @@ def diff_kb(files: Sequence[FileChange]) -> KbDiff:
     return KbDiff(changes=tuple(sorted(changes, key=lambda c: (c.path, c.kind))))
 
 
-def follow_renames(case: CaseLabel, renames: Mapping[str, str]) -> CaseLabel:
+def follow_renames(case: L, renames: Mapping[str, str]) -> L:
     """The case with every gold and relevant id a rename moved named by its new id."""
     if not renames or not any(i in renames for i in cited_ids(case)):
         return case

@@ -1,0 +1,69 @@
+"""The KB diff of a pull request as the commands use it: read once from git
+when a base revision judges (:mod:`recall_gate.adapters.kb_revision`), and
+applied to the labelled cases (:mod:`recall_gate.core.kb_diff`): renames
+followed, deleted gold named, new cards without a case listed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from recall_gate.adapters.kb_revision import read_kb_diff
+from recall_gate.commands.context import Console
+from recall_gate.commands.settings import Settings
+from recall_gate.core.coverage import cited_ids
+from recall_gate.core.kb_diff import KbDiff, follow_renames
+from recall_gate.core.records import CaseLabel
+
+__all__ = ["follow_located", "new_cards_line", "pull_request_kb", "write_kb_changes"]
+
+L = TypeVar("L", bound=CaseLabel)
+
+
+def pull_request_kb(settings: Settings) -> KbDiff | None:
+    """The card changes of the pull request a base revision judges; ``None``
+    without a base, or for a KB that is no folder of the repository."""
+    if settings.base is None or settings.kb is None:
+        return None
+    return read_kb_diff(settings.base.tree, settings.kb, settings.kb_files())
+
+
+def follow_located(located: Sequence[tuple[str, L]], diff: KbDiff | None) -> list[tuple[str, L]]:
+    """The cases with the gold a rename moved named by its new id."""
+    if diff is None or not diff.renames:
+        return list(located)
+    return [(where, follow_renames(case, diff.renames)) for where, case in located]
+
+
+def write_kb_changes(
+    diff: KbDiff, *, ref: str, cases: Sequence[CaseLabel], console: Console
+) -> None:
+    """What ``check`` says of the pull request's KB changes: their count, each
+    rename followed (with the cases that still name the old id, to relabel
+    before merge), and the new cards no case cites."""
+    if not diff.changes:
+        return
+    out = console.stdout
+    out.write(f"recall-gate check: KB changes since {ref}: {diff.summary()}\n")
+    for old, new in diff.renames.items():
+        naming = [c.id for c in cases if old in cited_ids(c)]
+        if naming:
+            console.stderr.write(
+                f"recall-gate check: warning: card {old!r} is renamed to {new!r} (followed); "
+                f"relabel {', '.join(naming)} to {new!r} before merge: on the merged branch "
+                "there is no rename to follow\n"
+            )
+    new = diff.new_cards(cases)
+    if new:
+        out.write(f"recall-gate check: {new_cards_line(new)}\n")
+
+
+def new_cards_line(new: dict[str, tuple[str, ...]]) -> str:
+    """``2 new cards, 0 cases: en/a, en/b`` (each card named; one a case cites
+    carries its count)."""
+    citing = len({case for cases in new.values() for case in cases})
+    named = ", ".join(f"{card} ({len(cases)})" if cases else card for card, cases in new.items())
+    return (
+        f"{len(new)} new card{'' if len(new) == 1 else 's'}, "
+        f"{citing} case{'' if citing == 1 else 's'}: {named}"
+    )

@@ -1,0 +1,132 @@
+"""`check` judged at a base revision (`--baseline-ref`): the pull request's KB
+changes, a deleted card still cited failing the check with its cases named,
+and a `git mv` rename followed. Real git repositories built in the test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli_runner import run_cli
+from git_repo import git, needs_git
+
+pytestmark = needs_git
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def page(title: str, text: str) -> str:
+    return f"# {title}\n\n{text}\n"
+
+
+def case(case_id: str, gold: str) -> str:
+    return (
+        f"- {{id: {case_id}, language: en, case_type: golden, query: about {case_id}?, "
+        f"must_cite_one_of: [{gold}]}}\n"
+    )
+
+
+BASE = {
+    "recall-gate.yaml": "kb: docs\ncases: cases.yaml\n",
+    "docs/en/install.md": page("Install", "Download the installer and run it."),
+    "docs/en/usage.md": page("Usage", "Open the app and pick a project."),
+    "docs/en/billing.md": page("Billing", "Invoices are sent monthly."),
+    "docs/en/retired.md": page("Retired", "A feature that is gone."),
+    "docs/en/setup.md": page("Setup", "Configure the proxy, the cache and the token. " * 4),
+    "cases.yaml": (
+        case("q-install", "en/install")
+        + case("q-usage", "en/usage")
+        + case("q-retired-1", "en/retired")
+        + case("q-retired-2", "en/retired")
+        + case("q-setup", "en/setup")
+    ),
+}
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    git(tmp_path, "init", "-q", "-b", "main")
+    write(tmp_path, BASE)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    git(tmp_path, "checkout", "-q", "-b", "pr")
+    return tmp_path
+
+
+def commit(repo: Path) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "pr")
+
+
+def edit_three_add_two(repo: Path) -> None:
+    write(
+        repo,
+        {
+            "docs/en/install.md": page("Install", "Download the installer and run it once."),
+            "docs/en/usage.md": page("Usage", "Open the app, then pick a project."),
+            "docs/en/billing.md": page("Billing", "Invoices are sent every month."),
+            "docs/en/refunds.md": page("Refunds", "Ask within 30 days."),
+            "docs/en/exports.md": page("Exports", "Export a project as CSV."),
+        },
+    )
+
+
+def test_a_deleted_card_still_gold_fails_check_naming_both_cases(repo: Path) -> None:
+    edit_three_add_two(repo)
+    (repo / "docs/en/retired.md").unlink()
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 1, run.err
+    assert (
+        "main:docs/en/retired.md: card 'en/retired' is deleted by this change but is still "
+        "cited by 2 case(s): q-retired-1, q-retired-2"
+    ) in run.err
+    assert "resolves to no card" not in run.err  # named once, by the deletion
+    assert "Traceback" not in run.err
+
+
+def test_check_lists_the_kb_changes_and_the_new_cards_without_a_case(repo: Path) -> None:
+    edit_three_add_two(repo)
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 0, run.err
+    assert "recall-gate check: KB changes since main: 3 edited, 2 added\n" in run.out
+    assert "recall-gate check: 2 new cards, 0 cases: en/exports, en/refunds\n" in run.out
+
+
+def test_a_git_mv_rename_keeps_its_cases_valid(repo: Path) -> None:
+    (repo / "docs/en/guide").mkdir()
+    git(repo, "mv", "docs/en/setup.md", "docs/en/guide/setup.md")
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 0, run.err
+    assert "KB changes since main: 1 renamed" in run.out
+    assert "card 'en/setup' is renamed to 'en/guide/setup' (followed)" in run.err
+    assert "relabel q-setup" in run.err
+
+
+def test_a_move_git_does_not_follow_names_its_likely_target(repo: Path) -> None:
+    (repo / "docs/en/setup.md").unlink()
+    write(repo, {"docs/en/guide/setup.md": page("Setup", "Rewritten from scratch.")})
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 1
+    assert "card 'en/setup' is deleted by this change but is still cited by 1 case(s): q-setup" in (
+        run.err
+    )
+    assert "if it moved to 'en/guide/setup', relabel them to that id" in run.err
+
+
+def test_a_pull_request_that_touches_no_kb_file_says_nothing_of_the_kb(repo: Path) -> None:
+    write(repo, {"README.md": "# Readme\n"})
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 0, run.err
+    assert "KB changes" not in run.out
+    assert "new card" not in run.out
