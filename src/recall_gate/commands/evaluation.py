@@ -44,7 +44,7 @@ from recall_gate.commands.arguments import (
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
-from recall_gate.commands.kb_changes import follow_located, pull_request_kb, write_kb_changes
+from recall_gate.commands.kb_judging import follow_located, pull_request_kb, write_kb_changes
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -175,6 +175,9 @@ def judged_cases(
     base_located = load_cases_at(base.tree, base.cases or settings.cases)
     if base_located is None:
         return list(located), None
+    # A card the pull request renames is judged under its new id (the rename followed).
+    diff = pull_request_kb(settings)
+    base_located, located = follow_located(base_located, diff), follow_located(located, diff)
     plan = plan_cases(base=unique_cases(base_located), pull_request=unique_cases(located))
     added = {case.id for case in plan.added}
     return [*base_located, *((s, c) for s, c in located if c.id in added)], plan

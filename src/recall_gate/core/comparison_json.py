@@ -16,8 +16,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from recall_gate.core.base_judging import PullRequestChanges
-from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison, StaleReason
+from recall_gate.core.compare import (
+    BaselineEdit,
+    BaselineStatus,
+    Comparison,
+    MetricDelta,
+    StaleReason,
+)
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
+from recall_gate.core.kb_diff import ChangeKind, KbChanges
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
@@ -165,6 +172,28 @@ class NewCaseRecord(_Part):
     hit: bool | None  # None: no gold to hit
 
 
+class CardChangeRecord(_Part):
+    """One card a pull request changes, with the judged cases citing it."""
+
+    kind: ChangeKind
+    card_id: str
+    base_id: str | None
+    path: str
+    title: str
+    language: str
+    text: bool  # title or body changed (False: front matter only)
+    cases: tuple[str, ...]
+
+
+class KbChangesRecord(_Part):
+    """The KB changes of a pull request: the changed cards, and the cases on
+    edited or renamed cards base → pull request (``deltas``, report-only)."""
+
+    cards: tuple[CardChangeRecord, ...]
+    on_changed: tuple[str, ...]
+    deltas: tuple[DeltaRecord, ...]
+
+
 class PullRequestRecord(_Part):
     """What a pull request judged at its base revision changes of its own gate and
     cases (see :class:`~recall_gate.core.base_judging.PullRequestChanges`)."""
@@ -179,6 +208,7 @@ class PullRequestRecord(_Part):
     relabelled: tuple[str, ...]
     not_captured: tuple[str, ...]
     oracle: str | None = None  # the base's cases, when not from a cases file
+    kb: KbChangesRecord | None = None  # absent: the KB diff was not read
 
 
 class BaselineRecord(_Part):
@@ -357,10 +387,54 @@ def stale_record(reason: StaleReason) -> StaleRecord:
     )
 
 
-def _pull_request(pr: PullRequestChanges | None) -> PullRequestRecord | None:
+def _delta(d: MetricDelta) -> DeltaRecord:
+    return DeltaRecord(
+        metric=d.metric,
+        group=d.group.label,
+        baseline=d.baseline,
+        current=d.current,
+        delta=d.delta,
+        n=d.n_compared,
+        n_total=d.n_total,
+        p_value=d.noise.p_value,
+        ci_low=d.noise.ci_low,
+        ci_high=d.noise.ci_high,
+        small_n=d.noise.small_n,
+        significant=d.noise.significant,
+        lost=d.noise.lost,
+        gained=d.noise.gained,
+    )
+
+
+def _kb_changes(kb: KbChanges | None, deltas: tuple[MetricDelta, ...]) -> KbChangesRecord | None:
+    if kb is None:
+        return None
+    return KbChangesRecord(
+        cards=tuple(
+            CardChangeRecord(
+                kind=c.kind,
+                card_id=c.card_id,
+                base_id=c.base_id,
+                path=c.path,
+                title=c.title,
+                language=c.language,
+                text=c.text,
+                cases=kb.citing.get(c.card_id, ()),
+            )
+            for c in kb.changes
+        ),
+        on_changed=kb.on_changed,
+        deltas=tuple(_delta(d) for d in deltas),
+    )
+
+
+def _pull_request(
+    pr: PullRequestChanges | None, kb_deltas: tuple[MetricDelta, ...] = ()
+) -> PullRequestRecord | None:
     if pr is None:
         return None
     return PullRequestRecord(
+        kb=_kb_changes(pr.kb, kb_deltas),
         ref=pr.ref,
         config=pr.config,
         config_at_base=pr.config_at_base,
@@ -481,25 +555,7 @@ def comparison_document(
             FloorRecord(metric=s.metric, floor=s.floor, observed=s.observed, n=s.n)
             for s in verdict.suggested_floors
         ),
-        deltas=tuple(
-            DeltaRecord(
-                metric=d.metric,
-                group=d.group.label,
-                baseline=d.baseline,
-                current=d.current,
-                delta=d.delta,
-                n=d.n_compared,
-                n_total=d.n_total,
-                p_value=d.noise.p_value,
-                ci_low=d.noise.ci_low,
-                ci_high=d.noise.ci_high,
-                small_n=d.noise.small_n,
-                significant=d.noise.significant,
-                lost=d.noise.lost,
-                gained=d.noise.gained,
-            )
-            for d in comparison.deltas
-        ),
+        deltas=tuple(_delta(d) for d in comparison.deltas),
         flips=FlipsRecord(
             hit_to_miss=tuple(_move(f) for f in comparison.lost),
             miss_to_hit=tuple(_move(f) for f in comparison.gained),
@@ -522,7 +578,7 @@ def comparison_document(
             removed=tuple(comparison.cases.removed),
             relabelled=tuple(comparison.cases.relabelled),
         ),
-        pull_request=_pull_request(comparison.pull_request),
+        pull_request=_pull_request(comparison.pull_request, comparison.kb_deltas),
         run=RunRecord(
             scored=scored,
             unscored=len(current.cases) - scored,

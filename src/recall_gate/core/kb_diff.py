@@ -28,17 +28,20 @@ from typing import Literal, TypeVar
 
 from recall_gate.core.coverage import cited_ids
 from recall_gate.core.integrity import Problem
-from recall_gate.core.records import Card, CaseLabel
+from recall_gate.core.records import Card, CaseLabel, CaseResult, Results
 
 __all__ = [
     "CardChange",
     "CardFile",
     "ChangeKind",
     "FileChange",
+    "KbChanges",
     "KbDiff",
     "deleted_gold",
     "diff_kb",
     "follow_renames",
+    "follow_renames_in_results",
+    "kb_changes",
 ]
 
 ChangeKind = Literal["added", "edited", "renamed", "deleted"]
@@ -178,6 +181,36 @@ def follow_renames(case: L, renames: Mapping[str, str]) -> L:
     return case.model_copy(update={"must_cite_one_of": gold, "relevant_ids": relevant})
 
 
+R = TypeVar("R", bound=Results)
+
+
+def _renamed(ids: Sequence[str], renames: Mapping[str, str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(renames.get(i, i) for i in ids))
+
+
+def _result_renamed(case: CaseResult, renames: Mapping[str, str]) -> CaseResult:
+    relevant, cited = case.relevant_ids, case.cited
+    return case.model_copy(
+        update={
+            "must_cite_one_of": _renamed(case.must_cite_one_of, renames),
+            "relevant_ids": None if relevant is None else _renamed(relevant, renames),
+            "ranked_ids": tuple(renames.get(i, i) for i in case.ranked_ids),
+            "cited": None if cited is None else _renamed(cited, renames),
+        }
+    )
+
+
+def follow_renames_in_results(results: R, renames: Mapping[str, str]) -> R:
+    """Results (a baseline) as if each renamed card had always had its new id:
+    gold, relevant, ranked and cited ids. The baseline of a pull request that
+    renames cards compares case by case with the run on the renamed KB."""
+    if not renames:
+        return results
+    return results.model_copy(
+        update={"cases": tuple(_result_renamed(c, renames) for c in results.cases)}
+    )
+
+
 def _likely_target(gone: CardChange, added: Sequence[CardChange]) -> CardChange | None:
     """The added card a deleted one most likely moved to: the same file name,
     else the closest title (a move git did not detect as a rename)."""
@@ -216,3 +249,38 @@ def deleted_gold(diff: KbDiff, cases: Sequence[CaseLabel], *, ref: str) -> list[
             )
         )
     return problems
+
+
+@dataclass(frozen=True, kw_only=True)
+class KbChanges:
+    """What the report says of a pull request's KB changes: each changed card
+    with the judged cases citing it (by its base or its new id), the cases on
+    edited or renamed cards (a group of their own in the comparison), and the
+    new cards with the cases citing them."""
+
+    changes: tuple[CardChange, ...]
+    citing: Mapping[str, tuple[str, ...]]  # a change's card_id → case ids
+    on_changed: tuple[str, ...]
+
+    @property
+    def new_cards(self) -> dict[str, tuple[str, ...]]:
+        return {c.card_id: self.citing[c.card_id] for c in self.changes if c.kind == "added"}
+
+    @property
+    def renames(self) -> dict[str, str]:
+        return KbDiff(changes=self.changes).renames
+
+
+def kb_changes(diff: KbDiff, cases: Sequence[CaseLabel]) -> KbChanges:
+    """The pull request's card changes with the cases citing each."""
+    citing = {
+        change.card_id: tuple(
+            case.id
+            for case in cases
+            if {change.card_id, change.base_id}.intersection(cited_ids(case))
+        )
+        for change in diff.changes
+    }
+    return KbChanges(
+        changes=diff.changes, citing=citing, on_changed=diff.cases_on_changed_cards(cases)
+    )

@@ -63,6 +63,7 @@ from recall_gate.core.profile import comment_marker
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
+from recall_gate.report.kb_changes import kb_changes_section
 from recall_gate.report.markup import (
     Format,
     escape_markdown,
@@ -1301,6 +1302,12 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
         _missed_section(doc, style),
         _instead_section(doc, style),
         _cases_section(doc, style),
+        kb_changes_section(
+            doc.pull_request.kb if doc.pull_request else None,
+            style,
+            metric_name=lambda m: metric_label(m, doc.k),
+            noise=lambda d: _noise(d, doc.gate.min_group_n),
+        ),
         _capture_section(doc, style),
     ):
         if section:

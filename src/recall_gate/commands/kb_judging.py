@@ -14,8 +14,9 @@ from recall_gate.commands.settings import Settings
 from recall_gate.core.coverage import cited_ids
 from recall_gate.core.kb_diff import KbDiff, follow_renames
 from recall_gate.core.records import CaseLabel
+from recall_gate.report.kb_changes import new_cards_line
 
-__all__ = ["follow_located", "new_cards_line", "pull_request_kb", "write_kb_changes"]
+__all__ = ["follow_located", "pull_request_kb", "write_kb_changes"]
 
 L = TypeVar("L", bound=CaseLabel)
 
@@ -45,25 +46,14 @@ def write_kb_changes(
         return
     out = console.stdout
     out.write(f"recall-gate check: KB changes since {ref}: {diff.summary()}\n")
-    for old, new in diff.renames.items():
+    for old, moved in diff.renames.items():
         naming = [c.id for c in cases if old in cited_ids(c)]
         if naming:
             console.stderr.write(
-                f"recall-gate check: warning: card {old!r} is renamed to {new!r} (followed); "
-                f"relabel {', '.join(naming)} to {new!r} before merge: on the merged branch "
+                f"recall-gate check: warning: card {old!r} is renamed to {moved!r} (followed); "
+                f"relabel {', '.join(naming)} to {moved!r} before merge: on the merged branch "
                 "there is no rename to follow\n"
             )
     new = diff.new_cards(cases)
     if new:
         out.write(f"recall-gate check: {new_cards_line(new)}\n")
-
-
-def new_cards_line(new: dict[str, tuple[str, ...]]) -> str:
-    """``2 new cards, 0 cases: en/a, en/b`` (each card named; one a case cites
-    carries its count)."""
-    citing = len({case for cases in new.values() for case in cases})
-    named = ", ".join(f"{card} ({len(cases)})" if cases else card for card, cases in new.items())
-    return (
-        f"{len(new)} new card{'' if len(new) == 1 else 's'}, "
-        f"{citing} case{'' if citing == 1 else 's'}: {named}"
-    )
