@@ -120,7 +120,7 @@ def test_a_move_git_does_not_follow_names_its_likely_target(repo: Path) -> None:
     assert "card 'en/setup' is deleted by this change but is still cited by 1 case(s): q-setup" in (
         run.err
     )
-    assert "if it moved to 'en/guide/setup', relabel them to that id" in run.err
+    assert "if it moved to 'en/guide/setup', keep the move a rename git follows" in run.err
 
 
 def test_a_pull_request_that_touches_no_kb_file_says_nothing_of_the_kb(repo: Path) -> None:
@@ -130,3 +130,39 @@ def test_a_pull_request_that_touches_no_kb_file_says_nothing_of_the_kb(repo: Pat
     assert run.code == 0, run.err
     assert "KB changes" not in run.out
     assert "new card" not in run.out
+
+
+def test_relabelling_in_the_same_pull_request_does_not_hide_a_deleted_card(repo: Path) -> None:
+    # The base's cases judge the pull request: its relabel applies after merge.
+    (repo / "docs/en/retired.md").unlink()
+    text = (repo / "cases.yaml").read_text(encoding="utf-8").replace("en/retired", "en/usage")
+    (repo / "cases.yaml").write_text(text, encoding="utf-8")
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 1
+    assert "still cited by 2 case(s): q-retired-1, q-retired-2" in run.err
+    assert "in a pull request of its own first" in run.err
+
+
+def test_a_base_case_the_pull_request_removes_still_counts(repo: Path) -> None:
+    # The base's cases are judged even when the pull request deletes them.
+    (repo / "docs/en/retired.md").unlink()
+    text = (repo / "cases.yaml").read_text(encoding="utf-8")
+    kept = "".join(line for line in text.splitlines(keepends=True) if "q-retired" not in line)
+    (repo / "cases.yaml").write_text(kept, encoding="utf-8")
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 1
+    assert "still cited by 2 case(s): q-retired-1, q-retired-2" in run.err
+
+
+def test_score_names_a_base_case_citing_a_deleted_card_at_its_revision(repo: Path) -> None:
+    (repo / "docs/en/retired.md").unlink()
+    commit(repo)
+    (repo / "capture.jsonl").write_text(
+        '{"case_id": "q-install", "retrieved": ["en/install"]}\n', encoding="utf-8"
+    )
+    run = run_cli(["score", "--artifacts", "capture.jsonl", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 1
+    assert "main:cases.yaml case #3 (id q-retired-1): must_cite_one_of id 'en/retired'" in run.err
+    assert "recall-gate-base." not in run.err

@@ -92,7 +92,7 @@ def test_a_deleted_card_still_cited_is_one_problem_naming_every_case() -> None:
     assert problem.message == (
         "card 'gone' is deleted by this change but is still cited by 2 case(s): q1, q2"
     )
-    assert "restore the card" in problem.hint
+    assert "keep the card" in problem.hint
 
 
 def test_a_deleted_card_with_a_likely_new_place_names_it() -> None:
@@ -104,7 +104,7 @@ def test_a_deleted_card_with_a_likely_new_place_names_it() -> None:
         ]
     )
     (problem,) = deleted_gold(diff, [label("q1", "en/setup")], ref="main")
-    assert "if it moved to 'en/guide/setup', relabel them" in problem.hint
+    assert "if it moved to 'en/guide/setup', keep the move a rename" in problem.hint
     assert "`git mv`" in problem.hint
 
 

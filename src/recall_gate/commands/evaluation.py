@@ -467,8 +467,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         files = dataclasses.replace(files, strict_front_matter="--strict")
     cards = load_cards(kb, files=files)
     written = working_tree_cases(settings) if settings.base is not None else load_cases(case_paths)
-    # Judged at a base revision: the base's cases too, each rename the pull request
-    # makes followed, each deleted card still cited named with its cases.
+    # Judged at a base revision: the base's cases too (as the base has them: they
+    # judge the pull request), each rename the pull request makes followed, each
+    # deleted card still cited named with its cases.
     diff = pull_request_kb(settings)
     judged, _ = judged_cases(settings, written)
     cases = follow_located(written, diff)

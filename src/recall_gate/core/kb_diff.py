@@ -235,11 +235,13 @@ def deleted_gold(diff: KbDiff, cases: Sequence[CaseLabel], *, ref: str) -> list[
             continue
         target = _likely_target(gone, added)
         moved = (
-            f"if it moved to {target.card_id!r}, relabel them to that id, or keep the move a "
-            "rename git follows (`git mv`, the text mostly unchanged)"
+            f"if it moved to {target.card_id!r}, keep the move a rename git follows "
+            "(`git mv`, the text mostly unchanged), or relabel them to that id"
             if target is not None
-            else "relabel them to the card that now answers, or restore the card"
+            else "relabel them to the card that now answers, or keep the card"
         )
+        # The base's cases judge a pull request: a relabel applies after its merge.
+        moved += " in a pull request of its own first: the base's cases judge this one"
         problems.append(
             Problem(
                 where=f"{ref}:{gone.path}",
