@@ -6,8 +6,11 @@ followed, deleted gold named, new cards without a case listed."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TypeVar
+from weakref import WeakKeyDictionary
 
+from recall_gate.adapters.git import BaseTree
 from recall_gate.adapters.kb_revision import read_kb_diff
 from recall_gate.commands.context import Console
 from recall_gate.commands.settings import Settings
@@ -21,12 +24,22 @@ __all__ = ["follow_located", "pull_request_kb", "write_kb_changes"]
 L = TypeVar("L", bound=CaseLabel)
 
 
+# One read per base tree and KB: a command asks for the diff where it judges the
+# cases and again where it reports.
+_READ: WeakKeyDictionary[BaseTree, dict[tuple[Path, str], KbDiff | None]] = WeakKeyDictionary()
+
+
 def pull_request_kb(settings: Settings) -> KbDiff | None:
     """The card changes of the pull request a base revision judges; ``None``
     without a base, or for a KB that is no folder of the repository."""
     if settings.base is None or settings.kb is None:
         return None
-    return read_kb_diff(settings.base.tree, settings.kb, settings.kb_files())
+    tree, files = settings.base.tree, settings.kb_files()
+    read = _READ.setdefault(tree, {})
+    key = (settings.kb, repr(files))
+    if key not in read:
+        read[key] = read_kb_diff(tree, settings.kb, files)
+    return read[key]
 
 
 def follow_located(located: Sequence[tuple[str, L]], diff: KbDiff | None) -> list[tuple[str, L]]:
