@@ -471,10 +471,10 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     # judge the pull request), each rename the pull request makes followed, each
     # deleted card still cited named with its cases.
     diff = pull_request_kb(settings)
-    judged, _ = judged_cases(settings, written)
     cases = follow_located(written, diff)
     kb_problems = []
-    if diff is not None and settings.base is not None:
+    if diff is not None and settings.base is not None and diff.of("deleted"):
+        judged, _ = judged_cases(settings, written)
         by_id = {c.id: c for _, c in (*written, *judged)}
         kb_problems = deleted_gold(diff, list(by_id.values()), ref=settings.base.ref)
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
