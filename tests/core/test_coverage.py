@@ -35,8 +35,8 @@ def test_coverage_is_counted_per_card_language() -> None:
     # en: a, c covered of a, b, c → 2/3; de: d covered (by an English case) of d, e → 1/2.
     cases = [label("q1", must_cite_one_of=["a", "c"]), label("q2", must_cite_one_of=["d"])]
     coverage = kb_coverage(CARDS, cases)
-    assert (coverage.overall.covered, coverage.overall.total) == (3, 5)
-    assert {k: (v.covered, v.total) for k, v in coverage.by_language.items()} == {
+    assert (coverage.overall.covered, coverage.overall.cards) == (3, 5)
+    assert {k: (v.covered, v.cards) for k, v in coverage.by_language.items()} == {
         "de": (1, 2),
         "en": (2, 3),
     }

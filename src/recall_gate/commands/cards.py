@@ -97,9 +97,9 @@ def cards_json(
     if coverage is not None:
         document["coverage"] = {
             "covered": coverage.overall.covered,
-            "cards": coverage.overall.total,
+            "cards": coverage.overall.cards,
             "by_language": {
-                lang: {"covered": part.covered, "cards": part.total}
+                lang: {"covered": part.covered, "cards": part.cards}
                 for lang, part in coverage.by_language.items()
             },
             "uncovered": list(coverage.uncovered),

@@ -79,7 +79,15 @@ from recall_gate.core.leakage import (
     find_leaks,
     find_near_duplicates,
 )
-from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
+from recall_gate.core.records import (
+    Artifact,
+    Card,
+    Case,
+    CaseLabel,
+    KbCoverageCounts,
+    Provenance,
+    Retriever,
+)
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.report.results import render_summary
@@ -325,6 +333,7 @@ def score_and_report(
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
     kb_known: bool = True,
     unjudged: Sequence[str] = (),
+    kb_coverage: KbCoverageCounts | None = None,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -380,6 +389,7 @@ def score_and_report(
                 latency=watch.latency(),
                 failed_cases=tuple(watch.failed),
                 unjudged_queries=len(unjudged),
+                kb_coverage=kb_coverage,
             )
         if compares:
             assert out is not None
@@ -411,6 +421,7 @@ def score_and_report(
             outside_kb=watch.outside_kb(),
             latency=watch.latency(),
             failed_cases=watch.failed,
+            kb_coverage=kb_coverage,
         )
 
     if args.markdown is not None:
@@ -697,11 +708,13 @@ def _score_labelled(
     labels: list[CaseLabel] | None = unique_cases(located) if located is not None else None
     if judged is not None:
         labels = list(judged)
-    kb_fingerprint = card_ids = None
+    kb_fingerprint = card_ids = coverage = None
     if settings.kb is not None:
         cards = load_cards(settings.kb, files=settings.kb_files())
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
+        if labels is not None:
+            coverage = kb_coverage([c for _, c in cards], labels).counts
         if located is not None:
             fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
     elif located is not None:
@@ -742,6 +755,7 @@ def _score_labelled(
         pull_request=pull_request,
         kb_known=settings.kb is not None,
         unjudged=unjudged,
+        kb_coverage=coverage,
     )
 
 
@@ -846,6 +860,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         settings=settings,
         args=args,
         console=console,
+        kb_coverage=kb_coverage([c for _, c in cards], judged).counts,
         pull_request=lambda: pull_request_changes(
             settings,
             console,

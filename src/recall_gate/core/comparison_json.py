@@ -28,7 +28,14 @@ from recall_gate.core.kb_diff import ChangeKind, KbChanges
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
-from recall_gate.core.records import Aggregates, CaseResult, Latency, MetricSummary, OutsideKb
+from recall_gate.core.records import (
+    Aggregates,
+    CaseResult,
+    KbCoverageCounts,
+    Latency,
+    MetricSummary,
+    OutsideKb,
+)
 from recall_gate.core.staleness import SettingChange
 
 __all__ = [
@@ -165,6 +172,7 @@ class RunRecord(_Part):
     latency: Latency | None  # query latency of the capture (report-only)
     # Retrieved documents that map to no KB card, counted with examples (None: none).
     outside_kb: OutsideKb | None = None
+    kb_coverage: KbCoverageCounts | None = None  # absent: no KB or no cases to tell
 
 
 class NewCaseRecord(_Part):
@@ -589,5 +597,6 @@ def comparison_document(
             failed_cases=current.failed_cases,
             latency=current.latency,
             outside_kb=current.outside_kb,
+            kb_coverage=current.kb_coverage,
         ),
     )

@@ -13,22 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from recall_gate.core.records import Card, CaseLabel
+from recall_gate.core.records import Card, CaseLabel, CoverageCount, KbCoverageCounts
 
-__all__ = ["KbCoverage", "LanguageCoverage", "cited_ids", "kb_coverage", "render_coverage"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class LanguageCoverage:
-    """Covered cards of one language (or of the whole KB) out of its cards."""
-
-    covered: int
-    total: int
-
-    @property
-    def share(self) -> float | None:
-        """``covered / total``; ``None`` for no cards (nothing to cover)."""
-        return self.covered / self.total if self.total else None
+__all__ = ["KbCoverage", "cited_ids", "kb_coverage", "render_coverage"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -36,8 +23,13 @@ class KbCoverage:
     """The cases citing each card (in case order), and the shares they make."""
 
     citing: Mapping[str, tuple[str, ...]]  # every card id, in KB order
-    overall: LanguageCoverage
-    by_language: Mapping[str, LanguageCoverage]  # sorted by tag
+    overall: CoverageCount
+    by_language: Mapping[str, CoverageCount]  # sorted by tag
+
+    @property
+    def counts(self) -> KbCoverageCounts:
+        """The shares alone, as results files keep them."""
+        return KbCoverageCounts(overall=self.overall, by_language=dict(self.by_language))
 
     @property
     def uncovered(self) -> tuple[str, ...]:
@@ -66,28 +58,28 @@ def kb_coverage(cards: Sequence[Card], cases: Sequence[CaseLabel]) -> KbCoverage
     covered = sum(1 for ids in citing.values() if ids)
     return KbCoverage(
         citing={card: tuple(ids) for card, ids in citing.items()},
-        overall=LanguageCoverage(covered=covered, total=len(citing)),
+        overall=CoverageCount(covered=covered, cards=len(citing)),
         by_language={
-            lang: LanguageCoverage(covered=c, total=t) for lang, (c, t) in sorted(counts.items())
+            lang: CoverageCount(covered=c, cards=t) for lang, (c, t) in sorted(counts.items())
         },
     )
 
 
-def _share(part: LanguageCoverage) -> str:
+def _share(part: CoverageCount) -> str:
     share = part.share
     return "n/a" if share is None else f"{share:.1%}"
 
 
-def render_coverage(coverage: KbCoverage) -> str:
+def render_coverage(coverage: KbCoverage | KbCoverageCounts) -> str:
     """One line: ``KB coverage: 3 of 4 cards (75.0%) cited by a case — en 2/2 (100.0%), …``."""
     overall = coverage.overall
     line = (
-        f"KB coverage: {overall.covered} of {overall.total} "
-        f"card{'' if overall.total == 1 else 's'} ({_share(overall)}) cited by a case"
+        f"KB coverage: {overall.covered} of {overall.cards} "
+        f"card{'' if overall.cards == 1 else 's'} ({_share(overall)}) cited by a case"
     )
     if len(coverage.by_language) > 1:
         line += " — " + ", ".join(
-            f"{lang} {part.covered}/{part.total} ({_share(part)})"
+            f"{lang} {part.covered}/{part.cards} ({_share(part)})"
             for lang, part in coverage.by_language.items()
         )
     return line

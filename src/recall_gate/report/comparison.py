@@ -1201,6 +1201,7 @@ def _notes(doc: ComparisonDocument, style: Style, *, legend: Sequence[str]) -> s
         gold_checked=run.gold_checked,
         outside_kb=run.outside_kb,
         fmt=style.fmt,
+        kb_coverage=run.kb_coverage,
     ):
         notes.append(note if style.md else note.replace("`", "").replace("\\*", "*"))
     if _comparable(doc) and doc.baseline.short_of_k:
