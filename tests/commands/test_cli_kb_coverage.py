@@ -78,3 +78,36 @@ def test_cards_uncovered_without_cases_is_refused_with_a_fix(tmp_path: Path) -> 
     assert "cards --uncovered needs cases" in run.err
     assert "--cases PATH" in run.err
     assert "Traceback" not in run.err
+
+
+def test_the_score_report_and_results_carry_kb_coverage(tmp_path: Path) -> None:
+    write(tmp_path, DATASET)
+    capture = "".join(
+        json.dumps({"case_id": case, "retrieved": [card]}) + "\n"
+        for case, card in (("q1", "en/a"), ("q2", "en/c"), ("q3", "de/x"))
+    )
+    (tmp_path / "capture.jsonl").write_text(capture, encoding="utf-8")
+    run = run_cli(["score", "--artifacts", "capture.jsonl", "--json", "r.json"], cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert (
+        "KB coverage: 3 of 5 cards (60.0%) cited by a case — de 1/2 (50.0%), en 2/3 (66.7%): "
+        "a card no case cites moves no metric here"
+    ) in run.out
+    results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert results["kb_coverage"] == {
+        "overall": {"covered": 3, "cards": 5},
+        "by_language": {"de": {"covered": 1, "cards": 2}, "en": {"covered": 2, "cards": 3}},
+    }
+
+
+def test_a_score_without_a_kb_says_nothing_of_coverage(tmp_path: Path) -> None:
+    write(tmp_path, {k: v for k, v in DATASET.items() if not k.startswith("docs/")})
+    (tmp_path / "recall-gate.yaml").write_text("cases: cases.yaml\n", encoding="utf-8")
+    (tmp_path / "capture.jsonl").write_text(
+        "".join(json.dumps({"case_id": f"q{i}", "retrieved": ["en/a"]}) + "\n" for i in (1, 2, 3)),
+        encoding="utf-8",
+    )
+    run = run_cli(["score", "--artifacts", "capture.jsonl", "--json", "r.json"], cwd=tmp_path)
+    assert run.code == 0, run.err
+    assert "KB coverage" not in run.out
+    assert "kb_coverage" not in json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
