@@ -34,11 +34,18 @@ def _new_count(new: Mapping[str, Sequence[str]]) -> str:
     )
 
 
-def new_cards_line(new: Mapping[str, Sequence[str]], name: Callable[[str], str] = str) -> str:
-    """``2 new cards, 0 cases: en/a, en/b`` (a card some case cites carries its count)."""
+def new_cards_line(
+    new: Mapping[str, Sequence[str]], name: Callable[[str], str] = str, limit: int | None = None
+) -> str:
+    """``2 new cards, 0 cases: en/a, en/b`` (a card some case cites carries its
+    count; at most ``limit`` named)."""
+    items = list(new.items())
+    shown = items if limit is None else items[:limit]
     named = ", ".join(
-        f"{name(card)} ({len(cases)})" if cases else name(card) for card, cases in new.items()
+        f"{name(card)} ({len(cases)})" if cases else name(card) for card, cases in shown
     )
+    if len(shown) < len(items):
+        named += f" … and {len(items) - len(shown)} more"
     return f"{_new_count(new)}: {named}"
 
 
@@ -78,11 +85,17 @@ def kb_changes_section(
     summary = f"KB changes in this pull request: {kb_summary(kb.cards)}"
     if new:
         summary += f"; {_new_count(new)}"
+    # A comment over GitHub's limit lists fewer rows (style.limit), the count kept.
+    shown = kb.cards if style.limit is None else kb.cards[: style.limit]
     rows = [
         [_what(c, style), style.literal(c.card_id), style.user(c.title), _cases(c.cases, style)]
-        for c in kb.cards
+        for c in shown
     ]
     body = [table(["change", "card", "title", "cases citing it"], rows, style.fmt)]
+    if len(shown) < len(kb.cards):
+        body.append(
+            f"… and {len(kb.cards) - len(shown)} more changed cards (the job summary lists all)."
+        )
     if kb.deltas:
         group = f"cases on changed cards ({len(kb.on_changed)})"
         body.append(
@@ -106,5 +119,5 @@ def kb_changes_section(
     elif not kb.on_changed and any(c.kind in ("edited", "renamed") for c in kb.cards):
         body.append("No case cites an edited or renamed card: no metric here measures this change.")
     if new:
-        body.append(style.bold(new_cards_line(new, style.literal)) + ".")
+        body.append(style.bold(new_cards_line(new, style.literal, style.limit)) + ".")
     return style.collapsed(summary, body)
