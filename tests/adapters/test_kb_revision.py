@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from git_repo import git, needs_git
+from git_repo import commit_all as commit
+from git_repo import git, needs_git, pull_request_repo
+from git_repo import write_files as write
 from recall_gate.adapters.dataset import KbFiles
 from recall_gate.adapters.git import BaseTree
 from recall_gate.adapters.kb_revision import read_kb_diff
@@ -19,13 +21,6 @@ pytestmark = needs_git
 def page(title: str, text: str = "Some text.", front: str = "") -> str:
     head = f"---\n{front}---\n" if front else ""
     return f"{head}# {title}\n\n{text}\n"
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 BASE = {
@@ -42,17 +37,7 @@ BASE = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    git(tmp_path, "init", "-q", "-b", "main")
-    write(tmp_path, BASE)
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-q", "-m", "base")
-    git(tmp_path, "checkout", "-q", "-b", "pr")
-    return tmp_path
-
-
-def commit(repo: Path) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "pr")
+    return pull_request_repo(tmp_path, BASE)
 
 
 def test_a_pull_request_lists_exactly_its_added_edited_renamed_and_deleted_cards(

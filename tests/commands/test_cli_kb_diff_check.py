@@ -9,16 +9,11 @@ from pathlib import Path
 import pytest
 
 from cli_runner import run_cli
-from git_repo import git, needs_git
+from git_repo import commit_all as commit
+from git_repo import git, needs_git, pull_request_repo
+from git_repo import write_files as write
 
 pytestmark = needs_git
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
 
 
 def page(title: str, text: str) -> str:
@@ -51,17 +46,7 @@ BASE = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    git(tmp_path, "init", "-q", "-b", "main")
-    write(tmp_path, BASE)
-    git(tmp_path, "add", "-A")
-    git(tmp_path, "commit", "-q", "-m", "base")
-    git(tmp_path, "checkout", "-q", "-b", "pr")
-    return tmp_path
-
-
-def commit(repo: Path) -> None:
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "pr")
+    return pull_request_repo(tmp_path, BASE)
 
 
 def edit_three_add_two(repo: Path) -> None:
