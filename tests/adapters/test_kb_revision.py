@@ -107,3 +107,16 @@ def test_a_card_the_base_cannot_parse_is_named_at_its_revision(repo: Path) -> No
 def test_a_kb_file_is_not_diffed(repo: Path) -> None:
     write(repo, {"cards.yaml": "[]\n"})
     assert read_kb_diff(BaseTree("main", cwd=repo), repo / "cards.yaml", KbFiles()) is None
+
+
+def test_the_users_git_config_does_not_change_the_listing(repo: Path) -> None:
+    # Colour forced on, renames off, a relative diff: the listing is the same.
+    git(repo, "config", "color.ui", "always")
+    git(repo, "config", "diff.renames", "false")
+    git(repo, "config", "diff.relative", "true")
+    (repo / "docs/en/guide").mkdir()
+    git(repo, "mv", "docs/en/setup.md", "docs/en/guide/setup.md")
+    commit(repo)
+    diff = read_kb_diff(BaseTree("main", cwd=repo / "docs" / "en"), repo / "docs", KbFiles())
+    assert diff is not None
+    assert diff.renames == {"en/setup": "en/guide/setup"}

@@ -191,6 +191,7 @@ def changed_files(
         [
             "diff",
             "--name-status",
+            "--no-color",
             "-z",
             "-M",
             "--no-relative",
