@@ -151,3 +151,32 @@ def test_a_pull_request_that_touches_no_kb_file_has_no_kb_section(repo: Path) ->
     assert run.code == 0, run.out + run.err
     assert "KB changes" not in (repo / "report.md").read_text(encoding="utf-8")
     assert "KB changes" not in run.out
+
+
+def test_the_report_states_the_kb_turnover_since_the_baseline(repo: Path) -> None:
+    # A baseline made on main once the KB is committed records main's commit.
+    git(repo, "checkout", "-q", "main")
+    sha = git(repo, "rev-parse", "HEAD")  # what `baseline update` records
+    made = cli(repo, "baseline", "update", "--results", "good.json", "--reason", "again")
+    assert made.code == 0, made.err
+    git(repo, "add", "baselines/default.json")
+    git(repo, "commit", "-q", "-m", "baseline at a known commit")
+    git(repo, "checkout", "-q", "-b", "pr2")
+    change_the_kb(repo)
+    write_capture(repo, MISSES, renamed=[20])
+    run = cli(repo, "score", "--artifacts", "capture.jsonl", "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    # 12 edited + 1 renamed + 2 added + 1 deleted = 16, of the 32 cards now and the
+    # 1 deleted: 16 / 33 = 48.5 %, above the 20 % re-audit share.
+    assert (
+        f"KB turnover since the baseline ({sha[:12]}): 16 of 33 cards (48.5%) added, deleted, "
+        "renamed or rewritten: above 20%, the labels are worth re-auditing"
+    ) in run.out
+
+
+def test_no_turnover_is_stated_when_the_baseline_names_no_commit(repo: Path) -> None:
+    change_the_kb(repo)
+    write_capture(repo, MISSES, renamed=[20])
+    run = cli(repo, "score", "--artifacts", "capture.jsonl", "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "KB turnover" not in run.out

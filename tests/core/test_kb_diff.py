@@ -141,3 +141,21 @@ def test_cases_on_changed_cards_are_those_citing_an_edited_or_renamed_card() -> 
     )
     cases = [label("q1", "a"), label("q2", "x", relevant=("x", "old")), label("q3", "n1")]
     assert diff.cases_on_changed_cards(cases) == ("q1", "q2")
+
+
+def test_kb_turnover_counts_text_changes_not_front_matter_over_both_sides() -> None:
+    from recall_gate.core.kb_diff import kb_turnover
+
+    diff = diff_kb(
+        [
+            FileChange(base=side("a"), head=side("a", body="Rewritten.")),
+            FileChange(base=side("b"), head=side("b", tags=("x",))),  # front matter only
+            FileChange(base=None, head=side("n1")),
+            FileChange(base=side("d"), head=None),
+        ]
+    )
+    # a, n1, d changed, of the 20 cards now plus the 1 deleted: 3 / 21 = 0.14.
+    turnover = kb_turnover(diff, ref="abc1234", cards_now=20)
+    assert (turnover.changed, turnover.cards) == (3, 21)
+    assert not turnover.reaudit
+    assert kb_turnover(diff, ref="abc1234", cards_now=4).reaudit  # 3 / 5 > 0.2

@@ -10,7 +10,7 @@ from typing import Any
 from recall_gate.adapters.baseline_store import read_baseline, read_baseline_in
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.context import Console, display_path
-from recall_gate.commands.kb_judging import pull_request_kb
+from recall_gate.commands.kb_judging import baseline_kb_turnover, pull_request_kb
 from recall_gate.commands.settings import Settings, write_settings_header
 from recall_gate.core.base_judging import CasePlan, PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
@@ -83,6 +83,11 @@ def judge_against_baseline(
         pull_request=pull_request,
         edit=edit,
         min_group_n=settings.min_group_n,
+        kb_turnover=baseline_kb_turnover(
+            settings,
+            git_sha=stored.baseline.git_sha if stored else None,
+            cards_now=current.kb_coverage.overall.cards if current.kb_coverage else None,
+        ),
     )
     verdict = judge_comparison(
         comparison,

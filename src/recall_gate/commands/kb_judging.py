@@ -15,11 +15,12 @@ from recall_gate.adapters.kb_revision import read_kb_diff
 from recall_gate.commands.context import Console
 from recall_gate.commands.settings import Settings
 from recall_gate.core.coverage import cited_ids
-from recall_gate.core.kb_diff import KbDiff, follow_renames
+from recall_gate.core.kb_diff import KbDiff, KbTurnover, follow_renames, kb_turnover
 from recall_gate.core.records import CaseLabel
+from recall_gate.errors import InputError
 from recall_gate.report.kb_changes import new_cards_line
 
-__all__ = ["follow_located", "pull_request_kb", "write_kb_changes"]
+__all__ = ["baseline_kb_turnover", "follow_located", "pull_request_kb", "write_kb_changes"]
 
 L = TypeVar("L", bound=CaseLabel)
 
@@ -40,6 +41,24 @@ def pull_request_kb(settings: Settings) -> KbDiff | None:
     if key not in read:
         read[key] = read_kb_diff(tree, settings.kb, files)
     return read[key]
+
+
+def baseline_kb_turnover(
+    settings: Settings, *, git_sha: str | None, cards_now: int | None
+) -> KbTurnover | None:
+    """How much of the KB changed since the baseline's commit (report-only):
+    ``None`` when that cannot be told here (no KB folder, no commit recorded,
+    no git, or the commit not in this checkout, as in a shallow clone)."""
+    if settings.kb is None or not settings.kb.is_dir() or not git_sha or cards_now is None:
+        return None
+    try:
+        tree = BaseTree(git_sha, cwd=settings.kb, given_as="the baseline's git_sha")
+        diff = read_kb_diff(tree, settings.kb, settings.kb_files())
+    except InputError:
+        return None
+    if diff is None:
+        return None
+    return kb_turnover(diff, ref=git_sha, cards_now=cards_now)
 
 
 def follow_located(located: Sequence[tuple[str, L]], diff: KbDiff | None) -> list[tuple[str, L]]:

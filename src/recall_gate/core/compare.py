@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.baseline import Baseline
+from recall_gate.core.kb_diff import KbTurnover
 from recall_gate.core.metric_registry import GATED_METRICS, shown_metrics
 from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
@@ -215,6 +216,8 @@ class Comparison:
     pull_request: PullRequestChanges | None = None
     # The cases on the cards the pull request changes (ON_CHANGED_CARDS), report-only.
     kb_deltas: tuple[MetricDelta, ...] = ()
+    # How much of the KB changed since the baseline's commit (None: not known here).
+    kb_turnover: KbTurnover | None = None
 
     @property
     def baseline_source(self) -> str:
@@ -431,6 +434,7 @@ def compare_to_baseline(
     seed: str = BOOTSTRAP_SEED,
     min_group_n: int = MIN_GROUP_N,
     pull_request: PullRequestChanges | None = None,
+    kb_turnover: KbTurnover | None = None,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
@@ -451,6 +455,7 @@ def compare_to_baseline(
         edit=edit,
         min_group_n=min_group_n,
         pull_request=pull_request,
+        kb_turnover=kb_turnover,
     )
     if baseline is None:
         return outline

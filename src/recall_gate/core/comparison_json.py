@@ -24,7 +24,7 @@ from recall_gate.core.compare import (
     StaleReason,
 )
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
-from recall_gate.core.kb_diff import ChangeKind, KbChanges
+from recall_gate.core.kb_diff import ChangeKind, KbChanges, KbTurnover
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
@@ -219,6 +219,18 @@ class PullRequestRecord(_Part):
     kb: KbChangesRecord | None = None  # absent: the KB diff was not read
 
 
+class KbTurnoverRecord(_Part):
+    """Cards added, deleted, renamed or rewritten since the baseline's commit
+    ``ref``, of every card either side had (``reaudit``: above the share at which
+    the report calls the labels worth re-auditing)."""
+
+    ref: str
+    changed: int
+    cards: int
+    share: float
+    reaudit: bool
+
+
 class BaselineRecord(_Part):
     status: BaselineStatus
     source: str
@@ -235,6 +247,7 @@ class BaselineRecord(_Part):
     latency: Latency | None
     # The baseline's scored cases that held fewer than k distinct cards.
     short_of_k: int = 0
+    kb_turnover: KbTurnoverRecord | None = None  # absent: not known where it ran
 
 
 class GateRecord(_Part):
@@ -395,6 +408,18 @@ def stale_record(reason: StaleReason) -> StaleRecord:
     )
 
 
+def _turnover(turnover: KbTurnover | None) -> KbTurnoverRecord | None:
+    if turnover is None:
+        return None
+    return KbTurnoverRecord(
+        ref=turnover.ref,
+        changed=turnover.changed,
+        cards=turnover.cards,
+        share=turnover.share,
+        reaudit=turnover.reaudit,
+    )
+
+
 def _delta(d: MetricDelta) -> DeltaRecord:
     return DeltaRecord(
         metric=d.metric,
@@ -542,6 +567,7 @@ def comparison_document(
             overall=_summaries(baseline.aggregates.overall) if baseline else {},
             latency=baseline.latency if baseline else None,
             short_of_k=baseline.cases_short_of_k if baseline else 0,
+            kb_turnover=_turnover(comparison.kb_turnover),
         ),
         gate=GateRecord(
             tolerances={floor_key(metric): t for metric, t in verdict.tolerances.values.items()},

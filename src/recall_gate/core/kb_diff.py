@@ -31,17 +31,20 @@ from recall_gate.core.integrity import Problem
 from recall_gate.core.records import Card, CaseLabel, CaseResult, Results
 
 __all__ = [
+    "REAUDIT_TURNOVER",
     "CardChange",
     "CardFile",
     "ChangeKind",
     "FileChange",
     "KbChanges",
     "KbDiff",
+    "KbTurnover",
     "deleted_gold",
     "diff_kb",
     "follow_renames",
     "follow_renames_in_results",
     "kb_changes",
+    "kb_turnover",
 ]
 
 ChangeKind = Literal["added", "edited", "renamed", "deleted"]
@@ -286,3 +289,35 @@ def kb_changes(diff: KbDiff, cases: Sequence[CaseLabel]) -> KbChanges:
     return KbChanges(
         changes=diff.changes, citing=citing, on_changed=diff.cases_on_changed_cards(cases)
     )
+
+
+# Above this share of the KB changed since the baseline's commit, the report
+# says the labels are worth re-auditing: gold written against pages that have
+# since been rewritten, moved or removed is the first place recall rots.
+REAUDIT_TURNOVER = 0.2
+
+
+@dataclass(frozen=True, kw_only=True)
+class KbTurnover:
+    """Cards added, deleted, renamed or rewritten (text or title) since the
+    baseline's commit ``ref``, out of every card either side had."""
+
+    ref: str
+    changed: int
+    cards: int
+
+    @property
+    def share(self) -> float:
+        return self.changed / self.cards if self.cards else 0.0
+
+    @property
+    def reaudit(self) -> bool:
+        return self.share > REAUDIT_TURNOVER
+
+
+def kb_turnover(diff: KbDiff, *, ref: str, cards_now: int) -> KbTurnover:
+    """The turnover of a KB of ``cards_now`` cards since ``ref``; a change of
+    front matter alone does not count (it changes no text a case was written
+    against)."""
+    changed = sum(1 for c in diff.changes if c.kind != "edited" or c.text)
+    return KbTurnover(ref=ref, changed=changed, cards=cards_now + len(diff.of("deleted")))

@@ -63,7 +63,7 @@ from recall_gate.core.profile import comment_marker
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
-from recall_gate.report.kb_changes import kb_changes_section
+from recall_gate.report.kb_changes import kb_changes_section, kb_turnover_note
 from recall_gate.report.markup import (
     Format,
     escape_markdown,
@@ -1210,6 +1210,9 @@ def _notes(doc: ComparisonDocument, style: Style, *, legend: Sequence[str]) -> s
             f"{_short_phrase(doc.baseline.short_of_k, _baseline_scored(doc), k, past=True)}: "
             "a delta on those cases compares a shorter list with this run's."
         )
+    turnover = kb_turnover_note(doc.baseline.kb_turnover, style)
+    if turnover:
+        notes.append(turnover)
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(_language_note(doc))
     min_group_n = doc.gate.min_group_n

@@ -9,13 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from recall_gate.core.comparison_json import CardChangeRecord, DeltaRecord, KbChangesRecord
+from recall_gate.core.comparison_json import (
+    CardChangeRecord,
+    DeltaRecord,
+    KbChangesRecord,
+    KbTurnoverRecord,
+)
+from recall_gate.core.kb_diff import REAUDIT_TURNOVER
 from recall_gate.report.markup import table
 
 if TYPE_CHECKING:
     from recall_gate.report.comparison import Style
 
-__all__ = ["kb_changes_section", "kb_summary", "new_cards_line"]
+__all__ = ["kb_changes_section", "kb_summary", "kb_turnover_note", "new_cards_line"]
 
 _KINDS = ("edited", "renamed", "added", "deleted")
 
@@ -121,3 +127,20 @@ def kb_changes_section(
     if new:
         body.append(style.bold(new_cards_line(new, style.literal, style.limit)) + ".")
     return style.collapsed(summary, body)
+
+
+def kb_turnover_note(turnover: KbTurnoverRecord | None, style: Style) -> str | None:
+    """``KB turnover since the baseline (abc1234): 23 of 700 cards (3.3%) …``."""
+    if turnover is None:
+        return None
+    ref = turnover.ref[:12] if len(turnover.ref) == 40 else turnover.ref
+    note = (
+        f"KB turnover since the baseline ({style.literal(ref)}): {turnover.changed} of "
+        f"{turnover.cards} cards ({turnover.share:.1%}) added, deleted, renamed or rewritten"
+    )
+    if turnover.reaudit:
+        return (
+            f"{note}: above {REAUDIT_TURNOVER:.0%}, the labels are worth re-auditing (gold "
+            "written against pages since rewritten or removed caps recall silently)."
+        )
+    return note + "."
