@@ -93,7 +93,13 @@ def test_the_score_report_and_results_carry_kb_coverage(tmp_path: Path) -> None:
         "KB coverage: 3 of 5 cards (60.0%) cited by a case — de 1/2 (50.0%), en 2/3 (66.7%): "
         "a card no case cites moves no metric here"
     ) in run.out
+    # Retrieved: en/a, en/c, de/x; never: de/y and en/b.
+    assert (
+        "Never retrieved: 2 of 5 cards (40.0%) in no case's top 5 — de 1/2, en 1/3: "
+        "a card no case retrieves is a card the gate cannot see lost from the index."
+    ) in run.out
     results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert results["kb_retrieved"]["overall"] == {"covered": 3, "cards": 5}
     assert results["kb_coverage"] == {
         "overall": {"covered": 3, "cards": 5},
         "by_language": {"de": {"covered": 1, "cards": 2}, "en": {"covered": 2, "cards": 3}},

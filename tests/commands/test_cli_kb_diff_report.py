@@ -128,6 +128,11 @@ def test_the_report_has_the_kb_changes_with_the_cases_on_changed_cards(repo: Pat
     assert (hit["n"], round(hit["baseline"], 4), round(hit["current"], 4)) == (13, 0.9231, 0.3077)
     assert hit["significant"] is True  # 8 lost, 0 gained: exact McNemar p = 0.0078
     assert "| cases on changed cards (13) | 13 |" in report
+    # Never retrieved: at the base cards 00, 07 (missed) and spare, 3 of 31; now the
+    # ten missed cases' cards and the two new ones, 12 of 32.
+    assert "Never retrieved: 12 of 32 cards (37.5%) in no case's top 5 (baseline: 3 of 31)" in (
+        report
+    )
     # The rename is followed: case-20 still hits, and is compared (not relabelled).
     assert "case-20" not in json.dumps(doc["flips"])
     assert "case-20" not in doc["cases"]["relabelled"]

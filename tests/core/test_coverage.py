@@ -60,3 +60,15 @@ def test_an_empty_kb_has_no_share() -> None:
     coverage = kb_coverage([], [label("q1", must_cite_one_of=["a"])])
     assert coverage.overall.share is None
     assert render_coverage(coverage) == "KB coverage: 0 of 0 cards (n/a) cited by a case"
+
+
+def test_a_card_in_no_cases_top_k_is_never_retrieved_per_language() -> None:
+    from recall_gate.core.coverage import kb_retrieved, render_never_retrieved
+
+    # Retrieved a, d and an id outside the KB; never: b, c (en) and e (de).
+    counts = kb_retrieved(CARDS, {"a", "d", "outside"})
+    assert (counts.overall.covered, counts.overall.cards) == (2, 5)
+    assert render_never_retrieved(counts, k=3, baseline=kb_retrieved(CARDS, {"a", "b", "d"})) == (
+        "Never retrieved: 3 of 5 cards (60.0%) in no case's top 3 — de 1/2, en 2/3 "
+        "(baseline: 2 of 5)"
+    )

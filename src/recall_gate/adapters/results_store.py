@@ -138,6 +138,7 @@ class ResultsWriter:
         failed_cases: tuple[str, ...] = (),
         unjudged_queries: int = 0,
         kb_coverage: KbCoverageCounts | None = None,
+        kb_retrieved: KbCoverageCounts | None = None,
     ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
@@ -152,6 +153,7 @@ class ResultsWriter:
             failed_cases=failed_cases,
             unjudged_queries=unjudged_queries,
             kb_coverage=kb_coverage,
+            kb_retrieved=kb_retrieved,
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]

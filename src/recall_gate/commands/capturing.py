@@ -359,6 +359,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         console=console,
         card_ids=card_ids,
         kb_coverage=None if cards is None else kb_coverage([c for _, c in cards], labels).counts,
+        kb_cards=None if cards is None else [c for _, c in cards],
         pull_request=lambda: pull_request_changes(
             settings,
             console,

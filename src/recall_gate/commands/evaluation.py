@@ -21,7 +21,7 @@ from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.results_store import ResultsWriter, read_results
-from recall_gate.adapters.scoring import ScoredCapture, score_capture
+from recall_gate.adapters.scoring import RetrievedCards, ScoredCapture, score_capture
 from recall_gate.adapters.trec import (
     UNDETERMINED_LANGUAGE,
     JudgedRun,
@@ -54,7 +54,7 @@ from recall_gate.core.base_judging import (
     plan_cases,
     relabels,
 )
-from recall_gate.core.coverage import kb_coverage, render_coverage
+from recall_gate.core.coverage import kb_coverage, kb_retrieved, render_coverage
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
     fingerprint_cases,
@@ -334,6 +334,7 @@ def score_and_report(
     kb_known: bool = True,
     unjudged: Sequence[str] = (),
     kb_coverage: KbCoverageCounts | None = None,
+    kb_cards: Sequence[Card] | None = None,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -364,13 +365,15 @@ def score_and_report(
         if out is None and compares:
             out = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "results.json"
         writer = None if out is None else stack.enter_context(ResultsWriter(out))
+        # With the KB's cards at hand, the cards some case retrieves are noted too.
+        sink = RetrievedCards(writer) if kb_cards is not None else writer
         scored = score_capture(
             watch.watch(artifacts),
             k=k,
             cases=cases,
             artifacts_source=artifacts_source,
             cases_source=cases_source,
-            results=writer,
+            results=sink,
             fingerprint=cases is None,
             metrics=settings.metrics,
         )
@@ -379,6 +382,11 @@ def score_and_report(
         fail_on_integrity_problems(watch.problems, console)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
+        retrieved = (
+            kb_retrieved(kb_cards, sink.ids)
+            if kb_cards is not None and isinstance(sink, RetrievedCards)
+            else None
+        )
         if writer is not None:
             writer.finish(
                 k=k,
@@ -390,6 +398,7 @@ def score_and_report(
                 failed_cases=tuple(watch.failed),
                 unjudged_queries=len(unjudged),
                 kb_coverage=kb_coverage,
+                kb_retrieved=retrieved,
             )
         if compares:
             assert out is not None
@@ -422,6 +431,7 @@ def score_and_report(
             latency=watch.latency(),
             failed_cases=watch.failed,
             kb_coverage=kb_coverage,
+            kb_retrieved=retrieved,
         )
 
     if args.markdown is not None:
@@ -708,9 +718,10 @@ def _score_labelled(
     labels: list[CaseLabel] | None = unique_cases(located) if located is not None else None
     if judged is not None:
         labels = list(judged)
-    kb_fingerprint = card_ids = coverage = None
+    kb_fingerprint = card_ids = coverage = kb_cards = None
     if settings.kb is not None:
         cards = load_cards(settings.kb, files=settings.kb_files())
+        kb_cards = [c for _, c in cards]
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = frozenset(c.id for _, c in cards)
         if labels is not None:
@@ -756,6 +767,7 @@ def _score_labelled(
         kb_known=settings.kb is not None,
         unjudged=unjudged,
         kb_coverage=coverage,
+        kb_cards=kb_cards,
     )
 
 
@@ -861,6 +873,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         args=args,
         console=console,
         kb_coverage=kb_coverage([c for _, c in cards], judged).counts,
+        kb_cards=[c for _, c in cards],
         pull_request=lambda: pull_request_changes(
             settings,
             console,

@@ -173,6 +173,7 @@ class RunRecord(_Part):
     # Retrieved documents that map to no KB card, counted with examples (None: none).
     outside_kb: OutsideKb | None = None
     kb_coverage: KbCoverageCounts | None = None  # absent: no KB or no cases to tell
+    kb_retrieved: KbCoverageCounts | None = None  # the cards some case's top k holds
 
 
 class NewCaseRecord(_Part):
@@ -248,6 +249,7 @@ class BaselineRecord(_Part):
     # The baseline's scored cases that held fewer than k distinct cards.
     short_of_k: int = 0
     kb_turnover: KbTurnoverRecord | None = None  # absent: not known where it ran
+    kb_retrieved: KbCoverageCounts | None = None  # the baseline's own (its KB's)
 
 
 class GateRecord(_Part):
@@ -568,6 +570,7 @@ def comparison_document(
             latency=baseline.latency if baseline else None,
             short_of_k=baseline.cases_short_of_k if baseline else 0,
             kb_turnover=_turnover(comparison.kb_turnover),
+            kb_retrieved=baseline.kb_retrieved if baseline else None,
         ),
         gate=GateRecord(
             tolerances={floor_key(metric): t for metric, t in verdict.tolerances.values.items()},
@@ -624,5 +627,6 @@ def comparison_document(
             latency=current.latency,
             outside_kb=current.outside_kb,
             kb_coverage=current.kb_coverage,
+            kb_retrieved=current.kb_retrieved,
         ),
     )

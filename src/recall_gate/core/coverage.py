@@ -1,4 +1,5 @@
-"""KB coverage (pure): which cards some labelled case cites.
+"""KB coverage (pure): which cards some labelled case cites, and which some
+case retrieves (a card in no case's top k is "never retrieved").
 
 A card is *covered* when at least one case names it as gold
 (``must_cite_one_of``) or as relevant (``relevant_ids``): a change to a card no
@@ -10,12 +11,19 @@ is covered).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 
 from recall_gate.core.records import Card, CaseLabel, CoverageCount, KbCoverageCounts
 
-__all__ = ["KbCoverage", "cited_ids", "kb_coverage", "render_coverage"]
+__all__ = [
+    "KbCoverage",
+    "cited_ids",
+    "kb_coverage",
+    "kb_retrieved",
+    "render_coverage",
+    "render_never_retrieved",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,4 +90,45 @@ def render_coverage(coverage: KbCoverage | KbCoverageCounts) -> str:
             f"{lang} {part.covered}/{part.cards} ({_share(part)})"
             for lang, part in coverage.by_language.items()
         )
+    return line
+
+
+def kb_retrieved(cards: Sequence[Card], retrieved: Set[str]) -> KbCoverageCounts:
+    """How many cards some case's top k holds (``covered``), overall and per card
+    language: the rest are never retrieved by any labelled case, the early sign
+    of an index that lost a section when it grows against the baseline."""
+    counts: dict[str, list[int]] = {}
+    for card in cards:
+        tally = counts.setdefault(card.language, [0, 0])
+        tally[0] += card.id in retrieved
+        tally[1] += 1
+    return KbCoverageCounts(
+        overall=CoverageCount(
+            covered=sum(c for c, _ in counts.values()), cards=sum(t for _, t in counts.values())
+        ),
+        by_language={
+            lang: CoverageCount(covered=c, cards=t) for lang, (c, t) in sorted(counts.items())
+        },
+    )
+
+
+def render_never_retrieved(
+    retrieved: KbCoverageCounts, *, k: int, baseline: KbCoverageCounts | None = None
+) -> str:
+    """``Never retrieved: 2 of 32 cards (6.2%) are in no case's top 5 — de 1/12, en 1/20
+    (baseline: 0 of 31)``."""
+    overall = retrieved.overall
+    never = overall.cards - overall.covered
+    line = (
+        f"Never retrieved: {never} of {overall.cards} card{'' if overall.cards == 1 else 's'} "
+        f"({never / overall.cards if overall.cards else 0:.1%}) in no case's top {k}"
+    )
+    if len(retrieved.by_language) > 1:
+        line += " — " + ", ".join(
+            f"{lang} {part.cards - part.covered}/{part.cards}"
+            for lang, part in retrieved.by_language.items()
+        )
+    if baseline is not None:
+        then = baseline.overall
+        line += f" (baseline: {then.cards - then.covered} of {then.cards})"
     return line

@@ -397,6 +397,8 @@ class Results(_Record):
     unjudged_queries: int = Field(default=0, ge=0)
     # The share of the KB's cards the labelled cases cite (None: no KB or no cases).
     kb_coverage: KbCoverageCounts | None = None
+    # The KB's cards some case's top k holds; the rest were never retrieved.
+    kb_retrieved: KbCoverageCounts | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_capture_facts(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -414,4 +416,6 @@ class Results(_Record):
                 del data["unjudged_queries"]
             if data.get("kb_coverage", 0) is None:
                 del data["kb_coverage"]
+            if data.get("kb_retrieved", 0) is None:
+                del data["kb_retrieved"]
         return data

@@ -1202,6 +1202,8 @@ def _notes(doc: ComparisonDocument, style: Style, *, legend: Sequence[str]) -> s
         outside_kb=run.outside_kb,
         fmt=style.fmt,
         kb_coverage=run.kb_coverage,
+        kb_retrieved=run.kb_retrieved,
+        baseline_retrieved=doc.baseline.kb_retrieved if _comparable(doc) else None,
     ):
         notes.append(note if style.md else note.replace("`", "").replace("\\*", "*"))
     if _comparable(doc) and doc.baseline.short_of_k:

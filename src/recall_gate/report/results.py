@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from recall_gate.core.coverage import render_coverage
+from recall_gate.core.coverage import render_coverage, render_never_retrieved
 from recall_gate.core.gate import GateResult, suggest_floors
 from recall_gate.core.metric_registry import (
     CITATION_COVERAGE,
@@ -147,6 +147,8 @@ def capture_notes(
     outside_kb: OutsideKb | None = None,
     fmt: Format = "markdown",
     kb_coverage: KbCoverageCounts | None = None,
+    kb_retrieved: KbCoverageCounts | None = None,
+    baseline_retrieved: KbCoverageCounts | None = None,
 ) -> list[str]:
     """What a reader must know about the capture behind the numbers: cases scored
     on fewer than k cards, pages outside the KB, gold ids no KB vouched for, and
@@ -178,6 +180,11 @@ def capture_notes(
             f"{render_coverage(kb_coverage)}: a card no case cites moves no metric here "
             "(`recall-gate cards --uncovered` lists them)."
         )
+    if kb_retrieved is not None:
+        notes.append(
+            render_never_retrieved(kb_retrieved, k=k, baseline=baseline_retrieved)
+            + ": a card no case retrieves is a card the gate cannot see lost from the index."
+        )
     return notes
 
 
@@ -201,6 +208,7 @@ def render_report(
         gold_checked=results.provenance.kb_fingerprint is not None,
         outside_kb=results.outside_kb,
         kb_coverage=results.kb_coverage,
+        kb_retrieved=results.kb_retrieved,
     )
 
 
@@ -269,6 +277,7 @@ def render_summary(
     latency: Latency | None = None,
     failed_cases: Sequence[str] = (),
     kb_coverage: KbCoverageCounts | None = None,
+    kb_retrieved: KbCoverageCounts | None = None,
 ) -> str:
     """:func:`render_report` from the counts alone (the scorer keeps no cases).
 
@@ -301,6 +310,7 @@ def render_summary(
         outside_kb=outside_kb,
         fmt=fmt,
         kb_coverage=kb_coverage,
+        kb_retrieved=kb_retrieved,
     ):
         parts.append(note if fmt == "markdown" else note.replace("`", "").replace("\\*", "*"))
     star = "\\*" if short_of_k and fmt == "markdown" else "*" if short_of_k else ""
