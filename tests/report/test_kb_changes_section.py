@@ -85,3 +85,11 @@ def test_a_title_is_user_text_made_inert() -> None:
     text = render_comment(document(files))
     assert "@team" not in text
     assert "<b>" not in text
+
+
+def test_the_section_renders_the_same_from_the_json_document() -> None:
+    # The fork-safe comment path renders from the validated comparison JSON.
+    doc = document([edited(f"card-case-{i}") for i in range(12)])
+    again = ComparisonDocument.model_validate_json(doc.model_dump_json())
+    assert render_comment(again) == render_comment(doc)
+    assert again.pull_request is not None and again.pull_request.kb is not None
