@@ -92,4 +92,5 @@ def test_the_section_renders_the_same_from_the_json_document() -> None:
     doc = document([edited(f"card-case-{i}") for i in range(12)])
     again = ComparisonDocument.model_validate_json(doc.model_dump_json())
     assert render_comment(again) == render_comment(doc)
-    assert again.pull_request is not None and again.pull_request.kb is not None
+    assert again.pull_request is not None
+    assert again.pull_request.kb is not None
