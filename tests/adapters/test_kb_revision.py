@@ -120,3 +120,20 @@ def test_the_users_git_config_does_not_change_the_listing(repo: Path) -> None:
     diff = read_kb_diff(BaseTree("main", cwd=repo / "docs" / "en"), repo / "docs", KbFiles())
     assert diff is not None
     assert diff.renames == {"en/setup": "en/guide/setup"}
+
+
+def test_a_kb_at_the_repository_root_is_diffed(tmp_path: Path) -> None:
+    pull_request_repo(tmp_path, {"en/a.md": page("A"), "en/b.md": page("B")})
+    (tmp_path / "en" / "a.md").write_text(page("A", "New text."), encoding="utf-8")
+    commit(tmp_path)
+    diff = read_kb_diff(BaseTree("main", cwd=tmp_path), tmp_path, KbFiles())
+    assert diff is not None
+    assert [(c.kind, c.card_id, c.path) for c in diff.changes] == [("edited", "en/a", "en/a.md")]
+
+
+def test_a_kb_outside_the_repository_is_not_diffed(
+    repo: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "a.md").write_text(page("A"), encoding="utf-8")
+    assert read_kb_diff(BaseTree("main", cwd=repo), outside, KbFiles()) is None
