@@ -151,3 +151,53 @@ def test_score_names_a_base_case_citing_a_deleted_card_at_its_revision(repo: Pat
     assert run.code == 1
     assert "main:cases.yaml case #3 (id q-retired-1): must_cite_one_of id 'en/retired'" in run.err
     assert "recall-gate-base." not in run.err
+
+
+def gate_new_card_coverage(repo: Path, share: float) -> None:
+    """Set the gate on main (the base judges), then return to the pull request."""
+    git(repo, "checkout", "-q", "main")
+    write(
+        repo,
+        {
+            "recall-gate.yaml": "kb: docs\ncases: cases.yaml\n"
+            f"gate:\n  min_new_card_coverage: {share}\n"
+        },
+    )
+    commit(repo, "gate")
+    git(repo, "checkout", "-q", "-B", "pr", "main")
+
+
+def test_min_new_card_coverage_fails_check_naming_the_new_cards_no_case_cites(
+    repo: Path,
+) -> None:
+    gate_new_card_coverage(repo, 0.5)
+    edit_three_add_two(repo)
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 1
+    assert (
+        "new-card coverage 0/2 (0%) is below gate.min_new_card_coverage 0.5: "
+        "no case cites en/exports, en/refunds"
+    ) in run.err
+    assert "fix: add cases whose gold" in run.err
+
+
+def test_min_new_card_coverage_is_met_by_a_case_on_half_the_new_cards(repo: Path) -> None:
+    gate_new_card_coverage(repo, 0.5)
+    edit_three_add_two(repo)
+    with (repo / "cases.yaml").open("a", encoding="utf-8") as cases:
+        cases.write(case("q-refunds", "en/refunds"))
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 0, run.err
+    assert "2 new cards, 1 case: en/exports, en/refunds (1)" in run.out
+
+
+def test_a_pull_request_cannot_unset_the_bases_min_new_card_coverage(repo: Path) -> None:
+    gate_new_card_coverage(repo, 0.5)
+    edit_three_add_two(repo)
+    write(repo, {"recall-gate.yaml": "kb: docs\ncases: cases.yaml\n"})
+    commit(repo)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=repo)
+    assert run.code == 1
+    assert "below gate.min_new_card_coverage 0.5" in run.err

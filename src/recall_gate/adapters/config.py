@@ -26,6 +26,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       max_regression: null              # one number for every metric, or {hit: 0.02, ndcg: 0.05}
       min_group_n: 10
       require_significance: true
+      min_new_card_coverage: null       # e.g. 0.5: half the cards a PR adds need a case
     capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
               concurrency: 8, retries: 3, timeout: 60, max_failures: 0}
     baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
@@ -207,6 +208,9 @@ class GateSettings(_Section):
     # compared cases, and (subgroups) when the noise test calls it likely real.
     min_group_n: int = Field(default=MIN_GROUP_N, ge=1)
     require_significance: StrictBool = REQUIRE_SIGNIFICANCE
+    # The share of the cards a pull request adds that some case must cite
+    # (`check` at a base revision fails below it); null: reported only.
+    min_new_card_coverage: Fraction | None = None
 
     @model_validator(mode="before")
     @classmethod

@@ -46,7 +46,12 @@ from recall_gate.commands.arguments import (
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
-from recall_gate.commands.kb_judging import follow_located, pull_request_kb, write_kb_changes
+from recall_gate.commands.kb_judging import (
+    follow_located,
+    new_card_coverage_failure,
+    pull_request_kb,
+    write_kb_changes,
+)
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -524,6 +529,10 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         write_kb_changes(
             diff, ref=settings.base.ref, cases=[c for _, c in written], console=console
         )
+        floor = settings.config.gate.min_new_card_coverage if settings.config else None
+        failure = new_card_coverage_failure(diff, floor=floor, cases=[c for _, c in written])
+        if failure is not None:
+            raise failure
     return 0
 
 

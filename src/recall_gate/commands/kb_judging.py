@@ -17,10 +17,16 @@ from recall_gate.commands.settings import Settings
 from recall_gate.core.coverage import cited_ids
 from recall_gate.core.kb_diff import KbDiff, KbTurnover, follow_renames, kb_turnover
 from recall_gate.core.records import CaseLabel
-from recall_gate.errors import InputError
+from recall_gate.errors import GateFailure, InputError
 from recall_gate.report.kb_changes import new_cards_line
 
-__all__ = ["baseline_kb_turnover", "follow_located", "pull_request_kb", "write_kb_changes"]
+__all__ = [
+    "baseline_kb_turnover",
+    "follow_located",
+    "new_card_coverage_failure",
+    "pull_request_kb",
+    "write_kb_changes",
+]
 
 L = TypeVar("L", bound=CaseLabel)
 
@@ -66,6 +72,27 @@ def follow_located(located: Sequence[tuple[str, L]], diff: KbDiff | None) -> lis
     if diff is None or not diff.renames:
         return list(located)
     return [(where, follow_renames(case, diff.renames)) for where, case in located]
+
+
+def new_card_coverage_failure(
+    diff: KbDiff, *, floor: float | None, cases: Sequence[CaseLabel]
+) -> GateFailure | None:
+    """``gate.min_new_card_coverage``: the failure when fewer of the cards the pull
+    request adds than ``floor`` are cited by some case (None: unset, no card
+    added, or enough covered)."""
+    new = diff.new_cards(cases)
+    if floor is None or not new:
+        return None
+    covered = sum(1 for citing in new.values() if citing)
+    if covered / len(new) >= floor:
+        return None
+    bare = [card for card, citing in new.items() if not citing]
+    return GateFailure(
+        f"new-card coverage {covered}/{len(new)} ({covered / len(new):.0%}) is below "
+        f"gate.min_new_card_coverage {floor:g}: no case cites {', '.join(bare)}",
+        fix="add cases whose gold (must_cite_one_of or relevant_ids) names the new cards, "
+        "or lower gate.min_new_card_coverage in recall-gate.yaml",
+    )
 
 
 def write_kb_changes(
