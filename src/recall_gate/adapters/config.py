@@ -28,6 +28,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       min_group_n: 10
       require_significance: true
       max_moved_share: null         # query log: the most traffic whose top-k may change
+      min_new_card_coverage: null       # e.g. 0.5: half the cards a PR adds need a case
     capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
               concurrency: 8, retries: 3, timeout: 60, max_failures: 0, max_qps: null}
     baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
@@ -212,6 +213,9 @@ class GateSettings(_Section):
     # The query log's diff is report-only unless this is set: the largest share
     # of traffic (weighted) whose top-k cards may change (docs/query-logs.md).
     max_moved_share: Fraction | None = None
+    # The share of the cards a pull request adds that some case must cite
+    # (`check` at a base revision fails below it); null: reported only.
+    min_new_card_coverage: Fraction | None = None
 
     @model_validator(mode="before")
     @classmethod

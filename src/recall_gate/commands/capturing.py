@@ -44,6 +44,7 @@ from recall_gate.commands.evaluation import (
 from recall_gate.commands.gating import pull_request_changes
 from recall_gate.commands.progress import ProgressLine
 from recall_gate.commands.settings import resolve_settings
+from recall_gate.core.coverage import kb_coverage
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
 from recall_gate.core.integrity import find_problems, label_problems
 from recall_gate.core.logged_query import LoggedQuery
@@ -378,6 +379,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     judged = list(plan.judged) if plan is not None else cases
     judged_ids = {c.id for c in judged}
     kb_fingerprint = card_ids = None
+    cards = None
     if settings.kb is not None:
         cards = load_cards(settings.kb, files=settings.kb_files())
         # A typo'd gold id fails before the retriever runs.
@@ -442,6 +444,8 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         args=args,
         console=console,
         card_ids=card_ids,
+        kb_coverage=None if cards is None else kb_coverage([c for _, c in cards], labels).counts,
+        kb_cards=None if cards is None else [c for _, c in cards],
         pull_request=lambda: pull_request_changes(
             settings,
             console,
