@@ -13,6 +13,7 @@ from pathlib import Path
 
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
+from recall_gate.core.capture_line import as_retriever, with_fields
 from recall_gate.core.integrity import (
     GOLD_REQUIRED,
     Problem,
@@ -179,7 +180,7 @@ class CaptureWatch:
         changed = False
         for item in artifact.retrieved:
             ident = item if isinstance(item, str) else item.card_id
-            if ident in kb_ids or (isinstance(item, RetrievedItem) and item.outside_kb):
+            if ident in kb_ids or (not isinstance(item, str) and item.outside_kb):
                 items.append(item)
                 continue
             card = card_of_path(ident, kb_ids)
@@ -190,8 +191,8 @@ class CaptureWatch:
             if isinstance(item, str):
                 items.append(card)
             else:
-                items.append(item.model_copy(update={"parent_id": card}))
-        return artifact.model_copy(update={"retrieved": tuple(items)}) if changed else artifact
+                items.append(with_fields(item, parent_id=card))
+        return with_fields(artifact, retrieved=tuple(items)) if changed else artifact
 
     def _see_outside(self, artifact: Artifact) -> None:
         kb_ids = self.kb_ids
@@ -202,15 +203,13 @@ class CaptureWatch:
             if _all_ids(retrieved):
                 return
             outside = [
-                item.card_id
-                for item in retrieved
-                if isinstance(item, RetrievedItem) and item.outside_kb
+                item.card_id for item in retrieved if not isinstance(item, str) and item.outside_kb
             ]
         else:
             outside = [
                 ident
                 for ident, item in zip(artifact.ranked_card_ids(), retrieved, strict=True)
-                if (isinstance(item, RetrievedItem) and item.outside_kb) or ident not in kb_ids
+                if (not isinstance(item, str) and item.outside_kb) or ident not in kb_ids
             ]
         if outside:
             self.outside_entries += len(outside)
@@ -281,7 +280,8 @@ class CaptureWatch:
                 "without extension)",
             )
 
-    def _see_retriever(self, number: int, retriever: Retriever) -> None:
+    def _see_retriever(self, number: int, line_retriever: Retriever) -> None:
+        retriever = as_retriever(line_retriever)
         if self.retriever is None:
             self.retriever, self._retriever_line = retriever, number
         elif retriever != self.retriever:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
+import msgspec
 from pydantic import BaseModel, ValidationError
 
 from recall_gate.adapters.beir import is_beir_line, read_beir_corpus, read_beir_queries
@@ -44,6 +45,7 @@ from recall_gate.adapters.files import (
     too_deep,
 )
 from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE, judgment_labels, read_qrels
+from recall_gate.core.capture_line import ArtifactLine, decode_line, needs_full_validation
 from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.errors import InputError
@@ -55,12 +57,14 @@ __all__ = [
     "KbFiles",
     "clean_title",
     "iter_artifacts",
+    "iter_capture_lines",
     "kb_files",
     "load_artifacts",
     "load_cards",
     "load_cases",
     "load_kb",
     "parse_artifact_line",
+    "parse_capture_line",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -680,6 +684,39 @@ def iter_artifacts(path: Path) -> Iterator[tuple[int, Artifact]]:
             ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
             raise
         yield number, artifact
+
+
+def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
+    """:func:`iter_artifacts` for the scorer: the same lines accepted, the same
+    errors, each line decoded by msgspec into an :data:`ArtifactLine` (no model
+    object per line)."""
+    source = str(path)
+    for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
+        try:
+            artifact = parse_capture_line(line, number=number, source=source)
+        except InputError:
+            ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
+            raise
+        yield number, artifact
+
+
+def parse_capture_line(line: str, *, number: int, source: str) -> ArtifactLine:
+    """One artifacts JSONL line decoded into an :data:`ArtifactLine`: what
+    :func:`parse_artifact_line` accepts, with its values and its errors."""
+    try:
+        artifact = decode_line(line)
+    except (msgspec.DecodeError, RecursionError):
+        return _fully_validated(line, number=number, source=source)
+    if needs_full_validation(artifact):
+        return _fully_validated(line, number=number, source=source)
+    return artifact
+
+
+def _fully_validated(line: str, *, number: int, source: str) -> ArtifactLine:
+    """A line msgspec refused or flagged, judged by the pydantic model: its error
+    (naming file, line, case, field and fix), or its value as a Struct."""
+    artifact = parse_artifact_line(line, number=number, source=source)
+    return msgspec.convert(artifact.model_dump(), ArtifactLine)
 
 
 def _artifact_at(obj: Any, *, number: int, source: str) -> Artifact:
