@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import msgspec
 from pydantic import ValidationError
 
 from recall_gate.adapters.dataset import parse_artifact_line, parse_capture_line
