@@ -8,8 +8,10 @@ line that carries one must agree with the others.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
@@ -71,7 +73,7 @@ def refuse_partial(source: str, number: int, coverage: Coverage) -> InputError:
     )
 
 
-def _all_ids(items: Sequence[RetrievedItem | str]) -> bool:
+def _all_ids(items: Sequence[RetrievedItem | str]) -> TypeGuard[Sequence[str]]:
     """Whether every item is a bare id (``str.join`` refuses anything else, at C speed)."""
     try:
         "".join(items)  # type: ignore[arg-type]
@@ -82,12 +84,11 @@ def _all_ids(items: Sequence[RetrievedItem | str]) -> bool:
 
 # A file path holds one of these (see ``looks_like_file_path``): ids without any
 # (``card-0042``, ``faq#3``) need no pattern search.
-_PATH_MARKS = ("/", "\\", ".", "~", ":")
+_PATH_MARK = re.compile(r"[/\\.~:]")
 
 
 def _may_be_paths(ids: Sequence[str]) -> bool:
-    joined = "\n".join(ids)
-    return any(mark in joined for mark in _PATH_MARKS)
+    return _PATH_MARK.search("\n".join(ids)) is not None
 
 
 class CaptureWatch:
@@ -253,14 +254,17 @@ class CaptureWatch:
             )
 
     def _see_paths(self, artifact: Artifact) -> None:
-        gold_ids = (*(artifact.must_cite_one_of or ()), *(artifact.relevant_ids or ()))
-        if _may_be_paths(gold_ids):
+        gold_ids = artifact.must_cite_one_of or ()
+        if artifact.relevant_ids:
+            gold_ids = (*gold_ids, *artifact.relevant_ids)
+        if gold_ids and _may_be_paths(gold_ids):
             for gold in gold_ids:
                 if looks_like_file_path(gold):
                     self._gold_paths = True
                     return
         if len(self._path_examples) < 3:
-            ranked = artifact.ranked_card_ids()
+            retrieved = artifact.retrieved
+            ranked = retrieved if _all_ids(retrieved) else artifact.ranked_card_ids()
             if not _may_be_paths(ranked):
                 return
             for ident in ranked:
