@@ -39,7 +39,9 @@ __all__ = [
     "RetrieverLine",
     "UnknownRule",
     "as_retriever",
+    "capture_line_schema",
     "decode_line",
+    "derive_struct",
     "needs_full_validation",
     "with_fields",
 ]
@@ -148,7 +150,7 @@ def _derived(
     struct = msgspec.defstruct(
         f"{model.__name__}Line",
         [(n, t) if d is msgspec.NODEFAULT else (n, t, d) for n, t, d in fields],
-        namespace=_methods(model),
+        namespace={**_methods(model), "__doc__": model.__doc__},
         module=__name__,
         kw_only=True,
         frozen=True,
@@ -156,6 +158,12 @@ def _derived(
     )
     structs[model] = struct
     return struct
+
+
+def derive_struct(model: type[BaseModel]) -> type[msgspec.Struct]:
+    """The Struct of a frozen, extra-forbidding model (and of the models it holds);
+    :class:`UnknownRule` if the model has a rule that would be lost."""
+    return _derived(model, {})
 
 
 _STRUCTS: dict[type[BaseModel], type[msgspec.Struct]] = {}
@@ -187,6 +195,16 @@ def as_retriever(retriever: Retriever) -> Retriever:
     if isinstance(retriever, Retriever):
         return retriever
     return Retriever.model_validate(msgspec.structs.asdict(retriever))
+
+
+def capture_line_schema() -> dict[str, Any]:
+    """The JSON Schema of a capture line, generated from its Structs (the docs' copy)."""
+    schema = msgspec.json.schema(ArtifactLine)
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "recall-gate capture line (one line of an artifacts JSONL file)",
+        **schema,
+    }
 
 
 def _coverage_fits(coverage: Coverage) -> bool:
