@@ -7,6 +7,7 @@ message naming the file, line, case, field and fix."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -15,7 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from recall_gate.adapters.dataset import parse_artifact_line, parse_capture_line
+from recall_gate.adapters.dataset import (
+    iter_artifacts,
+    iter_capture_lines,
+    parse_artifact_line,
+    parse_capture_line,
+)
 from recall_gate.adapters.files import describe_validation_error
 from recall_gate.core.records import Artifact, RetrievedItem
 from recall_gate.errors import InputError
@@ -287,3 +293,38 @@ def test_python_items_keep_their_kind_under_the_ordered_union(
     smart = _SmartUnionArtifact(case_id="c", retrieved=tuple(items))
     assert ordered.retrieved == smart.retrieved
     assert [type(i) for i in ordered.retrieved] == [type(i) for i in smart.retrieved]
+
+
+GOOD = b'{"case_id": "c1", "retrieved": ["a", {"id": "b#1", "parent_id": "b"}]}'
+FILES = {
+    "plain": GOOD + b"\n" + GOOD.replace(b"c1", b"c2") + b"\n",
+    "no final newline": GOOD,
+    "a byte-order mark": b"\xef\xbb\xbf" + GOOD + b"\n",
+    "CRLF": GOOD + b"\r\n" + GOOD.replace(b"c1", b"c2") + b"\r\n",
+    "blank lines, ASCII and Unicode": b"\n  \n" + GOOD + b"\n\xc2\xa0\xe2\x80\xa8\n\x1c\n",
+    "only Unicode blanks": b"\xc2\xa0\n\xe2\x80\xa8\n",
+    "empty": b"",
+    "only blanks": b" \n\t\n",
+    "not UTF-8 on line 2": GOOD + b"\n" + GOOD.replace(b"c1", b"c\xff") + b"\n",
+    "not UTF-8 after a bad line": b'{"case_id": 1}\n' + b"\xff\n",
+    "binary": b"\x00\x01\x02" + GOOD,
+    "a bad line": GOOD + b'\n{"case_id": "c2", "retrieved": [""]}\n',
+    "a language in another case": b'{"case_id": "c", "retrieved": [], "language": "PT-br"}\n',
+    "NaN score": b'{"case_id": "c", "retrieved": [{"id": "a", "score": NaN}]}\n',
+}
+
+
+def _read_all(reader: Any, path: Path) -> list[tuple[int, str]] | str:
+    try:
+        return [(n, _as_model(a).model_dump_json()) for n, a in reader(path)]
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("content", FILES.values(), ids=FILES.keys())
+def test_a_capture_file_reads_the_same_with_the_struct_reader(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(content)
+    assert _read_all(iter_capture_lines, path) == _read_all(iter_artifacts, path)

@@ -37,8 +37,10 @@ from pydantic import BaseModel, ValidationError
 
 from recall_gate.adapters.beir import is_beir_line, read_beir_corpus, read_beir_queries
 from recall_gate.adapters.files import (
+    decoded_line,
     describe_validation_error,
     ensure_readable,
+    iter_jsonl_byte_lines,
     iter_jsonl_lines,
     parse_yaml,
     read_text,
@@ -688,16 +690,29 @@ def iter_artifacts(path: Path) -> Iterator[tuple[int, Artifact]]:
 
 def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
     """:func:`iter_artifacts` for the scorer: the same lines accepted, the same
-    errors, each line decoded by msgspec into an :data:`ArtifactLine` (no model
-    object per line)."""
+    errors, each line's bytes decoded by msgspec into an :data:`ArtifactLine`
+    (no model object per line, no text decoding of a good line)."""
     source = str(path)
-    for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
+    decode, flagged = decode_line, needs_full_validation
+    content = False
+    for number, raw in iter_jsonl_byte_lines(path, what=ARTIFACTS_WHAT):
         try:
-            artifact = parse_capture_line(line, number=number, source=source)
-        except InputError:
-            ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
-            raise
+            artifact = decode(raw)
+        except (msgspec.DecodeError, RecursionError):
+            artifact = None
+        if artifact is None or flagged(artifact):
+            line = decoded_line(path, raw, what=ARTIFACTS_WHAT)
+            if line.isspace():  # blank as text (U+00A0, U+2028 …), as iter_artifacts skips it
+                continue
+            try:
+                artifact = _fully_validated(line, number=number, source=source)
+            except InputError:
+                ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
+                raise
+        content = True
         yield number, artifact
+    if not content:
+        read_text(path, what=ARTIFACTS_WHAT)  # raises: empty
 
 
 def parse_capture_line(line: str, *, number: int, source: str) -> ArtifactLine:
