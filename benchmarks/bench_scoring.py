@@ -234,21 +234,21 @@ def _worker_toolkit(path: Path, k: int, parser: str) -> dict[str, Any]:
 
 def _worker_floor(path: Path, parser: str, *, validate: bool) -> dict[str, Any]:
     """What reading the capture costs before any scoring: each line parsed
-    (``parse-floor``: the peers' parser, nothing checked) or validated against
-    the artifacts schema as ``score`` validates it (``validate-floor``)."""
-    from recall_gate.adapters.dataset import ARTIFACTS_WHAT, parse_capture_line
+    (``parse-floor``: the peers' parser, nothing checked) or decoded and validated
+    into the capture line's Struct as ``score`` reads it (``validate-floor``)."""
+    from recall_gate.adapters.dataset import ARTIFACTS_WHAT, iter_capture_lines
     from recall_gate.adapters.files import iter_jsonl_lines
 
     loads = _json_loads(parser)
-    source = str(path)
     started, cpu = time.perf_counter(), time.process_time()
     lines = 0
-    for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
-        if validate:
-            parse_capture_line(line, number=number, source=source)
-        else:
+    if validate:
+        for _ in iter_capture_lines(path):
+            lines += 1
+    else:
+        for _, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
             loads(line)
-        lines += 1
+            lines += 1
     return {
         "total_s": time.perf_counter() - started,
         "cpu_s": time.process_time() - cpu,
