@@ -38,7 +38,14 @@ def _section(path: Path, name: str) -> str:
 
 
 def _run_by_act_tests() -> set[str]:
-    return set(re.findall(r'_example_workflow\("([\w.-]+\.yml)"\)', ACT_TESTS.read_text()))
+    """The example workflows an act test runs as they are: by `_example_workflow(NAME)`
+    or by its path under examples/workflows/ in any act test module."""
+    found: set[str] = set()
+    for module in ACT_TESTS.parent.glob("*_act.py"):
+        text = module.read_text(encoding="utf-8")
+        found.update(re.findall(r'_example_workflow\("([\w.-]+\.yml)"\)', text))
+        found.update(re.findall(r'"examples" / "workflows" / "([\w.-]+\.yml)"', text))
+    return found
 
 
 PAGES = ("docs/pr-check.md", "docs/guide/score-mode.md")

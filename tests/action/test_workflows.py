@@ -111,23 +111,31 @@ def test_every_test_has_a_timeout_and_the_log_lists_the_slowest() -> None:
     assert "DURATIONS := --durations=" in makefile
 
 
-def test_the_pr_check_uses_this_action_with_least_privilege_per_pr() -> None:
+def test_the_pr_check_is_two_jobs_and_the_judge_is_the_base_commits_action() -> None:
+    """The pull request's code (this repository's own recall-gate, the built-in runner)
+    runs in the capture job, with no permissions; the judge checks out the BASE commit,
+    so `uses: ./` — the action that judges — is the base's, never the PR's."""
     data = load("retrieval-eval.yml")
     assert set(data["on"]) == {"pull_request"}
+    assert data["permissions"] == {}
     assert "github.event.pull_request.number" in data["concurrency"]["group"]
-    job = data["jobs"]["eval"]
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
-    steps = job["steps"]
-    gate = next(s for s in steps if s.get("uses") == "./")
+    capture, judge = data["jobs"]["capture"], data["jobs"]["judge"]
+    assert capture["permissions"] == {}
+    step = next(s for s in capture["steps"] if s.get("uses") == "./")
+    assert step["with"]["role"] == "capture"
+    assert "github-token" not in step["with"]
+    upload = next(s for s in capture["steps"] if "upload-artifact" in str(s.get("uses")))
+    assert upload["with"]["name"] == "recall-gate-capture"
+    assert judge["needs"] == "capture"
+    assert judge["permissions"] == {"contents": "read", "pull-requests": "write"}
+    checkout = next(s for s in judge["steps"] if "actions/checkout" in str(s.get("uses")))
+    assert checkout["with"]["ref"] == "${{ github.event.pull_request.base.sha }}"
+    gate = next(s for s in judge["steps"] if s.get("uses") == "./")
+    assert gate["with"]["role"] == "judge"
     # Fork PRs have a read-only token: skip the comment there (the workflow_run path posts it).
     assert "head.repo.full_name == github.repository" in gate["with"]["comment"]
-    # A PR that edits baselines/ is compared with the base branch's copy.
-    assert gate["with"]["baseline-ref"] == "${{ github.event.pull_request.base.sha }}"
-    checkout = next(s for s in steps if "actions/checkout" in str(s.get("uses")))
-    assert checkout["with"]["fetch-depth"] == 0
-    upload = next(s for s in steps if "upload-artifact" in str(s.get("uses")))
-    assert upload["with"]["name"] == "recall-gate-results"
-    assert upload["with"]["path"] == "${{ steps.gate.outputs.results-json }}"
+    for job in (capture, judge):
+        assert not any("run" in s for s in job["steps"]), "no shell step of our own"
 
 
 def test_the_fork_comment_path_never_runs_pr_code_nor_trusts_a_pr_number() -> None:
@@ -147,8 +155,9 @@ def test_the_fork_comment_path_never_runs_pr_code_nor_trusts_a_pr_number() -> No
     download = next(s for s in steps if "download-artifact" in str(s.get("uses")))
     assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
     gate = next(s for s in steps if s.get("uses") == "./")
-    # The artifact is data for the schema-validating `results` input, nothing else.
-    assert gate["with"]["results"].endswith("/results.json")
+    # The artifact is data for the judge: a capture it scores, nothing else.
+    assert gate["with"]["role"] == "judge"
+    assert gate["with"]["artifacts"].endswith("/capture.jsonl")
     assert "mode" not in gate["with"]
     assert gate["with"]["fail-on-gate"] == "false", "the PR's own check enforces the verdict"
     text = (WORKFLOWS / "retrieval-comment.yml").read_text(encoding="utf-8")

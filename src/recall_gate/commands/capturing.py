@@ -19,11 +19,13 @@ from recall_gate.commands.arguments import (
     add_baseline_comparison,
     add_config,
     add_gate,
+    add_no_score,
     add_outputs,
     add_strict,
     non_negative_int,
     positive_int,
     positive_seconds,
+    refuse_outputs_without_score,
     shard_spec,
 )
 from recall_gate.commands.context import Console, Handler, display_path
@@ -94,6 +96,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="capture and report, but exit 0 on a failed gate (a later step, e.g. the "
         "action in score mode, judges); exit codes 2 and 3 still say it could not run",
     )
+    add_no_score(p)
     run = p.add_argument_group("running the cases (see docs/large-evaluation-sets.md)")
     run.add_argument(
         "--concurrency",
@@ -291,6 +294,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         )
     if args.shard is not None:
         _refuse_outputs_for_a_shard(args)
+    refuse_outputs_without_score(args)
     # Judged at a base revision: the base's cases run (as the base has them) plus the
     # pull request's new ones; only the base's are judged.
     located, plan = judged_cases(settings, working_tree_cases(settings))
@@ -332,6 +336,8 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         pacing=_pacing(args, settings.config),
     )
     _say_captured(captured, args=args, console=console, k=settings.k, resumed=resumed)
+    if args.no_score:
+        return 0  # the capture job of a two-job PR check: the judge job scores it
     if captured.coverage is not None:
         console.stderr.write(
             f"recall-gate: {captured.coverage.describe()} is not scored on its own: capture "

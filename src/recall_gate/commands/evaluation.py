@@ -37,9 +37,11 @@ from recall_gate.commands.arguments import (
     add_baseline_comparison,
     add_config,
     add_gate,
+    add_no_score,
     add_outputs,
     add_strict,
     positive_int,
+    refuse_outputs_without_score,
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
@@ -132,6 +134,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(run, required=True)
     run.add_argument("--k", type=positive_int, metavar="K")
     run.add_argument("--artifacts-out", type=Path, metavar="PATH", help="write the capture here")
+    add_no_score(run)
     add_strict(run)
     add_outputs(run)
     add_gate(run)
@@ -783,6 +786,12 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
             "the config sets no `kb` or no `cases`",
             fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config",
         )
+    if args.no_score and args.artifacts_out is None:
+        raise InputError(
+            "run --no-score writes only the capture, and --artifacts-out names no file for it",
+            fix="add --artifacts-out PATH (the judge scores that file with `recall-gate score`)",
+        )
+    refuse_outputs_without_score(args)
     cards = load_cards(config.kb, files=settings.kb_files())
     located, plan = judged_cases(settings, working_tree_cases(settings))
     fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
@@ -796,6 +805,8 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     retriever = _builtin_retriever(config, captured.embedder_id)
     if args.artifacts_out is not None:
         write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
+    if args.no_score:
+        return 0  # the capture job of a two-job PR check: the judge job scores it
     judged_ids = {c.id for c in judged}
     artifacts = [a for a in captured.artifacts if a.case_id in judged_ids]
     new = [a for a in captured.artifacts if a.case_id not in judged_ids]
