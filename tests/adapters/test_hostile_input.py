@@ -117,7 +117,7 @@ def test_a_line_much_longer_than_a_block_is_never_re_copied_per_block() -> None:
     _CountingBlock.copied = 0
     blocks = [_CountingBlock("y" * 64) for _ in range(2_000)] + [_CountingBlock("\nz")]
 
-    lines = list(files._split_lines(blocks))
+    lines = list(files._split_lines(blocks, "\n"))
 
     assert lines == ["y" * 128_000, "z"]
     # Each character is copied a bounded number of times, however many blocks

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import itertools
 import json
 import os
 import re
@@ -26,7 +27,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, AnyStr, Final
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
@@ -40,10 +41,12 @@ __all__ = [
     "MAX_NESTING",
     "atomic_file",
     "atomic_write_text",
+    "decoded_line",
     "describe_validation_error",
     "dump_json",
     "encode_text",
     "ensure_readable",
+    "iter_jsonl_byte_lines",
     "iter_jsonl_lines",
     "parse_json",
     "parse_yaml",
@@ -263,7 +266,7 @@ def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
     content = False
     with handle:
         try:
-            for line in _split_lines(iter(lambda: handle.read(_BLOCK_CHARS), "")):
+            for line in _split_lines(iter(lambda: handle.read(_BLOCK_CHARS), ""), "\n"):
                 number += 1
                 if line and not line.isspace():  # i.e. line.strip()
                     content = True
@@ -275,26 +278,60 @@ def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
         read_text(path, what=what)  # raises: empty
 
 
-def _split_lines(blocks: Iterable[str]) -> Iterator[str]:
-    """The "\n"-separated lines of a text given in blocks, in time linear in its size.
+def iter_jsonl_byte_lines(path: Path, *, what: str) -> Iterator[tuple[int, bytes]]:
+    """:func:`iter_jsonl_lines` as UTF-8 bytes, for a decoder that reads bytes
+    (and checks their UTF-8 itself): the same lines, numbers and errors, but a
+    line is not decoded here. A caller that cannot use a line decodes it with
+    :func:`decoded_line`, which raises :func:`read_text`'s error for bad UTF-8."""
+    try:
+        handle = path.open("rb")
+    except OSError:
+        read_text(path, what=what)  # raises the message of an unreadable path
+        raise
+    number = 0
+    content = False
+    with handle:
+        first = handle.read(_BLOCK_CHARS).removeprefix(codecs.BOM_UTF8)
+        blocks = itertools.chain((first,), iter(lambda: handle.read(_BLOCK_CHARS), b""))
+        for line in _split_lines(blocks, b"\n"):
+            number += 1
+            if line and not line.isspace():
+                content = True
+                yield number, line
+    if not content:
+        read_text(path, what=what)  # raises: empty, binary or not UTF-8
+
+
+def decoded_line(path: Path, line: bytes, *, what: str) -> str:
+    """A line of :func:`iter_jsonl_byte_lines` as text; read_text's error if it is not UTF-8."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        read_text(path, what=what)  # raises: binary or not UTF-8
+        raise
+
+
+def _split_lines(blocks: Iterable[AnyStr], newline: AnyStr) -> Iterator[AnyStr]:
+    """The ``newline``-separated lines of a text given in blocks, in time linear in its size.
 
     A line longer than a block is gathered as a list of pieces and joined once
     when its end arrives: re-joining the partial line to every new block would
     copy it again per block (quadratic: 25 s for a 400 MB line). The last line
     is yielded even without a final "\n", unless it is empty.
     """
-    partial: list[str] = []
+    partial: list[AnyStr] = []
+    empty = newline[:0]
     for block in blocks:
-        lines = block.split("\n")
+        lines = block.split(newline)
         if len(lines) == 1:
             partial.append(block)
             continue
         if partial:
             partial.append(lines[0])
-            lines[0] = "".join(partial)
+            lines[0] = empty.join(partial)
         partial = [lines.pop()]
         yield from lines
-    tail = "".join(partial)
+    tail = empty.join(partial)
     if tail:
         yield tail
 

@@ -17,7 +17,7 @@ from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
 from recall_gate.adapters.base_revision import load_cases_at
 from recall_gate.adapters.baseline_store import read_baseline_in
 from recall_gate.adapters.config import Config
-from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
+from recall_gate.adapters.dataset import iter_capture_lines, load_cards, load_cases
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.query_log import load_query_log
@@ -63,6 +63,7 @@ from recall_gate.core.base_judging import (
     plan_cases,
     relabels,
 )
+from recall_gate.core.capture_line import with_fields
 from recall_gate.core.coverage import kb_coverage, kb_retrieved, render_coverage
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
@@ -246,7 +247,7 @@ _LABEL_FIELDS = ("must_cite_one_of", "relevant_ids", "language", "case_type")
 
 def _unlabelled(artifact: Artifact) -> Artifact:
     """The line without its case fields: the cases that judge it label it."""
-    return artifact.model_copy(update=dict.fromkeys(_LABEL_FIELDS))
+    return with_fields(artifact, **dict.fromkeys(_LABEL_FIELDS))
 
 
 def split_for_plan(
@@ -592,7 +593,7 @@ def _cmd_score(args: argparse.Namespace, console: Console) -> int:
     plan = None
     if case_paths:
         located, plan = judged_cases(settings, working_tree_cases(settings))
-    artifacts: Iterable[tuple[int, Artifact]] = iter_artifacts(args.artifacts)
+    artifacts: Iterable[tuple[int, Artifact]] = iter_capture_lines(args.artifacts)
     added: list[Artifact] = []
     not_captured: list[str] = []
     relabelled: list[str] = []
@@ -684,7 +685,7 @@ def _score_run(args: argparse.Namespace, settings: Settings, console: Console) -
     if run_format == "jsonl":
         refuse_unfinished_capture(run_path)
     artifacts = (
-        iter_artifacts(run_path)
+        iter_capture_lines(run_path)
         if run_format == "jsonl"
         else run_artifacts(read_trec_run(run_path))
     )
