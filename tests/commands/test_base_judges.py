@@ -560,3 +560,41 @@ def test_a_pr_that_turns_one_tolerance_into_tolerances_by_metric_names_each_chan
     assert "gate.max_regression.hit 0.05 → 0.5; gate.max_regression.mrr 0.05 → unset" in run.out
     assert "gate.max_regression.recall 0.05 → unset" in run.out
     assert "gate.max_regression.ndcg" not in run.out
+
+
+# --- merge queue: the group's base SHA judges ------------------------------------------
+
+
+def test_a_merge_group_run_is_judged_at_the_group_base_sha(repo: Path, tmp_path: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    # The queued pull request lowered its own committed baseline to its regressed run.
+    assert cli(repo, "score", "--artifacts", str(bad), "--json", "bad.json").code == 1
+    lowered = cli(repo, "baseline", "update", "--results", "bad.json", "--reason", "noise")
+    assert lowered.code == 0, lowered.err
+    event = tmp_path / "event.json"
+    event.write_text(
+        json.dumps({"merge_group": {"base_sha": base, "head_sha": "f" * 40}}), encoding="utf-8"
+    )
+    environ = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "merge_group",
+        "GITHUB_EVENT_PATH": str(event),
+    }
+    run = cli(repo, "score", "--artifacts", str(bad), environ=environ)
+    assert run.code == 1, run.out + run.err
+    assert f"at {base[:12]}" in run.out
+
+
+def test_a_merge_group_event_without_a_base_sha_is_refused(repo: Path, tmp_path: Path) -> None:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"merge_group": {"head_sha": "f" * 40}}), encoding="utf-8")
+    environ = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "merge_group",
+        "GITHUB_EVENT_PATH": str(event),
+    }
+    good = write_capture(repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(repo, "score", "--artifacts", str(good), environ=environ)
+    assert run.code == 2, run.out + run.err
+    assert "merge_group" in run.err and "base_sha" in run.err

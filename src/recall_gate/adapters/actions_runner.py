@@ -199,9 +199,16 @@ class _WorkflowRun(_EventRecord):
     pull_requests: tuple[_RunPull, ...] = ()
 
 
+class _MergeGroup(_EventRecord):
+    # A merge queue's group: base_sha is the commit the queued changes merge onto.
+    base_sha: str
+    head_sha: str | None = None
+
+
 class _Event(_EventRecord):
     pull_request: _PullRequest | None = None
     workflow_run: _WorkflowRun | None = None
+    merge_group: _MergeGroup | None = None
     repository: _Repository | None = None
 
 
@@ -213,6 +220,7 @@ class EventContext:
     ``pull_request_target``), never read from anything a PR author controls.
     For ``workflow_run`` the run's ``head_sha`` and ``head_label``
     (``owner:branch``) are given, and the PR has to be found from them.
+    For ``merge_group`` (a merge queue) the group's ``base_sha`` judges.
     """
 
     repository: str | None = None
@@ -264,5 +272,10 @@ def load_event(path: Path) -> EventContext:
             head_sha=run.head_sha,
             head_label=label,
             base_sha=base.sha if base is not None else None,
+        )
+    if event.merge_group is not None:
+        group = event.merge_group
+        return EventContext(
+            repository=repository, head_sha=group.head_sha, base_sha=group.base_sha
         )
     return EventContext(repository=repository)

@@ -96,7 +96,7 @@ GATE_KEYS: tuple[str, ...] = tuple(
 )
 
 # Events whose payload names the pull request's base commit.
-_PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "workflow_run")
+_PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "merge_group", "workflow_run")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -433,8 +433,9 @@ def _event_base_sha(console: Console) -> str | None:
         return None
     sha = load_event(_against_cwd(console, path)).base_sha
     if sha is None and event != "workflow_run":
+        field = "merge_group.base_sha" if event == "merge_group" else "pull_request.base.sha"
         raise InputError(
-            f"{path}: the {event} event names no pull_request.base.sha",
+            f"{path}: the {event} event names no {field}",
             fix="run the check on a pull request event, or set the baseline-ref input",
         )
     return sha
