@@ -267,8 +267,10 @@ def test_actions_report_derives_the_verdict_from_the_regressions_never_the_verdi
     done, output = _verdict_output(regressed, "comparison.json")
 
     assert done.code == 0, done.err
-    assert "\nfail\n" in output and "\npass\n" not in output
-    assert "regressions<<" in output and f"\n{enforced}\n" in output
+    assert "\nfail\n" in output
+    assert "\npass\n" not in output
+    assert "regressions<<" in output
+    assert f"\n{enforced}\n" in output
     assert "recall-gate%3A comparison edited" in done.out
 
 
@@ -294,7 +296,8 @@ def test_actions_report_counts_an_exemption_its_numbers_do_not_bear_out_as_a_reg
 
     _, output = _verdict_output(regressed, "comparison.json")
 
-    assert "\nfail\n" in output and "\npass\n" not in output
+    assert "\nfail\n" in output
+    assert "\npass\n" not in output
 
 
 def test_actions_report_leaves_an_unedited_comparison_as_it_is(regressed: Path) -> None:

@@ -275,7 +275,5 @@ def load_event(path: Path) -> EventContext:
         )
     if event.merge_group is not None:
         group = event.merge_group
-        return EventContext(
-            repository=repository, head_sha=group.head_sha, base_sha=group.base_sha
-        )
+        return EventContext(repository=repository, head_sha=group.head_sha, base_sha=group.base_sha)
     return EventContext(repository=repository)

@@ -318,9 +318,7 @@ def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
         (observed := doc.metrics.get(name)) is None or observed < floor
         for name, floor in gate.floors.items()
     )
-    failing = len(gate.regressions) + sum(
-        1 for r in gate.exempt if not _exemption_holds(r, gate)
-    )
+    failing = len(gate.regressions) + sum(1 for r in gate.exempt if not _exemption_holds(r, gate))
     verdict: Verdict
     if floors_missed or (gate.tolerances and failing):
         verdict = "fail"
