@@ -599,3 +599,58 @@ def test_a_merge_group_event_without_a_base_sha_is_refused(repo: Path, tmp_path:
     assert run.code == 2, run.out + run.err
     assert "merge_group" in run.err
     assert "base_sha" in run.err
+
+
+# --- the config is found in the base's tree, from the working directory up --------------
+
+
+def test_a_nearer_config_a_pr_adds_never_judges_and_is_named_as_applying_after_merge(
+    repo: Path,
+) -> None:
+    sub = repo / "service"
+    sub.mkdir()
+    # The PR adds service/recall-gate.yaml: no tolerance, the same cases.
+    (sub / "recall-gate.yaml").write_text(
+        CONFIG.replace("max_regression: 0.05", "max_regression: null").replace(
+            "cases: cases.yaml", "cases: ../cases.yaml"
+        ),
+        encoding="utf-8",
+    )
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    run = cli(sub, "score", "--artifacts", str(bad), "--baseline-ref", "main")
+    assert run.code == 1, run.out + run.err
+    assert "This pull request adds recall-gate.yaml, nearer the working directory" in run.out
+    assert "judged by the base's config ../recall-gate.yaml at main" in run.out
+    assert "the base has no config" not in run.out
+
+
+def test_a_nearer_config_a_pr_adds_is_named_in_the_comparison_json(repo: Path) -> None:
+    sub = repo / "service"
+    sub.mkdir()
+    (sub / "recall-gate.yaml").write_text("k: 5\n", encoding="utf-8")
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    run = cli(
+        sub,
+        "score",
+        "--artifacts",
+        str(bad),
+        "--baseline-ref",
+        "main",
+        "--comparison-json",
+        "c.json",
+    )
+    assert run.code == 1, run.out + run.err
+    doc = json.loads((sub / "c.json").read_text(encoding="utf-8"))
+    assert doc["pull_request"]["config_after_merge"] == "recall-gate.yaml"
+    assert doc["verdict"] == "fail"
+
+
+def test_a_sub_folder_run_without_pr_change_is_judged_by_the_parent_config_silently(
+    repo: Path,
+) -> None:
+    sub = repo / "service"
+    sub.mkdir()
+    good = write_capture(repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(sub, "score", "--artifacts", str(good), "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "This pull request" not in run.out

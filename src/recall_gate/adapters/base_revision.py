@@ -17,9 +17,24 @@ from recall_gate.adapters.git import BaseTree
 from recall_gate.core.records import Case
 from recall_gate.errors import InputError
 
-__all__ = ["load_cases_at"]
+__all__ = ["find_config_at", "load_cases_at"]
 
 _CASE_SUFFIXES = (".yaml", ".yml", ".jsonl")
+
+
+def find_config_at(tree: BaseTree, start: Path, name: str) -> Path | None:
+    """The nearest file called ``name`` at the revision, from ``start`` up to
+    the work tree's root, as :func:`~recall_gate.adapters.config.find_config`
+    finds it on disk; ``None`` when the revision has none on that path. A
+    config a pull request adds nearer to ``start`` is not the base's, so it is
+    never found here."""
+    for folder in (start, *start.parents):
+        relative = tree.relative(folder / name)
+        if relative is None:
+            return None  # above the work tree's root
+        if tree.read(relative) is not None:
+            return folder / name
+    return None
 
 
 def load_cases_at(tree: BaseTree, paths: Sequence[Path]) -> list[tuple[str, Case]] | None:

@@ -47,7 +47,8 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    `gate.max_regression`; a version-4 document still reads (its one
 #    tolerance applies to every gated metric). Optional, absent in older
 #    documents: a case's `returned_before` / `returned_after` (fewer than k
-#    cards), `run.outside_kb`, `baseline.short_of_k`.
+#    cards), `run.outside_kb`, `baseline.short_of_k`,
+#    `pull_request.config_after_merge`.
 COMPARISON_SCHEMA_VERSION = 5
 
 
@@ -180,6 +181,8 @@ class PullRequestRecord(_Part):
     relabelled: tuple[str, ...]
     not_captured: tuple[str, ...]
     oracle: str | None = None  # the base's cases, when not from a cases file
+    # A nearer config only the pull request has (absent in older documents).
+    config_after_merge: str | None = None
 
 
 class BaselineRecord(_Part):
@@ -403,6 +406,7 @@ def _pull_request(pr: PullRequestChanges | None) -> PullRequestRecord | None:
         ref=pr.ref,
         config=pr.config,
         config_at_base=pr.config_at_base,
+        config_after_merge=pr.config_after_merge,
         cases_at_base=pr.cases_at_base,
         gate=tuple(_setting_change(c) for c in pr.gate),
         added=tuple(NewCaseRecord(case_id=c.case_id, hit=c.hit) for c in pr.added),
