@@ -122,8 +122,8 @@ class PullRequestChanges:
     ``gate``: settings the base's ``recall-gate.yaml`` has otherwise (base →
     pull request). ``config_after_merge``: a config nearer the working
     directory that only the pull request has; it never judges. ``removed`` /
-    ``relabelled``: cases still judged by the base's version. ``not_captured``: base cases the scored capture lacks,
-    scored as misses. ``added``: new cases, reported only. ``oracle``: where
+    ``relabelled``: cases still judged by the base's version.
+    ``not_captured``: base cases the scored capture lacks, scored as misses. ``added``: new cases, reported only. ``oracle``: where
     the base's cases come from when not from a cases file (a capture that
     labels itself is judged by the case records of the base's baseline).
     """
