@@ -123,9 +123,10 @@ class PullRequestChanges:
     pull request). ``config_after_merge``: a config nearer the working
     directory that only the pull request has; it never judges. ``removed`` /
     ``relabelled``: cases still judged by the base's version.
-    ``not_captured``: base cases the scored capture lacks, scored as misses. ``added``: new cases, reported only. ``oracle``: where
-    the base's cases come from when not from a cases file (a capture that
-    labels itself is judged by the case records of the base's baseline).
+    ``not_captured``: base cases the scored capture lacks, scored as misses.
+    ``added``: new cases, reported only. ``oracle``: where the base's cases
+    come from when not from a cases file (a capture that labels itself is
+    judged by the case records of the base's baseline).
     """
 
     ref: str
