@@ -654,3 +654,70 @@ def test_a_sub_folder_run_without_pr_change_is_judged_by_the_parent_config_silen
     run = cli(sub, "score", "--artifacts", str(good), "--baseline-ref", "main")
     assert run.code == 0, run.out + run.err
     assert "This pull request" not in run.out
+
+
+# --- score --run --qrels: the base's qrels are the oracle ---------------------------------
+
+
+def write_qrels(repo: Path, gold: Mapping[int, str]) -> None:
+    lines = [f"case-{i:02d} 0 {card} 1" for i, card in sorted(gold.items())]
+    (repo / "qrels.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def qrels_repo(tmp_path: Path) -> Path:
+    """``main``: a config without cases, TREC qrels, the baseline of a good run."""
+    root = tmp_path / "trec"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "recall-gate.yaml").write_text(
+        CONFIG.replace("cases: cases.yaml\n", ""), encoding="utf-8"
+    )
+    write_qrels(root, {i: f"card-{i}" for i in range(N)})
+    good = write_capture(root, "good.jsonl", GOOD_MISSES, range(N))
+    made = cli(root, "score", "--run", str(good), "--qrels", "qrels.txt", "--json", "good.json")
+    assert made.code == 0, made.out + made.err
+    made = cli(root, "baseline", "update", "--results", "good.json", "--reason", "base")
+    assert made.code == 0, made.err
+    git(root, "add", "recall-gate.yaml", "qrels.txt", "baselines/default.json")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+def test_qrels_a_pr_edits_never_become_the_oracle(qrels_repo: Path) -> None:
+    # The PR makes each regressed query's relevant document the one it now ranks first.
+    write_qrels(
+        qrels_repo, {i: (f"other-{i}-0" if i in REGRESSED else f"card-{i}") for i in range(N)}
+    )
+    bad = write_capture(qrels_repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    run = cli(qrels_repo, "score", "--run", str(bad), "--qrels", "qrels.txt")
+    assert run.code == 0, "without a base, the edited qrels judge (the control)"
+    run = cli(
+        qrels_repo, "score", "--run", str(bad), "--qrels", "qrels.txt", "--baseline-ref", "main"
+    )
+    assert run.code == 1, run.out + run.err
+    assert "this pull request changes qrels.txt: it is judged by the base's version at main" in (
+        run.err
+    )
+
+
+def test_an_unchanged_qrels_file_judged_at_the_base_says_nothing_of_it(qrels_repo: Path) -> None:
+    good = write_capture(qrels_repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(
+        qrels_repo, "score", "--run", str(good), "--qrels", "qrels.txt", "--baseline-ref", "main"
+    )
+    assert run.code == 0, run.out + run.err
+    assert "changes qrels.txt" not in run.err
+
+
+def test_a_malformed_qrels_file_at_the_base_is_named_at_the_ref(qrels_repo: Path) -> None:
+    (qrels_repo / "qrels.txt").write_text("case-00 card-0 1\n", encoding="utf-8")
+    git(qrels_repo, "commit", "-q", "-am", "broken qrels")
+    write_qrels(qrels_repo, {i: f"card-{i}" for i in range(N)})
+    good = write_capture(qrels_repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(
+        qrels_repo, "score", "--run", str(good), "--qrels", "qrels.txt", "--baseline-ref", "main"
+    )
+    assert run.code == 2, run.out + run.err
+    assert "main:qrels.txt" in run.err
+    assert "recall-gate-base." not in run.err
