@@ -41,6 +41,7 @@ from typing import Final, TextIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from recall_gate.adapters.files import describe_validation_error, read_text, too_deep
+from recall_gate.adapters.log_lines import write_workflow_command
 from recall_gate.core.annotations import AnnotationLevel
 from recall_gate.core.github_limits import SUMMARY_MAX_BYTES
 from recall_gate.errors import InputError
@@ -139,7 +140,7 @@ class ActionsRunner:
             self.stream.write(prefix + message + "\n")
             return
         props = f" title={escape_property(title)}" if title else ""
-        self.stream.write(f"::{level}{props}::{escape_data(message)}\n")
+        write_workflow_command(self.stream, f"::{level}{props}::{escape_data(message)}")
 
     # -- internals ---------------------------------------------------------------
 
