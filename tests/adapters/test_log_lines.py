@@ -17,7 +17,7 @@ from recall_gate.adapters.log_lines import (
 
 def written(*pieces: str) -> str:
     buffer = io.StringIO()
-    stream = GuardedStream(buffer)  # type: ignore[abstract]
+    stream = GuardedStream(buffer)
     for piece in pieces:
         stream.write(piece)
     stream.flush()
@@ -59,7 +59,7 @@ def test_tab_line_feed_and_carriage_return_pass() -> None:
 
 def test_the_sanctioned_workflow_command_starts_its_own_line() -> None:
     buffer = io.StringIO()
-    stream = guarded(buffer)  # type: ignore[arg-type]
+    stream = guarded(buffer)
     stream.write("half a line :")
     write_workflow_command(stream, "::error title=recall-gate::lost")
     assert buffer.getvalue() == "half a line :\n::error title=recall-gate::lost\n"
@@ -71,7 +71,7 @@ def test_an_annotation_is_written_through_the_sanctioned_function() -> None:
         output_path=None,
         summary_path=None,
         stream=guarded(buffer),
-        commands=True,  # type: ignore[arg-type]
+        commands=True,
     )
     runner.annotate("warning", "::warning::x\n::set-output name=a::b", title="recall-gate")
     assert buffer.getvalue() == (
@@ -81,12 +81,12 @@ def test_an_annotation_is_written_through_the_sanctioned_function() -> None:
 
 def test_the_progress_bar_terminal_control_passes() -> None:
     buffer = io.StringIO()
-    stream = guarded(buffer)  # type: ignore[arg-type]
+    stream = guarded(buffer)
     write_terminal_control(stream, "\r\x1b[2K")
     stream.write("recall-gate: 3/10")
     assert buffer.getvalue() == "\r\x1b[2Krecall-gate: 3/10"
 
 
 def test_a_stream_is_guarded_once() -> None:
-    stream = guarded(io.StringIO())  # type: ignore[arg-type]
+    stream = guarded(io.StringIO())
     assert guarded(stream) is stream

@@ -111,7 +111,7 @@ class GuardedStream(io.TextIOBase):
 def guarded(stream: TextIO) -> TextIO:
     """``stream`` behind a :class:`GuardedStream` (once: a guarded one is returned as it is)."""
     if isinstance(stream, GuardedStream):
-        return stream  # type: ignore[return-value]
+        return stream
     return GuardedStream(stream)  # type: ignore[return-value]
 
 
