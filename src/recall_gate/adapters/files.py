@@ -245,14 +245,21 @@ def describe_validation_error(exc: ValidationError) -> str:
 _BLOCK_CHARS = 1 << 22
 
 
-def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
+class _LineTooLong(Exception):
+    """A line longer than the reader's cap (its number is the reader's to give)."""
+
+
+def iter_jsonl_lines(
+    path: Path, *, what: str, max_line_chars: int | None = None
+) -> Iterator[tuple[int, str]]:
     """The non-blank lines of a JSONL file with their numbers, streamed in blocks.
 
     What ``_jsonl(read_text(path, what=what))`` walks, in flat memory: lines are
     split on "\n" only and numbered the same way. An unreadable, undecodable or
     empty file raises :func:`read_text`'s error. A caller that rejects a line must
     call :func:`ensure_readable` first: a binary or non-UTF-8 file is reported as
-    such even when the bad byte comes after the bad line.
+    such even when the bad byte comes after the bad line. ``max_line_chars``: a
+    longer line is an InputError naming it, raised before it is held whole.
     """
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
@@ -263,11 +270,19 @@ def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
     content = False
     with handle:
         try:
-            for line in _split_lines(iter(lambda: handle.read(_BLOCK_CHARS), "")):
+            for line in _split_lines(
+                iter(lambda: handle.read(_BLOCK_CHARS), ""), limit=max_line_chars
+            ):
                 number += 1
                 if line and not line.isspace():  # i.e. line.strip()
                     content = True
                     yield number, line
+        except _LineTooLong:
+            raise InputError(
+                f"{path}:{number + 1}: a line longer than {max_line_chars:,} characters "
+                f"(the cap of a line of an {what})",
+                fix="one line holds one record; check the program that wrote the file",
+            ) from None
         except UnicodeDecodeError:
             read_text(path, what=what)  # raises: binary or not UTF-8
             raise
@@ -275,25 +290,39 @@ def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
         read_text(path, what=what)  # raises: empty
 
 
-def _split_lines(blocks: Iterable[str]) -> Iterator[str]:
+def _split_lines(blocks: Iterable[str], *, limit: int | None = None) -> Iterator[str]:
     """The "\n"-separated lines of a text given in blocks, in time linear in its size.
 
     A line longer than a block is gathered as a list of pieces and joined once
     when its end arrives: re-joining the partial line to every new block would
     copy it again per block (quadratic: 25 s for a 400 MB line). The last line
-    is yielded even without a final "\n", unless it is empty.
+    is yielded even without a final "\n", unless it is empty. ``limit``: a line
+    longer than that raises :class:`_LineTooLong` as soon as it is seen.
     """
     partial: list[str] = []
+    held = 0  # characters in ``partial``
     for block in blocks:
         lines = block.split("\n")
         if len(lines) == 1:
             partial.append(block)
+            held += len(block)
+            if limit is not None and held > limit:
+                raise _LineTooLong
             continue
         if partial:
             partial.append(lines[0])
             lines[0] = "".join(partial)
         partial = [lines.pop()]
-        yield from lines
+        held = len(partial[0])
+        if limit is None:
+            yield from lines
+            continue
+        for line in lines:
+            if len(line) > limit:
+                raise _LineTooLong
+            yield line
+        if held > limit:
+            raise _LineTooLong
     tail = "".join(partial)
     if tail:
         yield tail
