@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from recall_gate import __version__
-from recall_gate.adapters.log_lines import guarded
+from recall_gate.adapters.log_lines import end_output, guarded
 from recall_gate.commands import (
     baselines,
     capturing,
@@ -201,6 +201,9 @@ def main(
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
         console.stderr.write(_error_message(exc, debug=debug))
         return _exit_code(exc)
+    finally:
+        end_output(console.stdout)
+        end_output(console.stderr)
 
 
 def _exit_code(exc: BaseException) -> int:

@@ -9,6 +9,7 @@ import pytest
 from recall_gate.adapters.actions_runner import ActionsRunner
 from recall_gate.adapters.log_lines import (
     GuardedStream,
+    end_output,
     guarded,
     write_terminal_control,
     write_workflow_command,
@@ -90,3 +91,11 @@ def test_the_progress_bar_terminal_control_passes() -> None:
 def test_a_stream_is_guarded_once() -> None:
     stream = guarded(io.StringIO())
     assert guarded(stream) is stream
+
+
+def test_the_end_of_the_output_writes_what_was_held() -> None:
+    buffer = io.StringIO()
+    stream = guarded(buffer)
+    stream.write("done\n  :")
+    end_output(stream)
+    assert buffer.getvalue() == "done\n  :"

@@ -31,6 +31,7 @@ from typing import Final, TextIO
 
 __all__ = [
     "GuardedStream",
+    "end_output",
     "guarded",
     "write_terminal_control",
     "write_workflow_command",
@@ -100,6 +101,11 @@ class GuardedStream(io.TextIOBase):
             self._release()
         self._stream.flush()
 
+    def end(self) -> None:
+        """Write what is held (the command's output is complete) and flush."""
+        self._release()
+        self._stream.flush()
+
     def isatty(self) -> bool:
         return self._stream.isatty()
 
@@ -113,6 +119,14 @@ def guarded(stream: TextIO) -> TextIO:
     if isinstance(stream, GuardedStream):
         return stream
     return GuardedStream(stream)  # type: ignore[return-value]
+
+
+def end_output(stream: TextIO) -> None:
+    """The end of a command's output on ``stream``: nothing held back is lost."""
+    if isinstance(stream, GuardedStream):
+        stream.end()
+    else:
+        stream.flush()
 
 
 def write_workflow_command(stream: TextIO, command: str) -> None:
