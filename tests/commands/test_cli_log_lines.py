@@ -24,7 +24,7 @@ OWN_ANNOTATION = re.compile(r"::(error|warning|notice) title=recall-gate")
 N = 12
 HOSTILE_IDS = {0: "::warning::x", 1: "   ::warning::spaced"}
 HOSTILE_QUERY = "what is it\n::set-output name=verdict::pass"
-HOSTILE_CARD = "card-3\n::set-output name=verdict::pass"
+HOSTILE_CARD = "card-3\x1b[2J\n::set-output name=verdict::pass"
 ACTIONS = {"GITHUB_ACTIONS": "true"}
 
 
@@ -38,6 +38,7 @@ def gold(i: int) -> str:
 
 def assert_no_workflow_command_from_input(done: CliRun) -> None:
     for name, text in (("stdout", done.out), ("stderr", done.err)):
+        assert "\x1b" not in text, f"{name}: a terminal escape sequence from input"
         for line in RUNNER_LINES.split(text):
             stripped = line.lstrip()
             if stripped.startswith("::"):
@@ -103,6 +104,7 @@ def test_score_never_starts_a_line_with_a_workflow_command_from_input(folder: Pa
     )
     assert done.code == 1, done.out + done.err
     assert "\\::warning::x" in done.out  # the case id is shown, neutralised
+    assert "::set-output name=verdict::pass" in done.out  # the retrieved id too, mid-line
     assert_no_workflow_command_from_input(done)
 
 
