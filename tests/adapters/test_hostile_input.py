@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,3 +224,23 @@ def test_writing_onto_a_folder_is_an_input_error_naming_it(tmp_path: Path) -> No
     assert caught.value.message == f"{tmp_path / 'report.md'}: cannot write: Is a directory"
     assert caught.value.fix == "pass a file path, not a folder"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def test_a_line_over_the_cap_is_refused_after_the_lines_before_it() -> None:
+    blocks = ["a\n" + "b" * 20 + "\nc\n", "d\n"]
+    seen = []
+    with pytest.raises(files._LineTooLong):
+        seen.extend(files._split_lines(blocks, limit=10))
+    assert seen == ["a"]
+
+
+def test_a_line_over_the_cap_across_blocks_is_refused_before_it_is_held_whole() -> None:
+    def blocks() -> Iterator[str]:
+        yield "a\n" + "b" * 8
+        yield "b" * 8
+        raise AssertionError("read on after the line passed the cap")
+
+    seen = []
+    with pytest.raises(files._LineTooLong):
+        seen.extend(files._split_lines(blocks(), limit=10))
+    assert seen == ["a"]

@@ -314,14 +314,12 @@ def _split_lines(blocks: Iterable[str], *, limit: int | None = None) -> Iterator
             lines[0] = "".join(partial)
         partial = [lines.pop()]
         held = len(partial[0])
-        if limit is None:
-            yield from lines
-            continue
-        for line in lines:
-            if len(line) > limit:
-                raise _LineTooLong
-            yield line
-        if held > limit:
+        if limit is not None and lines and max(map(len, lines)) > limit:
+            long = next(i for i, line in enumerate(lines) if len(line) > limit)
+            yield from lines[:long]
+            raise _LineTooLong
+        yield from lines
+        if limit is not None and held > limit:
             raise _LineTooLong
     tail = "".join(partial)
     if tail:
