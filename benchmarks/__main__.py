@@ -5,8 +5,12 @@
 * ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present);
 * ``capture`` — ``capture --concurrency`` over a retriever that sleeps
   (``python -m benchmarks capture --help``);
+* ``traffic`` — the query log: the diff of 10^5 logged queries, the snapshot's
+  bytes per query, ``--max-qps`` pacing (``python -m benchmarks traffic --help``);
 * ``pr-check`` — the action's PR check under act (score and capture mode): pip,
-  uv and a kept environment, against act alone.
+  uv and a kept environment, against act alone;
+* ``kb-diff`` — the KB diff of a pull request on a 700-page KB (target ≤ 0.5 s)
+  (``python -m benchmarks kb-diff --help``).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ BENCHMARKS = {
     "runner": "benchmarks.bench_runner",
     "capture": "benchmarks.bench_capture",
     "pr-check": "benchmarks.bench_pr_check",
+    "traffic": "benchmarks.bench_traffic",
+    "kb-diff": "benchmarks.bench_kb_diff",
 }
 
 

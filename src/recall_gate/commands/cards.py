@@ -1,6 +1,7 @@
 """``recall-gate cards``: the KB as recall-gate sees it, so a user can check the
 mapping (ids, languages and where each came from, titles, files) before
-trusting a score."""
+trusting a score; with cases at hand, how many cite each card (KB coverage,
+:mod:`recall_gate.core.coverage`) and, with ``--uncovered``, the cards none does."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from recall_gate.adapters.dataset import KbCard, load_kb
+from recall_gate.adapters.dataset import KbCard, load_cases, load_kb
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.settings import resolve_settings
+from recall_gate.core.coverage import KbCoverage, kb_coverage, render_coverage
 from recall_gate.errors import InputError
 
 __all__ = ["add_commands", "cards_json"]
@@ -34,6 +36,18 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     )
     add_config(p)
     p.add_argument("--kb", type=Path, metavar="PATH", help="KB directory or file")
+    p.add_argument(
+        "--cases",
+        type=Path,
+        action="append",
+        metavar="PATH",
+        help="count the cases citing each card from these cases (default: config)",
+    )
+    p.add_argument(
+        "--uncovered",
+        action="store_true",
+        help="list only the cards no case cites (as gold or relevant id)",
+    )
     p.add_argument("--json", type=Path, metavar="PATH", help="write the list as JSON here")
     return {"cards": _cmd_cards}
 
@@ -53,9 +67,12 @@ def _by_language(entries: Sequence[KbCard]) -> dict[str, Counter[str]]:
     return {lang: folders[lang] for lang in sorted(folders)}
 
 
-def cards_json(entries: Sequence[KbCard], *, kb: str) -> dict[str, Any]:
-    """The ``--json`` document: every card, and the cards per language and folder."""
-    return {
+def cards_json(
+    entries: Sequence[KbCard], *, kb: str, coverage: KbCoverage | None = None
+) -> dict[str, Any]:
+    """The ``--json`` document: every card, and the cards per language and folder;
+    with ``coverage``, the cases citing each card and the covered shares."""
+    document: dict[str, Any] = {
         "kb": kb,
         "cards": [
             {
@@ -68,6 +85,7 @@ def cards_json(entries: Sequence[KbCard], *, kb: str) -> dict[str, Any]:
                 "size": e.size,
                 "tags": list(e.card.tags),
                 "metadata": e.card.metadata,
+                **({} if coverage is None else {"cases": list(coverage.citing[e.card.id])}),
             }
             for e in entries
         ],
@@ -76,6 +94,17 @@ def cards_json(entries: Sequence[KbCard], *, kb: str) -> dict[str, Any]:
             for lang, folders in _by_language(entries).items()
         },
     }
+    if coverage is not None:
+        document["coverage"] = {
+            "covered": coverage.overall.covered,
+            "cards": coverage.overall.cards,
+            "by_language": {
+                lang: {"covered": part.covered, "cards": part.cards}
+                for lang, part in coverage.by_language.items()
+            },
+            "uncovered": list(coverage.uncovered),
+        }
+    return document
 
 
 def _size(size: int) -> str:
@@ -87,8 +116,12 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def render_cards(entries: Sequence[KbCard]) -> str:
-    """The plain-text listing: languages and their folders, then one line per card."""
+def render_cards(
+    entries: Sequence[KbCard], *, coverage: KbCoverage | None = None, uncovered: bool = False
+) -> str:
+    """The plain-text listing: languages and their folders, then one line per card
+    (with ``coverage``, a column of the cases citing it and the coverage line;
+    with ``uncovered``, only the cards no case cites)."""
     lines = []
     for lang, folders in _by_language(entries).items():
         sources = sorted({e.language_source for e in entries if e.card.language == lang})
@@ -108,10 +141,18 @@ def render_cards(entries: Sequence[KbCard]) -> str:
             _short(e.card.title, _TITLE_WIDTH),
             e.path or e.where,
             _size(e.size),
+            *(() if coverage is None else (str(len(coverage.citing[e.card.id])),)),
         )
         for e in entries
+        if not uncovered or coverage is None or not coverage.citing[e.card.id]
     ]
-    header = ("id", "language", "from", "title", "path", "size")
+    header = ("id", "language", "from", "title", "path", "size", "cases")[
+        : 6 if coverage is None else 7
+    ]
+    if coverage is not None:
+        lines += ["", render_coverage(coverage)]
+        if uncovered:
+            lines.append(f"Uncovered: {len(rows)} card{'' if len(rows) == 1 else 's'}")
     widths = [max(len(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
     table = [
         "  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
@@ -128,13 +169,22 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
             fix="pass --kb PATH, or set `kb:` in recall-gate.yaml",
         )
     entries = load_kb(settings.kb, settings.kb_files())
+    coverage = None
+    if settings.cases:
+        cases = [case for _, case in load_cases(settings.cases)]
+        coverage = kb_coverage([e.card for e in entries], cases)
+    elif args.uncovered:
+        raise InputError(
+            "cards --uncovered needs cases: a card is covered when a case cites it",
+            fix="pass --cases PATH, or set `cases:` in recall-gate.yaml",
+        )
     shown = display_path(settings.kb, console)
     if shown.startswith("/"):
         shown = Path(os.path.relpath(settings.kb, console.cwd)).as_posix()
     if args.json is not None:
-        atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown)))
+        atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown, coverage=coverage)))
     console.stdout.write(
         f"config: {settings.config_shown(console)}\nKB:     {shown} ({len(entries)} cards)\n\n"
     )
-    console.stdout.write(render_cards(entries))
+    console.stdout.write(render_cards(entries, coverage=coverage, uncovered=args.uncovered))
     return 0

@@ -137,12 +137,16 @@ def label_problems(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
 
 
 def find_problems(
-    *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, CaseLabel]]
+    *,
+    cards: Sequence[tuple[str, Card]],
+    cases: Sequence[tuple[str, CaseLabel]],
+    reported: frozenset[str] = frozenset(),
 ) -> list[Problem]:
     """Every integrity problem: duplicate card or case ids, golden and
     adversarial cases without gold, and gold or relevant ids that resolve to no
-    card (with the nearest existing id as a hint). Field validity (languages,
-    case types) is enforced when files are loaded."""
+    card (with the nearest existing id as a hint), except the ``reported``
+    ones, which a problem of their own names (a card a pull request deletes).
+    Field validity (languages, case types) is enforced when files are loaded."""
     problems = _duplicates("card", [(w, c.id) for w, c in cards])
     problems += label_problems(cases)
     card_ids = frozenset(c.id for _, c in cards)
@@ -152,7 +156,7 @@ def find_problems(
             case.id,
             must_cite_one_of=case.must_cite_one_of,
             relevant_ids=case.relevant_ids,
-            card_ids=card_ids,
+            card_ids=card_ids | reported,
         )
     return problems
 
