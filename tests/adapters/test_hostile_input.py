@@ -228,7 +228,7 @@ def test_writing_onto_a_folder_is_an_input_error_naming_it(tmp_path: Path) -> No
 
 def test_a_line_over_the_cap_is_refused_after_the_lines_before_it() -> None:
     blocks = ["a\n" + "b" * 20 + "\nc\n", "d\n"]
-    seen = []
+    seen: list[str] = []
     with pytest.raises(files._LineTooLong):
         seen.extend(files._split_lines(blocks, limit=10))
     assert seen == ["a"]
@@ -240,7 +240,7 @@ def test_a_line_over_the_cap_across_blocks_is_refused_before_it_is_held_whole() 
         yield "b" * 8
         raise AssertionError("read on after the line passed the cap")
 
-    seen = []
+    seen: list[str] = []
     with pytest.raises(files._LineTooLong):
         seen.extend(files._split_lines(blocks(), limit=10))
     assert seen == ["a"]
