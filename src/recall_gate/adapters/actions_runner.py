@@ -203,7 +203,6 @@ class _WorkflowRun(_EventRecord):
 class _MergeGroup(_EventRecord):
     # A merge queue's group: base_sha is the commit the queued changes merge onto.
     base_sha: str
-    head_sha: str | None = None
 
 
 class _Event(_EventRecord):
@@ -276,5 +275,6 @@ def load_event(path: Path) -> EventContext:
         )
     if event.merge_group is not None:
         group = event.merge_group
-        return EventContext(repository=repository, head_sha=group.head_sha, base_sha=group.base_sha)
+        # No head: a merge group's commit is no pull request's head to comment on.
+        return EventContext(repository=repository, base_sha=group.base_sha)
     return EventContext(repository=repository)
