@@ -721,3 +721,21 @@ def test_a_malformed_qrels_file_at_the_base_is_named_at_the_ref(qrels_repo: Path
     assert run.code == 2, run.out + run.err
     assert "main:qrels.txt" in run.err
     assert "recall-gate-base." not in run.err
+
+
+def test_a_capture_line_for_a_case_neither_side_has_exits_2_naming_the_id_and_line(
+    repo: Path,
+) -> None:
+    capture = write_capture(repo, "c.jsonl", GOOD_MISSES, range(N))
+    with capture.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"case_id": "case-99", "retrieved": ["card-1"]}) + "\n")
+    run = cli(repo, "score", "--artifacts", str(capture), "--baseline-ref", "main")
+    assert run.code == 2, run.out + run.err
+    assert f"c.jsonl:{N + 1}: artifact for unknown case 'case-99'" in run.err
+
+
+def test_a_second_capture_line_of_a_base_case_exits_2_naming_both_lines(repo: Path) -> None:
+    capture = write_capture(repo, "c.jsonl", GOOD_MISSES, [*range(N), 4])
+    run = cli(repo, "score", "--artifacts", str(capture), "--baseline-ref", "main")
+    assert run.code == 2, run.out + run.err
+    assert f"c.jsonl:{N + 1}: second artifact for case 'case-04' (first on line 5)" in run.err
