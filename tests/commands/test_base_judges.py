@@ -565,6 +565,13 @@ def test_a_pr_that_turns_one_tolerance_into_tolerances_by_metric_names_each_chan
 # --- merge queue: the group's base SHA judges ------------------------------------------
 
 
+def actions_event(tmp_path: Path, name: str, payload: Mapping[str, object]) -> dict[str, str]:
+    """The environment of an Actions run of event ``name`` whose payload is ``{name: payload}``."""
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({name: payload}), encoding="utf-8")
+    return {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(event)}
+
+
 def test_a_merge_group_run_is_judged_at_the_group_base_sha(repo: Path, tmp_path: Path) -> None:
     base = git(repo, "rev-parse", "HEAD")
     bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
@@ -572,28 +579,14 @@ def test_a_merge_group_run_is_judged_at_the_group_base_sha(repo: Path, tmp_path:
     assert cli(repo, "score", "--artifacts", str(bad), "--json", "bad.json").code == 1
     lowered = cli(repo, "baseline", "update", "--results", "bad.json", "--reason", "noise")
     assert lowered.code == 0, lowered.err
-    event = tmp_path / "event.json"
-    event.write_text(
-        json.dumps({"merge_group": {"base_sha": base, "head_sha": "f" * 40}}), encoding="utf-8"
-    )
-    environ = {
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_EVENT_NAME": "merge_group",
-        "GITHUB_EVENT_PATH": str(event),
-    }
+    environ = actions_event(tmp_path, "merge_group", {"base_sha": base, "head_sha": "f" * 40})
     run = cli(repo, "score", "--artifacts", str(bad), environ=environ)
     assert run.code == 1, run.out + run.err
     assert f"at {base[:12]}" in run.out
 
 
 def test_a_merge_group_event_without_a_base_sha_is_refused(repo: Path, tmp_path: Path) -> None:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"merge_group": {"head_sha": "f" * 40}}), encoding="utf-8")
-    environ = {
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_EVENT_NAME": "merge_group",
-        "GITHUB_EVENT_PATH": str(event),
-    }
+    environ = actions_event(tmp_path, "merge_group", {"head_sha": "f" * 40})
     good = write_capture(repo, "good2.jsonl", GOOD_MISSES, range(N))
     run = cli(repo, "score", "--artifacts", str(good), environ=environ)
     assert run.code == 2, run.out + run.err
