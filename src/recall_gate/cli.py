@@ -16,7 +16,8 @@ The error contract, the same for every command:
 * **130** interrupted (Ctrl-C).
 
 Never a traceback otherwise, and the GitHub token (``GITHUB_TOKEN``) is masked
-in everything written to stdout and stderr.
+in everything written to stdout and stderr. No line written there can start a
+workflow command, whatever a user's text holds (:mod:`recall_gate.adapters.log_lines`).
 
 The commands live in the private ``recall_gate.commands`` package, one module
 per concept; each adds its subparsers here and hands back its handlers, which
@@ -38,6 +39,7 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from recall_gate import __version__
+from recall_gate.adapters.log_lines import end_output, guarded
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
 from recall_gate.errors import INTERNAL_ERROR_EXIT, Interrupted, RecallGateError
@@ -197,9 +199,10 @@ def main(
     env = os.environ if environ is None else environ
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = _debug_requested(arguments, env)
+    # Every line checked once, here: no user text starts a workflow command.
     console = Console(
-        stdout=_masked(stdout or sys.stdout, env),
-        stderr=_masked(stderr or sys.stderr, env),
+        stdout=guarded(_masked(stdout or sys.stdout, env)),
+        stderr=guarded(_masked(stderr or sys.stderr, env)),
         environ=env,
         cwd=cwd or Path.cwd(),
     )
@@ -217,6 +220,9 @@ def main(
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
         console.stderr.write(_error_message(exc, debug=debug))
         return _exit_code(exc)
+    finally:
+        end_output(console.stdout)
+        end_output(console.stderr)
 
 
 def _exit_code(exc: BaseException) -> int:

@@ -36,6 +36,12 @@ import msgspec
 from pydantic import BaseModel, ValidationError
 
 from recall_gate.adapters.beir import is_beir_line, read_beir_corpus, read_beir_queries
+from recall_gate.adapters.capture_limits import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
+    check_artifact_size,
+    too_many_lines,
+)
 from recall_gate.adapters.files import (
     decoded_line,
     describe_validation_error,
@@ -678,26 +684,35 @@ def iter_artifacts(path: Path) -> Iterator[tuple[int, Artifact]]:
 
     The errors of :func:`read_text` for a file that cannot be read (missing,
     binary, not UTF-8, empty), else of :func:`parse_artifact_line` for the
-    first bad line.
+    first bad line, else of a line over a cap
+    (:mod:`~recall_gate.adapters.capture_limits`).
     """
     source = str(path)
-    for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
+    lines = iter_jsonl_lines(path, what=ARTIFACTS_WHAT, max_line_chars=MAX_LINE_CHARS)
+    for number, line in lines:
+        if number > MAX_LINES:
+            raise too_many_lines(source, cap=MAX_LINES)
         try:
             artifact = parse_artifact_line(line, number=number, source=source)
         except InputError:
             ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
             raise
+        check_artifact_size(artifact, line_chars=len(line), where=f"{source}:{number}")
         yield number, artifact
 
 
 def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
     """:func:`iter_artifacts` for the scorer: the same lines accepted, the same
-    errors, each line's bytes decoded by msgspec into an :data:`ArtifactLine`
-    (no model object per line, no text decoding of a good line)."""
+    errors and caps (a line's cap counted in UTF-8 bytes), each line's bytes
+    decoded by msgspec into an :data:`ArtifactLine` (no model object per line, no
+    text decoding of a good line)."""
     source = str(path)
     decode, flagged = decode_line, needs_full_validation
     content = False
-    for number, raw in iter_jsonl_byte_lines(path, what=ARTIFACTS_WHAT):
+    lines = iter_jsonl_byte_lines(path, what=ARTIFACTS_WHAT, max_line_bytes=MAX_LINE_CHARS)
+    for number, raw in lines:
+        if number > MAX_LINES:
+            raise too_many_lines(source, cap=MAX_LINES)
         try:
             artifact = decode(raw)
         except (msgspec.DecodeError, RecursionError):
@@ -711,6 +726,7 @@ def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
             except InputError:
                 ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
                 raise
+        check_artifact_size(artifact, line_chars=len(raw), where=f"{source}:{number}")
         content = True
         yield number, artifact
     if not content:

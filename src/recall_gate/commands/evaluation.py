@@ -14,7 +14,7 @@ from typing import Literal, TypeVar
 
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
-from recall_gate.adapters.base_revision import load_cases_at
+from recall_gate.adapters.base_revision import load_cases_at, read_at
 from recall_gate.adapters.baseline_store import read_baseline_in
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import iter_capture_lines, load_cards, load_cases
@@ -661,24 +661,42 @@ def _score_run(args: argparse.Namespace, settings: Settings, console: Console) -
             fix="pass --run PATH (a TREC run, or artifacts JSONL) and --qrels PATH "
             "(TREC or BEIR qrels, or cases)",
         )
-    qrels_format = args.qrels_format or detect_qrels_format(args.qrels)
-    located: list[tuple[str, CaseLabel]]
-    if qrels_format == "jsonl":
-        located = list(load_cases([args.qrels]))
-    else:
-        judgments = read_qrels(args.qrels, qrels_format)
-        config = settings.config
-        language = (config.default_language if config else None) or UNDETERMINED_LANGUAGE
-        located = [
-            (f"{args.qrels} (query {label.id})", label)
+    config = settings.config
+    language = (config.default_language if config else None) or UNDETERMINED_LANGUAGE
+
+    def read_judgments(path: Path, shown: str) -> tuple[list[tuple[str, CaseLabel]], bool]:
+        """The qrels' labels (with where each is defined), and whether any is graded."""
+        qrels_format = args.qrels_format or detect_qrels_format(path)
+        if qrels_format == "jsonl":
+            return [(s.replace(str(path), shown), c) for s, c in load_cases([path])], False
+        judgments = read_qrels(path, qrels_format)
+        return [
+            (f"{shown} (query {label.id})", label)
             for label in judgment_labels(judgments, language=language)
-        ]
-        if judgments.graded:
+        ], judgments.graded
+
+    located: list[tuple[str, CaseLabel]]
+    qrels_source = str(args.qrels)
+    base = settings.base
+    # In a pull request the qrels are the oracle, like cases: the base's version judges.
+    at_base = read_at(base.tree, args.qrels, read_judgments) if base is not None else None
+    if base is not None and at_base is not None:
+        located, graded = at_base
+        mine, _ = read_judgments(args.qrels, qrels_source) if args.qrels.is_file() else ([], False)
+        if {c.id: c for _, c in mine} != {c.id: c for _, c in located}:
             console.stderr.write(
-                f"recall-gate: note: {args.qrels} grades some documents above 1; every grade "
-                "above 0 counts as relevant, and nDCG uses binary gains (trec_eval's ndcg_cut "
-                "uses the grades as gains)\n"
+                f"recall-gate: this pull request changes {display_path(args.qrels, console)}: "
+                "it is judged by the "
+                f"base's version at {base.ref}; the change applies after merge\n"
             )
+    else:
+        located, graded = read_judgments(args.qrels, qrels_source)
+    if graded:
+        console.stderr.write(
+            f"recall-gate: note: {args.qrels} grades some documents above 1; every grade "
+            "above 0 counts as relevant, and nDCG uses binary gains (trec_eval's ndcg_cut "
+            "uses the grades as gains)\n"
+        )
     run_format = args.run_format or (
         detect_run_format(run_path) if args.run is not None else "jsonl"
     )
