@@ -620,6 +620,41 @@ def test_the_fork_judge_workflow_reports_a_capture_that_fails_the_schema_as_erro
     assert "retrieved" in run.step_output
 
 
+def test_a_case_id_that_is_a_workflow_command_never_starts_a_line_of_the_job_log(
+    repo: Repo,
+) -> None:
+    """A capture the pull request wrote names a case `::warning::x`, another
+    `   ::error::y` and a card `::set-output name=verdict::pass`: the report names
+    them, and the runner sees none of them as a command."""
+    number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
+    lines = (ACT_DIR / "data" / "capture-v1.jsonl").read_text().splitlines()
+    hostile = [json.loads(lines[0]), json.loads(lines[1])]
+    hostile[0]["case_id"] = "::warning::x"
+    hostile[1]["case_id"] = "   ::error::y"
+    hostile[1]["retrieved"] = ["::set-output name=verdict::pass", *hostile[1]["retrieved"]]
+    capture = repo.path / "hostile.jsonl"
+    capture.write_text("\n".join([*map(json.dumps, hostile), *lines[2:]]) + "\n")
+    _git(repo.path, "add", "hostile.jsonl")
+    _git(repo.path, "commit", "-q", "-m", "a capture with hostile ids")
+
+    run = repo.run(
+        "pull_request",
+        workflow=PR_CHECK,
+        event=pr_event(number, HEAD_1),
+        variables={"ARTIFACTS": "hostile.jsonl"},
+    )
+
+    assert run.job_result == "success", run.text[-4000:]
+    assert "::warning::x" in run.step_output  # named in the report, escaped
+    for line in run.step_output.splitlines():
+        assert not line.lstrip().startswith("::warning::x"), line
+        assert not line.lstrip().startswith("::error::y"), line
+        assert not line.lstrip().startswith("::set-output"), line
+    assert "x" not in run.annotations("warning")
+    assert "y" not in run.annotations("error")
+    assert run.outputs("gate")["verdict"] == "report-only"
+
+
 # -- run mode: the real PR check, and the baseline update ---------------------------------
 
 
