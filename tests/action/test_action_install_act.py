@@ -163,9 +163,14 @@ def test_the_second_run_of_the_same_version_and_deps_installs_nothing(runs: Runs
 
 
 def test_capture_mode_keeps_its_own_environment_and_reuses_it(runs: Runs) -> None:
+    """The capture environment is kept and reused; the judge, installed after the
+    capture, is made anew in every job from the hash-locked set, never kept."""
     first, second = runs.capture
     assert _installs(runs.uv_calls[2]), runs.uv_calls[2]
-    assert _installs(runs.uv_calls[3]) == []
+    kept = [c for c in runs.uv_calls[3] if "recall-gate-judge." not in c]
+    assert _installs(kept) == []
+    judge = [c for c in runs.uv_calls[3] if "recall-gate-judge." in c]
+    assert any("--require-hashes" in c for c in _installs(judge)), runs.uv_calls[3]
     assert CACHED in second.step_output
     key = first.outputs("gate")["cache-key"]
     assert "-capture-" in key
