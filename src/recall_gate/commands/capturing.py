@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from recall_gate import __version__
 from recall_gate.adapters.config import CaptureSettings, Config
-from recall_gate.adapters.dataset import load_cards
+from recall_gate.adapters.dataset import card_ids_of, load_kb
 from recall_gate.adapters.journal import CaptureJournal
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.commands.arguments import (
@@ -299,11 +299,12 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     judged_ids = {c.id for c in judged}
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        cards = load_cards(settings.kb, files=settings.kb_files())
+        entries = load_kb(settings.kb, settings.kb_files())
+        cards = [(e.where, e.card) for e in entries]
         # A typo'd gold id fails before the retriever runs.
         fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
-        card_ids = frozenset(c.id for _, c in cards)
+        card_ids = card_ids_of(entries)
     else:
         fail_on_integrity_problems(label_problems(located), console)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from recall_gate.adapters.dataset import KbCard, load_kb
+from recall_gate.adapters.dataset import Kb, KbCard, read_kb
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
@@ -35,6 +35,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(p)
     p.add_argument("--kb", type=Path, metavar="PATH", help="KB directory or file")
     p.add_argument("--json", type=Path, metavar="PATH", help="write the list as JSON here")
+    p.add_argument(
+        "--skipped",
+        action="store_true",
+        help="list the pages that are no card (drafts, link-only pages, pages without text) "
+        "and why",
+    )
     return {"cards": _cmd_cards}
 
 
@@ -53,10 +59,15 @@ def _by_language(entries: Sequence[KbCard]) -> dict[str, Counter[str]]:
     return {lang: folders[lang] for lang in sorted(folders)}
 
 
-def cards_json(entries: Sequence[KbCard], *, kb: str) -> dict[str, Any]:
-    """The ``--json`` document: every card, and the cards per language and folder."""
+def cards_json(entries: Sequence[KbCard], *, kb: str, read: Kb | None = None) -> dict[str, Any]:
+    """The ``--json`` document: every card (with the URLs its site publishes), the
+    cards per language and folder, and the pages skipped."""
     return {
         "kb": kb,
+        "site": None if read is None or read.site is None else read.site.layout.generator,
+        "skipped": []
+        if read is None
+        else [{"path": s.path, "reason": s.reason} for s in read.skipped],
         "cards": [
             {
                 "id": e.card.id,
@@ -66,6 +77,7 @@ def cards_json(entries: Sequence[KbCard], *, kb: str) -> dict[str, Any]:
                 "path": e.path,
                 "source": e.where,
                 "size": e.size,
+                "urls": list(e.urls),
                 "tags": list(e.card.tags),
                 "metadata": e.card.metadata,
             }
@@ -108,10 +120,11 @@ def render_cards(entries: Sequence[KbCard]) -> str:
             _short(e.card.title, _TITLE_WIDTH),
             e.path or e.where,
             _size(e.size),
+            " ".join(e.urls),
         )
         for e in entries
     ]
-    header = ("id", "language", "from", "title", "path", "size")
+    header = ("id", "language", "from", "title", "path", "size", "urls")
     widths = [max(len(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
     table = [
         "  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
@@ -127,14 +140,47 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
             "cards needs a KB",
             fix="pass --kb PATH, or set `kb:` in recall-gate.yaml",
         )
-    entries = load_kb(settings.kb, settings.kb_files())
+    read = read_kb(settings.kb, settings.kb_files())
+    entries = read.cards
+    warn_unread(read, console)
     shown = display_path(settings.kb, console)
     if shown.startswith("/"):
         shown = Path(os.path.relpath(settings.kb, console.cwd)).as_posix()
     if args.json is not None:
-        atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown)))
+        atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown, read=read)))
+    site = "" if read.site is None else f", a {read.site.layout.generator.title()} site"
+    skipped = f", {len(read.skipped)} pages skipped" if read.skipped else ""
     console.stdout.write(
-        f"config: {settings.config_shown(console)}\nKB:     {shown} ({len(entries)} cards)\n\n"
+        f"config: {settings.config_shown(console)}\n"
+        f"KB:     {shown} ({len(entries)} cards{skipped}{site})\n\n"
     )
+    if args.skipped:
+        console.stdout.write(render_skipped(read))
+        return 0
     console.stdout.write(render_cards(entries))
     return 0
+
+
+def render_skipped(read: Kb) -> str:
+    """The pages that are no card, one a line, with the reason."""
+    if not read.skipped:
+        return "no page skipped\n"
+    width = max(len(s.path) for s in read.skipped)
+    return "".join(f"{s.path.ljust(width)}  {s.reason}\n" for s in read.skipped)
+
+
+def warn_unread(read: Kb, console: Console) -> None:
+    """A warning per ``kb_include`` / ``kb_exclude`` pattern that matched no file, and
+    the count of pages skipped (a pattern with a typo must not pass in silence)."""
+    for pattern in read.unmatched:
+        console.stderr.write(
+            f"recall-gate: warning: `{pattern}` matches no file of the KB "
+            "(check the pattern's spelling and that it is relative to the KB folder)\n"
+        )
+    if read.skipped:
+        reasons = Counter(s.reason for s in read.skipped)
+        listed = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+        console.stderr.write(
+            f"recall-gate: {len(read.skipped)} page(s) of the KB are no card ({listed}); "
+            "list them with `recall-gate cards --skipped`\n"
+        )

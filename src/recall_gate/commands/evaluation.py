@@ -17,7 +17,13 @@ from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
 from recall_gate.adapters.base_revision import load_cases_at
 from recall_gate.adapters.baseline_store import read_baseline_in
 from recall_gate.adapters.config import Config
-from recall_gate.adapters.dataset import iter_artifacts, load_cards, load_cases
+from recall_gate.adapters.dataset import (
+    card_ids_of,
+    iter_artifacts,
+    load_cards,
+    load_cases,
+    load_kb,
+)
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.results_store import ResultsWriter, read_results
@@ -674,9 +680,10 @@ def _score_labelled(
         labels = list(judged)
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        cards = load_cards(settings.kb, files=settings.kb_files())
+        entries = load_kb(settings.kb, settings.kb_files())
+        cards = [(e.where, e.card) for e in entries]
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
-        card_ids = frozenset(c.id for _, c in cards)
+        card_ids = card_ids_of(entries)
         if located is not None:
             fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
     elif located is not None:

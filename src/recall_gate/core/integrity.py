@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from recall_gate.core.records import Card, Case, CaseLabel
+from recall_gate.core.site_urls import resolve_address
 
 __all__ = [
     "GOLD_REQUIRED",
@@ -69,6 +70,24 @@ def _duplicates(kind: str, located: Sequence[tuple[str, str]]) -> list[Problem]:
     ]
 
 
+def _duplicate_cards(cards: Sequence[tuple[str, Card]]) -> list[Problem]:
+    """Cards that repeat an id in one language. Card identity is (language, id): a
+    translation is the same card id in another language (Docusaurus requires it)."""
+    seen: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for where, card in cards:
+        seen[(card.language, card.id)].append(where)
+    return [
+        Problem(
+            where=place,
+            message=f"duplicate card id {ident!r}"
+            + ("" if len(seen) == len({i for _, i in seen}) else f" in language {language}"),
+            hint=f"first defined at {places[0]}; give each card a unique id",
+        )
+        for (language, ident), places in seen.items()
+        for place in places[1:]
+    ]
+
+
 def duplicate_cases(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
     """Every repeated case id (what scoring needs without a KB at hand)."""
     return _duplicates("case", [(w, c.id) for w, c in cases])
@@ -88,11 +107,16 @@ _DOC_EXTENSION = re.compile(r"\.(?:md|markdown|mdx|txt|rst|html?|pdf|json|ya?ml)
 
 
 def card_of_path(value: str, card_ids: frozenset[str]) -> str | None:
-    """The card a retrieved id names: itself when it is a card id, else the
-    longest trailing part of it as a path, without a document extension, that
-    is one (``/srv/app/docs/de/setup.md`` → ``de/setup``); None when none is."""
+    """The card a retrieved id names: itself when it is a card id, else the card
+    whose published URL it is (when ``card_ids`` carries the site's URLs, see
+    :mod:`recall_gate.core.site_urls`), else the longest trailing part of it as a
+    path, without a document extension, that is one (``/srv/app/docs/de/setup.md``
+    → ``de/setup``); None when none is."""
     if value in card_ids:
         return value
+    published = resolve_address(value, card_ids)
+    if published is not None:
+        return published
     path = _DOC_EXTENSION.sub("", value.replace("\\", "/")).strip("/")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     for start in range(len(parts)):
@@ -143,7 +167,7 @@ def find_problems(
     adversarial cases without gold, and gold or relevant ids that resolve to no
     card (with the nearest existing id as a hint). Field validity (languages,
     case types) is enforced when files are loaded."""
-    problems = _duplicates("card", [(w, c.id) for w, c in cards])
+    problems = _duplicate_cards(cards)
     problems += label_problems(cases)
     card_ids = frozenset(c.id for _, c in cards)
     for where, case in cases:

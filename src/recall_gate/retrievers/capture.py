@@ -126,10 +126,11 @@ def _card_ids(kb: str | Path | Iterable[str] | None) -> frozenset[str] | None:
     if kb is None:
         return None
     if isinstance(kb, str | Path):
-        from recall_gate.adapters.dataset import load_cards
+        from recall_gate.adapters.dataset import load_card_ids
 
-        return frozenset(card.id for _, card in load_cards(Path(kb)))
-    return frozenset(kb)
+        return load_card_ids(Path(kb))
+    # A set of card ids may carry the site's URLs (core.site_urls.CardIds): kept.
+    return kb if isinstance(kb, frozenset) else frozenset(kb)
 
 
 def _anchors(kb: str | Path | Iterable[str] | None) -> tuple[str, ...]:
