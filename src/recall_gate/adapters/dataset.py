@@ -342,6 +342,8 @@ def _card_language(
     language = meta.get("language")
     if language is None:
         found = _site_language(relative, site) or _language_of(relative, files)
+        if found is None and site is not None and site.layout.default_language is not None:
+            found = site.layout.default_language, f"{site.config.name} default language"
         if found is None:
             raise InputError(
                 f"{source}: no language for this card",

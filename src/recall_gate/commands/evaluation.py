@@ -345,6 +345,7 @@ def score_and_report(
             g for c in cases or () for g in (*c.must_cite_one_of, *(c.relevant_ids or ()))
         ),
         kb_ids=card_ids,
+        groups={c.id: (c.language, c.case_type) for c in cases or ()},
     )
     k = settings.k
     compares = _compares(args, settings)

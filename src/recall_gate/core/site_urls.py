@@ -45,6 +45,7 @@ __all__ = [
     "SiteLayout",
     "address_key",
     "card_ids_with_urls",
+    "nearest_card",
     "published_urls",
     "resolve_address",
     "strip_language_suffix",
@@ -213,3 +214,15 @@ def resolve_address(value: str, card_ids: frozenset[str]) -> str | None:
     if not addresses:
         return None
     return addresses.get(address_key(value))  # type: ignore[no-any-return]
+
+
+def nearest_card(value: str, card_ids: frozenset[str]) -> str | None:
+    """The card whose id or published address is most like ``value`` (a hint for an
+    id that maps to none), or None when nothing is close."""
+    import difflib  # only on the error path
+
+    key = address_key(value)
+    addresses: Mapping[str, str] = getattr(card_ids, "addresses", None) or {}
+    candidates = {i.lower(): i for i in card_ids} | dict(addresses)
+    near = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.4)
+    return candidates[near[0]] if near else None
