@@ -223,6 +223,9 @@ def nearest_card(value: str, card_ids: frozenset[str]) -> str | None:
 
     key = address_key(value)
     addresses: Mapping[str, str] = getattr(card_ids, "addresses", None) or {}
-    candidates = {i.lower(): i for i in card_ids} | dict(addresses)
-    near = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.4)
-    return candidates[near[0]] if near else None
+    # Card ids first: they are what the user wrote; a published address second.
+    for candidates in ({i.lower(): i for i in card_ids}, addresses):
+        near = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.4)
+        if near:
+            return candidates[near[0]]
+    return None

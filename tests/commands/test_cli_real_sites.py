@@ -1,0 +1,175 @@
+"""Two real docs sites as they are (tests/data/sites: a Hugo site in three languages,
+a Docusaurus site with its Chinese translation; sources and licences in the README
+there), through the command line, with a site-search retriever that returns the
+URLs the sites publish. The retriever knows each case's page by its query: what
+is tested is the mapping, not the search."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli_runner import run_cli
+
+SITES = Path(__file__).resolve().parent.parent / "data" / "sites"
+
+# The page each case's query finds, as the site publishes it (Hugo: English at the
+# root, other languages under /<lang>/, a section at its folder URL, lower case).
+HUGO_URLS = {
+    "Is this project for me?": "https://example.docsy.dev/docs/overview/",
+    "How do I launch a ponycopter?": "/docs/tasks/ponycopters/launching-ponycopters",
+    "Where is the documentation?": "https://example.docsy.dev/docs/",
+    "Hvor er dokumentasjonen?": "https://example.docsy.dev/no/docs/",
+    "Stordata": "/no/docs/big-data/",
+    "مرور کلی": "https://example.docsy.dev/fa/docs/overview/?utm=x#top",
+}
+# Docusaurus: number prefixes dropped, a page named after its folder at the folder URL.
+DOCUSAURUS_URLS = {
+    "What is EventMesh?": "/docs/introduction",
+    "Does EventMesh speak HTTPS?": "/docs/design-document/event-handling-and-integration/https",
+    "How do I upgrade?": "https://eventmesh.apache.org/docs/upgrade-guide/",
+    "什么是 EventMesh？": "/zh/docs/introduction",
+    "如何部署存储？": "https://eventmesh.apache.org/zh/docs/instruction/store",
+    "Java SDK 介绍": "/zh/docs/sdk-java/intro/",
+}
+
+RETRIEVER = """
+import json
+from pathlib import Path
+
+PAGES = json.loads((Path(__file__).parent / "pages.json").read_text(encoding="utf-8"))
+
+
+def build():
+    def search(query, k):
+        return [{"id": PAGES[query]}]
+
+    return search
+"""
+
+
+def site_copy(tmp_path: Path, name: str, pages: dict[str, str]) -> Path:
+    root = tmp_path / name
+    shutil.copytree(SITES / name, root)
+    (root / ".git").mkdir()
+    (root / "site_search.py").write_text(RETRIEVER, encoding="utf-8")
+    (root / "pages.json").write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
+    sys.modules.pop("site_search", None)  # each test imports its own copy
+    return root
+
+
+def capture(root: Path, *extra: str) -> Any:
+    return run_cli(
+        ["capture", "--retriever", "site_search:build", "--out", "c.jsonl", "--json", "r.json"]
+        + list(extra),
+        cwd=root,
+    )
+
+
+def hits(root: Path) -> dict[str, float]:
+    results = json.loads((root / "r.json").read_text(encoding="utf-8"))
+    return {c["case_id"]: c["metrics"]["retrieval_hit_at_k"] for c in results["cases"]}
+
+
+@pytest.mark.parametrize("name", ["hugo-docsy", "docusaurus-eventmesh"])
+def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
+    run = run_cli(["check"], cwd=site_copy(tmp_path, name, {}))
+    assert run.code == 0, run.err
+    assert "every gold and relevant id resolves" in run.out
+
+
+@pytest.mark.parametrize(
+    ("name", "pages"),
+    [("hugo-docsy", HUGO_URLS), ("docusaurus-eventmesh", DOCUSAURUS_URLS)],
+)
+def test_a_url_returning_retriever_maps_every_published_page(
+    tmp_path: Path, name: str, pages: dict[str, str]
+) -> None:
+    root = site_copy(tmp_path, name, pages)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert set(hits(root).values()) == {1.0}
+    assert "Outside the KB" not in run.out
+
+
+def test_a_capture_that_maps_for_some_languages_and_not_others_exits_2_naming_the_language(
+    tmp_path: Path,
+) -> None:
+    # Hugo serves English at the root: /en/docs/... is no page of this site.
+    pages = {
+        q: u.replace("example.docsy.dev/docs", "example.docsy.dev/en/docs")
+        for q, u in HUGO_URLS.items()
+    }
+    pages["How do I launch a ponycopter?"] = "/en/docs/tasks/ponycopters/launching-ponycopters"
+    root = site_copy(tmp_path, "hugo-docsy", pages)
+    run = capture(root)
+    assert run.code == 2, run.err
+    # /en/docs/overview/ still ends in the card's path id (en/docs/overview): it maps.
+    assert "language en: 2 of 3 retrieved documents (67%) map to no KB card" in run.err
+    assert "'https://example.docsy.dev/en/docs/' (nearest card: 'en/docs/_index')" in run.err
+    assert "--id-from" in run.err
+    assert not (root / "r.json").exists()
+
+
+def test_a_pull_request_that_removes_one_language_fails_whatever_the_id_form(
+    tmp_path: Path,
+) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", HUGO_URLS)
+    assert capture(root).code == 0
+    shutil.rmtree(root / "content" / "no")
+    # Whatever the retriever returns (URLs, paths, ids), the cases' Norwegian gold
+    # now resolves to no card: the gate fails before any retrieval is scored.
+    for form in (HUGO_URLS, {"Stordata": "content/no/docs/big-data/_index.md"}):
+        (root / "pages.json").write_text(json.dumps(HUGO_URLS | form), encoding="utf-8")
+        sys.modules.pop("site_search", None)
+        run = capture(root)
+        assert run.code == 1
+        assert "must_cite_one_of id 'no/docs/big-data/_index' resolves to no card" in run.err
+
+
+def test_cards_shows_the_urls_each_card_is_found_by(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    run = run_cli(["cards", "--json", "cards.json"], cwd=root)
+    assert run.code == 0, run.err
+    listed = json.loads((root / "cards.json").read_text(encoding="utf-8"))
+    urls = {c["id"]: c["urls"] for c in listed["cards"]}
+    assert urls["en/docs/_index"] == ["/docs/"]
+    assert urls["no/docs/big-data/_index"] == ["/no/docs/big-data/"]
+    assert urls["en/docs/tasks/Ponycopters/_index"] == ["/docs/tasks/ponycopters/"]
+    assert listed["site"] == "hugo"
+    assert "/docs/overview/" in run.out
+
+
+def test_cards_skipped_lists_pages_that_are_no_card(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    run = run_cli(["cards", "--skipped"], cwd=root)
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[-3:] == [
+        "en/blog/news/_index.md  no text",
+        "en/search.md            no text",
+        "fa/search.md            no text",
+    ]
+    assert "3 page(s) of the KB are no card (3 no text)" in run.err
+
+
+def test_a_docusaurus_translation_is_the_same_card_id_in_another_language(
+    tmp_path: Path,
+) -> None:
+    root = site_copy(tmp_path, "docusaurus-eventmesh", {})
+    run = run_cli(["cards", "--json", "cards.json"], cwd=root)
+    assert run.code == 0, run.err
+    listed = json.loads((root / "cards.json").read_text(encoding="utf-8"))
+    intro = [
+        (c["language"], c["language_source"], c["urls"])
+        for c in listed["cards"]
+        if c["id"] == "introduction"
+    ]
+    assert intro == [
+        ("en", "docusaurus.config.js default language", ["/docs/introduction/"]),
+        ("zh", "i18n/zh/", ["/zh/docs/introduction/"]),
+    ]
