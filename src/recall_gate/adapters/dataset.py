@@ -178,6 +178,10 @@ class Kb:
     unmatched: tuple[str, ...] = ()
     site: Site | None = None
 
+    def skipped_ids(self) -> dict[str, str]:
+        """Each skipped page's id (its path without extension) → why it is no card."""
+        return {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in self.skipped}
+
 
 @dataclass(frozen=True)
 class KbFiles:

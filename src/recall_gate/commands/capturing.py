@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from recall_gate import __version__
 from recall_gate.adapters.config import CaptureSettings, Config
-from recall_gate.adapters.dataset import card_ids_of, load_kb
+from recall_gate.adapters.dataset import card_ids_of
 from recall_gate.adapters.journal import CaptureJournal
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.commands.arguments import (
@@ -36,6 +36,7 @@ from recall_gate.commands.evaluation import (
     working_tree_cases,
 )
 from recall_gate.commands.gating import pull_request_changes
+from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.progress import ProgressLine
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
@@ -299,12 +300,14 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     judged_ids = {c.id for c in judged}
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        entries = load_kb(settings.kb, settings.kb_files())
-        cards = [(e.where, e.card) for e in entries]
+        read = read_kb_noted(settings.kb, settings.kb_files(), console)
+        cards = [(e.where, e.card) for e in read.cards]
         # A typo'd gold id fails before the retriever runs.
-        fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
+        fail_on_integrity_problems(
+            find_problems(cards=cards, cases=located, skipped=read.skipped_ids()), console
+        )
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
-        card_ids = card_ids_of(entries)
+        card_ids = card_ids_of(read.cards)
     else:
         fail_on_integrity_problems(label_problems(located), console)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None

@@ -11,10 +11,11 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from recall_gate.adapters.dataset import Kb, KbCard, read_kb
+from recall_gate.adapters.dataset import Kb, KbCard
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
+from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.errors import InputError
 
@@ -140,9 +141,8 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
             "cards needs a KB",
             fix="pass --kb PATH, or set `kb:` in recall-gate.yaml",
         )
-    read = read_kb(settings.kb, settings.kb_files())
+    read = read_kb_noted(settings.kb, settings.kb_files(), console)
     entries = read.cards
-    warn_unread(read, console)
     shown = display_path(settings.kb, console)
     if shown.startswith("/"):
         shown = Path(os.path.relpath(settings.kb, console.cwd)).as_posix()
@@ -167,20 +167,3 @@ def render_skipped(read: Kb) -> str:
         return "no page skipped\n"
     width = max(len(s.path) for s in read.skipped)
     return "".join(f"{s.path.ljust(width)}  {s.reason}\n" for s in read.skipped)
-
-
-def warn_unread(read: Kb, console: Console) -> None:
-    """A warning per ``kb_include`` / ``kb_exclude`` pattern that matched no file, and
-    the count of pages skipped (a pattern with a typo must not pass in silence)."""
-    for pattern in read.unmatched:
-        console.stderr.write(
-            f"recall-gate: warning: `{pattern}` matches no file of the KB "
-            "(check the pattern's spelling and that it is relative to the KB folder)\n"
-        )
-    if read.skipped:
-        reasons = Counter(s.reason for s in read.skipped)
-        listed = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
-        console.stderr.write(
-            f"recall-gate: {len(read.skipped)} page(s) of the KB are no card ({listed}); "
-            "list them with `recall-gate cards --skipped`\n"
-        )

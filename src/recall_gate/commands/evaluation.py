@@ -20,9 +20,7 @@ from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import (
     card_ids_of,
     iter_artifacts,
-    load_cards,
     load_cases,
-    load_kb,
 )
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
@@ -49,6 +47,7 @@ from recall_gate.commands.arguments import (
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
+from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -464,10 +463,11 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     files = settings.kb_files()
     if args.strict and files.strict_front_matter is None:
         files = dataclasses.replace(files, strict_front_matter="--strict")
-    cards = load_cards(kb, files=files)
+    read = read_kb_noted(kb, files, console)
+    cards = [(e.where, e.card) for e in read.cards]
     cases = load_cases(case_paths)
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
-    problems = find_problems(cards=cards, cases=cases)
+    problems = find_problems(cards=cards, cases=cases, skipped=read.skipped_ids())
     if problems:
         console.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
         for problem in problems:
@@ -681,12 +681,14 @@ def _score_labelled(
         labels = list(judged)
     kb_fingerprint = card_ids = None
     if settings.kb is not None:
-        entries = load_kb(settings.kb, settings.kb_files())
-        cards = [(e.where, e.card) for e in entries]
+        read = read_kb_noted(settings.kb, settings.kb_files(), console)
+        cards = [(e.where, e.card) for e in read.cards]
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
-        card_ids = card_ids_of(entries)
+        card_ids = card_ids_of(read.cards)
         if located is not None:
-            fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
+            fail_on_integrity_problems(
+                find_problems(cards=cards, cases=located, skipped=read.skipped_ids()), console
+            )
     elif located is not None:
         fail_on_integrity_problems(label_problems(located), console)
     cases = None if labels is None else [c for c in labels if isinstance(c, Case)]
@@ -790,9 +792,12 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
             "the config sets no `kb` or no `cases`",
             fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config",
         )
-    cards = load_cards(config.kb, files=settings.kb_files())
+    read = read_kb_noted(config.kb, settings.kb_files(), console)
+    cards = [(e.where, e.card) for e in read.cards]  # drafts and link-only pages are none
     located, plan = judged_cases(settings, working_tree_cases(settings))
-    fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
+    fail_on_integrity_problems(
+        find_problems(cards=cards, cases=located, skipped=read.skipped_ids()), console
+    )
     cases = [case for _, case in located]
     judged = list(plan.judged) if plan is not None else cases
     if config.retrieval.same_language:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from recall_gate.core.records import Card, Case, CaseLabel
@@ -161,7 +161,10 @@ def label_problems(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
 
 
 def find_problems(
-    *, cards: Sequence[tuple[str, Card]], cases: Sequence[tuple[str, CaseLabel]]
+    *,
+    cards: Sequence[tuple[str, Card]],
+    cases: Sequence[tuple[str, CaseLabel]],
+    skipped: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """Every integrity problem: duplicate card or case ids, golden and
     adversarial cases without gold, and gold or relevant ids that resolve to no
@@ -177,6 +180,7 @@ def find_problems(
             must_cite_one_of=case.must_cite_one_of,
             relevant_ids=case.relevant_ids,
             card_ids=card_ids,
+            skipped=skipped,
         )
     return problems
 
@@ -188,14 +192,29 @@ def unresolved_gold(
     must_cite_one_of: Sequence[str] | None,
     relevant_ids: Sequence[str] | None,
     card_ids: frozenset[str],
+    skipped: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """The gold and relevant ids of one case that resolve to no card, each with
-    the nearest existing id as a hint."""
+    the nearest existing id as a hint; an id of a page that is no card
+    (``skipped``: page id → why, e.g. ``draft``) says so."""
     known = card_ids
     problems = []
     for field, ids in (("must_cite_one_of", must_cite_one_of), ("relevant_ids", relevant_ids)):
         for gold_id in ids or ():
             if gold_id in known:
+                continue
+            if skipped and gold_id in skipped:
+                problems.append(
+                    Problem(
+                        where=where
+                        if where.endswith(f"(id {case_id})")
+                        else f"{where} (case {case_id})",
+                        message=f"{field} id {gold_id!r} is a page that is no card "
+                        f"({skipped[gold_id]})",
+                        hint="publish the page (a draft: remove `draft: true`) or cite a "
+                        "card the site publishes",
+                    )
+                )
                 continue
             near = difflib.get_close_matches(gold_id, sorted(known), n=1, cutoff=0.5)
             problems.append(

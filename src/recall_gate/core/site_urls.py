@@ -37,7 +37,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
-from urllib.parse import unquote, urlsplit
 
 __all__ = [
     "CardIds",
@@ -53,6 +52,8 @@ __all__ = [
 
 Generator = Literal["hugo", "docusaurus", "mkdocs"]
 
+_SCHEME_AND_HOST = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 _NUMBER_PREFIX = re.compile(r"^\d+[-_.]\s*")
 _DOC_SUFFIX = re.compile(r"\.(?:md|markdown|mdx)$", re.IGNORECASE)
 
@@ -168,11 +169,18 @@ def published_urls(
     return tuple(dict.fromkeys(urls))
 
 
+def _unquote(text: str) -> str:
+    """Percent-escapes decoded as UTF-8 (``%C3%A9`` → ``é``); what is no UTF-8 stays."""
+    return _PERCENT.sub(
+        lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "replace"), text
+    )
+
+
 def address_key(value: str) -> str:
     """A URL or path as a comparable address (see the module docstring)."""
     text = value.strip()
-    text = urlsplit(text).path if "://" in text else text.split("#", 1)[0].split("?", 1)[0]
-    text = unquote(text).replace("\\", "/")
+    text = _SCHEME_AND_HOST.sub("", text).split("#", 1)[0].split("?", 1)[0]
+    text = _unquote(text).replace("\\", "/")
     if text.endswith("/index.html"):
         text = text[: -len("index.html")]
     elif text.endswith(".html"):
