@@ -173,3 +173,29 @@ def test_a_docusaurus_translation_is_the_same_card_id_in_another_language(
         ("en", "docusaurus.config.js default language", ["/docs/introduction/"]),
         ("zh", "i18n/zh/", ["/zh/docs/introduction/"]),
     ]
+
+
+def test_a_gold_id_naming_a_draft_is_an_integrity_error_naming_the_draft(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    page = root / "content" / "en" / "docs" / "overview.md"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("weight: 1\n", "weight: 1\ndraft: true\n"),
+        encoding="utf-8",
+    )
+    run = run_cli(["check"], cwd=root)
+    assert run.code == 1
+    assert (
+        "must_cite_one_of id 'en/docs/overview' is a page that is no card (draft) "
+        "(publish the page (a draft: remove `draft: true`) or cite a card the site publishes)"
+    ) in run.err
+
+
+def test_a_kb_glob_that_matches_nothing_is_warned_by_name(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    config = root / "recall-gate.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "kb_exclude: ['{en,no}/blgo/**']\n", encoding="utf-8"
+    )
+    run = run_cli(["check"], cwd=root)
+    assert run.code == 0, run.err
+    assert "warning: `kb_exclude: {en,no}/blgo/**` matches no file of the KB" in run.err
