@@ -63,12 +63,9 @@ def site_copy(tmp_path: Path, name: str, pages: dict[str, str]) -> Path:
     return root
 
 
-def capture(root: Path, *extra: str) -> Any:
-    return run_cli(
-        ["capture", "--retriever", "site_search:build", "--out", "c.jsonl", "--json", "r.json"]
-        + list(extra),
-        cwd=root,
-    )
+def capture(root: Path) -> Any:
+    argv = ["capture", "--retriever", "site_search:build", "--out", "c.jsonl", "--json", "r.json"]
+    return run_cli(argv, cwd=root)
 
 
 def hits(root: Path) -> dict[str, float]:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from recall_gate.adapters.files import parse_yaml, too_deep
+from recall_gate.adapters.plain_front_matter import parse_plain_front_matter
 from recall_gate.errors import InputError
 
 __all__ = [
@@ -48,6 +49,9 @@ def _too_big(source: str, size: int) -> InputError:
 
 def _parse(kind: str, text: str, *, source: str) -> Any:
     if kind == "---":
+        plain = parse_plain_front_matter(text)
+        if plain is not None:
+            return plain
         # A leading newline stands in for the opening '---', so YAML errors
         # name the line of the file, not of the front matter.
         return parse_yaml("\n" + text if text.strip() else "{}", source=source)
