@@ -196,3 +196,11 @@ def test_a_kb_glob_that_matches_nothing_is_warned_by_name(tmp_path: Path) -> Non
     run = run_cli(["check"], cwd=root)
     assert run.code == 0, run.err
     assert "warning: `kb_exclude: {en,no}/blgo/**` matches no file of the KB" in run.err
+
+
+def test_run_refuses_translations_that_share_their_pages_id(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "docusaurus-eventmesh", {})
+    run = run_cli(["run"], cwd=root)
+    assert run.code == 2
+    assert "card id(s) in more than one language (e.g. 'design-document/" in run.err
+    assert "`recall-gate capture`" in run.err

@@ -418,6 +418,23 @@ def score_and_report(
     return exit_for(gate)
 
 
+def _refuse_translated_ids(cards: Sequence[Card]) -> None:
+    """The built-in runner indexes one card per id: a KB whose translations share
+    their source page's id (Docusaurus) is refused, not indexed half."""
+    languages: dict[str, set[str]] = {}
+    for card in cards:
+        languages.setdefault(card.id, set()).add(card.language)
+    shared = sorted(i for i, langs in languages.items() if len(langs) > 1)
+    if shared:
+        raise InputError(
+            f"the KB holds {len(shared)} card id(s) in more than one language (e.g. "
+            f"{shared[0]!r} in {', '.join(sorted(languages[shared[0]]))}): translations that "
+            "keep their page's id, which the built-in runner cannot index yet",
+            fix="capture your own retriever's results with `recall-gate capture` (translations "
+            "are cards there): the built-in runner indexes one language per card id",
+        )
+
+
 def _refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: int, k: int) -> None:
     if short and args.strict:
         raise InputError(
@@ -798,6 +815,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     fail_on_integrity_problems(
         find_problems(cards=cards, cases=located, skipped=read.skipped_ids()), console
     )
+    _refuse_translated_ids([c for _, c in cards])
     cases = [case for _, case in located]
     judged = list(plan.judged) if plan is not None else cases
     if config.retrieval.same_language:
