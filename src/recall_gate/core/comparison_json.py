@@ -197,6 +197,8 @@ class BaselineRecord(_Part):
     latency: Latency | None
     # The baseline's scored cases that held fewer than k distinct cards.
     short_of_k: int = 0
+    # The baseline's retrieved documents that mapped to no KB card (None: none).
+    outside_kb: OutsideKb | None = None
 
 
 class GateRecord(_Part):
@@ -460,6 +462,7 @@ def comparison_document(
             overall=_summaries(baseline.aggregates.overall) if baseline else {},
             latency=baseline.latency if baseline else None,
             short_of_k=baseline.cases_short_of_k if baseline else 0,
+            outside_kb=baseline.outside_kb if baseline else None,
         ),
         gate=GateRecord(
             tolerances={floor_key(metric): t for metric, t in verdict.tolerances.values.items()},
