@@ -1,7 +1,7 @@
 """The URLs a docs site publishes for each card, and how a retrieved URL finds its card.
 
-A site-search retriever returns what the site serves (``https://example.org/es/docs/x/``),
-not the file a card came from (``es/docs/x.md``). :func:`published_urls` is the
+A site-search retriever returns what the site serves (``https://example.org/es/guide/x/``),
+not the file a card came from (``es/guide/x.md``). :func:`published_urls` is the
 one function from a card's file to the URL paths its generator publishes for it;
 :class:`CardIds` holds the KB's card ids with those URLs, so a retrieved URL and a
 gold id alike resolve to the card (:func:`resolve_address`).
