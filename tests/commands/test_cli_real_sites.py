@@ -204,3 +204,20 @@ def test_run_refuses_translations_that_share_their_pages_id(tmp_path: Path) -> N
     assert run.code == 2
     assert "card id(s) in more than one language (e.g. 'design-document/" in run.err
     assert "`recall-gate capture`" in run.err
+
+
+def test_a_gold_url_names_the_card_whose_page_it_is(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    cases = root / "cases.yaml"
+    cases.write_text(
+        cases.read_text(encoding="utf-8").replace(
+            "[en/docs/overview]", "['https://example.docsy.dev/docs/overview/']"
+        ),
+        encoding="utf-8",
+    )
+    run = run_cli(["check"], cwd=root)
+    assert run.code == 1
+    assert (
+        "must_cite_one_of id 'https://example.docsy.dev/docs/overview/' resolves to no card "
+        "(that is the page of card 'en/docs/overview': write its card id)"
+    ) in run.err

@@ -216,6 +216,7 @@ def unresolved_gold(
                     )
                 )
                 continue
+            page = card_of_path(gold_id, known)
             near = difflib.get_close_matches(gold_id, sorted(known), n=1, cutoff=0.5)
             problems.append(
                 Problem(
@@ -223,7 +224,11 @@ def unresolved_gold(
                     if where.endswith(f"(id {case_id})")
                     else f"{where} (case {case_id})",
                     message=f"{field} id {gold_id!r} resolves to no card",
-                    hint=f"did you mean {near[0]!r}?" if near else "no similar card id",
+                    hint=f"that is the page of card {page!r}: write its card id"
+                    if page
+                    else f"did you mean {near[0]!r}?"
+                    if near
+                    else "no similar card id",
                 )
             )
     return problems
