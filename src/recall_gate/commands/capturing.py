@@ -304,7 +304,13 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         cards = [(e.where, e.card) for e in read.cards]
         # A typo'd gold id fails before the retriever runs.
         fail_on_integrity_problems(
-            find_problems(cards=cards, cases=located, skipped=read.skipped_ids()), console
+            find_problems(
+                cards=cards,
+                cases=located,
+                skipped=read.skipped_ids(),
+                card_ids=card_ids_of(read.cards),
+            ),
+            console,
         )
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = card_ids_of(read.cards)

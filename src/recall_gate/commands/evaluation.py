@@ -484,7 +484,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     cards = [(e.where, e.card) for e in read.cards]
     cases = load_cases(case_paths)
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
-    problems = find_problems(cards=cards, cases=cases, skipped=read.skipped_ids())
+    problems = find_problems(
+        cards=cards, cases=cases, skipped=read.skipped_ids(), card_ids=card_ids_of(read.cards)
+    )
     if problems:
         console.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
         for problem in problems:
@@ -704,7 +706,13 @@ def _score_labelled(
         card_ids = card_ids_of(read.cards)
         if located is not None:
             fail_on_integrity_problems(
-                find_problems(cards=cards, cases=located, skipped=read.skipped_ids()), console
+                find_problems(
+                    cards=cards,
+                    cases=located,
+                    skipped=read.skipped_ids(),
+                    card_ids=card_ids_of(read.cards),
+                ),
+                console,
             )
     elif located is not None:
         fail_on_integrity_problems(label_problems(located), console)
@@ -813,7 +821,10 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     cards = [(e.where, e.card) for e in read.cards]  # drafts and link-only pages are none
     located, plan = judged_cases(settings, working_tree_cases(settings))
     fail_on_integrity_problems(
-        find_problems(cards=cards, cases=located, skipped=read.skipped_ids()), console
+        find_problems(
+            cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids_of(read.cards)
+        ),
+        console,
     )
     _refuse_translated_ids([c for _, c in cards])
     cases = [case for _, case in located]

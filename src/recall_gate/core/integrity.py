@@ -165,6 +165,7 @@ def find_problems(
     cards: Sequence[tuple[str, Card]],
     cases: Sequence[tuple[str, CaseLabel]],
     skipped: Mapping[str, str] | None = None,
+    card_ids: frozenset[str] | None = None,
 ) -> list[Problem]:
     """Every integrity problem: duplicate card or case ids, golden and
     adversarial cases without gold, and gold or relevant ids that resolve to no
@@ -172,7 +173,8 @@ def find_problems(
     case types) is enforced when files are loaded."""
     problems = _duplicate_cards(cards)
     problems += label_problems(cases)
-    card_ids = frozenset(c.id for _, c in cards)
+    if card_ids is None:  # else the caller's, with the URLs its site publishes
+        card_ids = frozenset(c.id for _, c in cards)
     for where, case in cases:
         problems += unresolved_gold(
             where,
