@@ -221,3 +221,56 @@ def test_a_gold_url_names_the_card_whose_page_it_is(tmp_path: Path) -> None:
         "must_cite_one_of id 'https://example.docsy.dev/docs/overview/' resolves to no card "
         "(that is the page of card 'en/docs/overview': write its card id)"
     ) in run.err
+
+
+LOCALE_ROUTED = """
+import json
+from pathlib import Path
+
+PAGES = json.loads((Path(__file__).parent / "pages.json").read_text(encoding="utf-8"))
+SEEN = []
+
+
+def build():
+    def search(query, k, language=None):
+        SEEN.append(language)
+        prefix = "" if language == "en" else f"/{language}"
+        return [{"id": prefix + PAGES[query]}]
+
+    return search
+
+
+def build_with_case():
+    def search(query, k, **extra):
+        SEEN.append(extra["case"]["id"])
+        return [{"id": "/docs/introduction"}]
+
+    return search
+"""
+
+
+def test_a_retriever_whose_search_takes_language_gets_each_cases_language(
+    tmp_path: Path,
+) -> None:
+    # The same page path for both locales: the retriever routes by the language.
+    pages = {
+        q: u.split("eventmesh.apache.org")[-1].removeprefix("/zh")
+        for q, u in DOCUSAURUS_URLS.items()
+    }
+    root = site_copy(tmp_path, "docusaurus-eventmesh", pages)
+    (root / "site_search.py").write_text(LOCALE_ROUTED, encoding="utf-8")
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert set(hits(root).values()) == {1.0}
+    assert sorted(set(sys.modules["site_search"].SEEN)) == ["en", "zh"]
+
+
+def test_a_retriever_taking_keywords_gets_the_case(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "docusaurus-eventmesh", {})
+    (root / "site_search.py").write_text(LOCALE_ROUTED, encoding="utf-8")
+    argv = ["capture", "--retriever", "site_search:build_with_case", "--out", "c.jsonl"]
+    run = run_cli(argv, cwd=root)
+    assert run.code == 0, run.err
+    assert sorted(sys.modules["site_search"].SEEN) == sorted(
+        ["en-intro", "en-https", "en-upgrade", "zh-intro", "zh-store", "zh-sdk"]
+    )

@@ -30,6 +30,7 @@ from recall_gate.core.shards import SHARD_RULE, Shard, parse_shard
 from recall_gate.errors import InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
+from recall_gate.retrievers.case_context import asking
 from recall_gate.retrievers.depth import Retrieved, aretrieve_case, retrieve_case
 from recall_gate.retrievers.documents import IdMapper
 from recall_gate.retrievers.executor import (
@@ -168,12 +169,14 @@ def ask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> Retrieve
     (a page outside the KB kept at its rank); deeper than k when the k documents
     hold fewer than k distinct cards (:func:`~recall_gate.retrievers.depth.retrieve_case`).
     The result carries the depth fetched, which the artifact records."""
-    return retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
+    with asking(case):
+        return retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
 
 
 async def aask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> Retrieved:
     """:func:`ask_case` for a natively async retriever (awaited, no thread)."""
-    return await aretrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
+    with asking(case):
+        return await aretrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
 
 
 def _artifact(case: Case, answer: Answer[Retrieved]) -> Artifact:
