@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from cli_runner import run_cli
+from recall_gate.adapters.dataset import card_ids_of, read_kb
+from recall_gate.core.integrity import card_of_path
 
 SITES = Path(__file__).resolve().parent.parent / "data" / "sites"
 
@@ -274,3 +276,16 @@ def test_a_retriever_taking_keywords_gets_the_case(tmp_path: Path) -> None:
     assert sorted(sys.modules["site_search"].SEEN) == sorted(
         ["en-intro", "en-https", "en-upgrade", "zh-intro", "zh-store", "zh-sdk"]
     )
+
+
+@pytest.mark.parametrize(
+    ("name", "kb"), [("hugo-docsy", "content"), ("docusaurus-eventmesh", "docs")]
+)
+def test_every_published_url_in_every_form_resolves_to_its_own_card(name: str, kb: str) -> None:
+    read = read_kb(SITES / name / kb)
+    ids = card_ids_of(read.cards)
+    for entry in read.cards:
+        assert entry.urls, entry.card.id
+        for url in entry.urls:
+            for form in (url, url.rstrip("/"), f"https://docs.example.org{url}", url.upper()):
+                assert card_of_path(form, ids) == entry.card.id, form
