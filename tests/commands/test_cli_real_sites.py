@@ -289,3 +289,20 @@ def test_every_published_url_in_every_form_resolves_to_its_own_card(name: str, k
         for url in entry.urls:
             for form in (url, url.rstrip("/"), f"https://docs.example.org{url}", url.upper()):
                 assert card_of_path(form, ids) == entry.card.id, form
+
+
+def test_score_maps_the_urls_of_a_capture_made_elsewhere(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    cases = {
+        "en-overview": HUGO_URLS["Is this project for me?"],
+        "en-ponycopters": HUGO_URLS["How do I launch a ponycopter?"],
+        "en-docs": HUGO_URLS["Where is the documentation?"],
+        "no-docs": HUGO_URLS["Hvor er dokumentasjonen?"],
+        "no-big-data": HUGO_URLS["Stordata"],
+        "fa-overview": HUGO_URLS["مرور کلی"],
+    }
+    lines = [json.dumps({"case_id": c, "retrieved": [url]}) for c, url in cases.items()]
+    (root / "c.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = run_cli(["score", "--artifacts", "c.jsonl", "--json", "r.json"], cwd=root)
+    assert run.code == 0, run.err
+    assert set(hits(root).values()) == {1.0}
