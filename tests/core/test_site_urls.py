@@ -135,3 +135,17 @@ def test_nearest_card_prefers_card_ids_then_published_addresses() -> None:
     ids = card_ids_with_urls([("en/docs/_index", ["/docs/"]), ("no/docs/_index", ["/no/docs/"])])
     assert nearest_card("https://x.org/en/docs/", ids) == "en/docs/_index"
     assert nearest_card("zzzzzzzzzzzzzzzzzzzzzz", ids) is None
+
+
+def test_hugo_a_sections_permalink_pattern_replaces_the_path() -> None:
+    site = SiteLayout(
+        generator="hugo",
+        default_language="en",
+        permalinks={"blog": "/:section/:year/:month/:day/:slugorcontentbasename"},
+    )
+    assert urls("blog/news/post.md", site, date="2026-02-10") == ("/blog/2026/02/10/post/",)
+    # A leaf bundle is named by its folder; a section page keeps its folder URL.
+    assert urls("blog/first/index.md", site, date="2026-02-10") == ("/blog/2026/02/10/first/",)
+    assert urls("blog/_index.md", site) == ("/blog/",)
+    # A token the page cannot fill (no date) leaves the default URL.
+    assert urls("blog/undated.md", site) == ("/blog/undated/",)

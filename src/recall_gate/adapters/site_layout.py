@@ -137,8 +137,18 @@ def _hugo(kb_root: Path, site_root: Path, config: Path) -> Site | None:
         keep_case=keys.get("disablepathtolower") is True,
         base_path=urlsplit(base).path.strip("/") if isinstance(base, str) else "",
         languages=tuple(tags),
+        permalinks=_permalinks(keys.get("permalinks")),
     )
     return Site(layout=layout, config=config)
+
+
+def _permalinks(value: Any) -> dict[str, str]:
+    """Section → pattern, from ``permalinks: {blog: …}`` or ``permalinks: {page: {blog: …}}``."""
+    if not isinstance(value, Mapping):
+        return {}
+    if isinstance(value.get("page"), Mapping):
+        value = value["page"]
+    return {str(k): v for k, v in value.items() if isinstance(v, str)}
 
 
 def _js_string(text: str, key: str) -> str | None:

@@ -14,6 +14,9 @@ generator's content folder: Hugo ``content/``, Docusaurus ``docs/``, MkDocs ``do
   one too under ``defaultContentLanguageInSubdir``) under ``/<lang>/``; a
   language's own content folder (``contentDir: content/no``) left out of the URL;
   ``page.es.md`` is ``page`` in Spanish; ``slug:`` replaces the last part,
+  a section's ``permalinks:`` pattern (``:year``, ``:month``, ``:day``,
+  ``:section``, ``:sections``, ``:slug``, ``:title``, ``:filename``,
+  ``:contentbasename`` and their ``slugor…`` forms) replaces the path,
   ``url:`` is the whole path, and every ``aliases:`` entry is published too;
   paths are lower-cased unless ``disablePathToLower``.
 * **Docusaurus**: ``<routeBasePath>/<folder>/<id>`` where the id is the file
@@ -76,6 +79,8 @@ class SiteLayout:
     use_directory_urls: bool = True
     # The path of the site's base URL ("project" for https://x.github.io/project/).
     base_path: str = ""
+    # Hugo: section → permalink pattern (`permalinks: {blog: /:year/:slug/}`).
+    permalinks: Mapping[str, str] = field(default_factory=dict)
     # The site's languages (Hugo `languages:`, Docusaurus `locales`), to read
     # `page.<lang>.md` suffixes; empty means any ISO 639-1 code.
     languages: tuple[str, ...] = ()
@@ -99,6 +104,40 @@ def _text(meta: Mapping[str, Any], key: str) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
+_TOKEN = re.compile(r":(\w+)")
+_DATE_TEXT = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def _urlize(text: str) -> str:
+    return re.sub(r"[^\w-]+", "", re.sub(r"\s+", "-", text.strip().lower()))
+
+
+def _permalink(
+    pattern: str, section: list[str], name: str, meta: Mapping[str, Any]
+) -> list[str] | None:
+    """A Hugo ``permalinks:`` pattern filled for a page (None: a token it cannot fill)."""
+    date = _DATE_TEXT.match(str(meta.get("date") or ""))
+    slug = _text(meta, "slug")
+    title = _text(meta, "title")
+    values = {
+        "section": section[0] if section else "",
+        "sections": "/".join(section),
+        "filename": name,
+        "contentbasename": name,
+        "slugorfilename": slug or name,
+        "slugorcontentbasename": slug or name,
+        "slug": slug or (_urlize(title) if title else None),
+        "title": _urlize(title) if title else None,
+        "year": date.group(1) if date else None,
+        "month": date.group(2) if date else None,
+        "day": date.group(3) if date else None,
+    }
+    missing = [t for t in _TOKEN.findall(pattern) if values.get(t) is None]
+    if missing:
+        return None
+    return [_TOKEN.sub(lambda m: str(values[m.group(1)]), pattern).strip("/")]
+
+
 def _hugo(parts: list[str], language: str, meta: Mapping[str, Any], site: SiteLayout) -> list[str]:
     content_dir = site.content_dirs.get(language, "").strip("/")
     prefix = content_dir.split("/") if content_dir else []
@@ -110,6 +149,10 @@ def _hugo(parts: list[str], language: str, meta: Mapping[str, Any], site: SiteLa
     slug = _text(meta, "slug")
     if slug is not None and stem not in ("_index", "index"):
         path = [*folder, slug]
+    if stem != "_index" and folder and folder[0] in site.permalinks:
+        # A leaf bundle (blog/post/index.md) is named by its folder.
+        section, name = (folder[:-1], folder[-1]) if stem == "index" else (folder, stem)
+        path = _permalink(site.permalinks[folder[0]], section, name, meta) or path
     subdir = language != site.default_language or site.default_language_in_subdir
     lang = language if subdir else ""
     urls = [_join(lang, *path)]
