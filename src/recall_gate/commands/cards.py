@@ -18,6 +18,7 @@ from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.errors import InputError
+from recall_gate.report.text_width import display_width, ljust_display
 
 __all__ = ["add_commands", "cards_json"]
 
@@ -126,9 +127,9 @@ def render_cards(entries: Sequence[KbCard]) -> str:
         for e in entries
     ]
     header = ("id", "language", "from", "title", "path", "size", "urls")
-    widths = [max(len(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
+    widths = [max(display_width(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
     table = [
-        "  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        "  ".join(ljust_display(str(cell), w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in (header, *rows)
     ]
     return "\n".join([*lines, "", *table]) + "\n"
