@@ -146,3 +146,21 @@ def test_a_kb_merely_near_a_site_config_is_not_read_as_that_site(tmp_path: Path)
     read = read_kb(tmp_path / "kb", KbFiles(default_language="en"))
     assert read.site is None
     assert read.cards[0].urls == ()
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "---\nweight: {n}\n---\nText.\n",
+        "+++\nweight = {n}\n+++\nText.\n",
+        '{{"weight": {n}}}\nText.\n',
+    ],
+)
+def test_a_huge_integer_in_front_matter_names_the_file(tmp_path: Path, page: str) -> None:
+    path = write(tmp_path / "a.md", page.format(n="9" * 5000))
+    with pytest.raises(InputError) as caught:
+        read_kb(tmp_path, KbFiles(default_language="en"))
+    assert str(caught.value).startswith(
+        f"{path}: the front matter holds a value that cannot be read (Exceeds the limit "
+        "(4300 digits) for integer string conversion"
+    )

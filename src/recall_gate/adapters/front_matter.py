@@ -84,7 +84,21 @@ def _json_front_matter(text: str, *, source: str) -> tuple[Any, str]:
 
 
 def split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
-    """The front matter (``{}`` when the page has none) and the text below it."""
+    """The front matter (``{}`` when the page has none) and the text below it; a
+    value Python will not read (an integer of over 4,300 digits) names the file."""
+    try:
+        return _split(text, source=source)
+    except InputError:
+        raise
+    except ValueError as exc:  # int(): "Exceeds the limit (4300 digits) …", a bad date
+        detail = str(exc).split(";")[0]
+        raise InputError(
+            f"{source}: the front matter holds a value that cannot be read ({detail})",
+            fix="write the value as text (in quotes), or remove it",
+        ) from None
+
+
+def _split(text: str, *, source: str) -> tuple[Any, str]:
     first, _, rest = text.partition("\n")
     fence = first.strip()
     if fence.startswith("{") and text.lstrip().startswith("{"):
