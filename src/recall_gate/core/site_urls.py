@@ -82,7 +82,7 @@ class SiteLayout:
     # Hugo: section → permalink pattern (`permalinks: {blog: /:year/:slug/}`).
     permalinks: Mapping[str, str] = field(default_factory=dict)
     # The site's languages (Hugo `languages:`, Docusaurus `locales`), to read
-    # `page.<lang>.md` suffixes; empty means any ISO 639-1 code.
+    # `page.<lang>.md` suffixes (none without a `languages:` list: one language).
     languages: tuple[str, ...] = ()
 
 
