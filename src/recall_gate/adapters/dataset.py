@@ -575,11 +575,12 @@ def _kb_files(
 def _markdown_kb(root: Path, files: KbFiles) -> Kb:
     paths, unmatched = _kb_files(root, include=files.include, exclude=files.exclude)
     site = detect_site(root)
-    translations = [
-        (locale, folder, path)
-        for locale, folder in (site.translations.items() if site is not None else ())
-        for path in _kb_files(folder, include=files.include, exclude=files.exclude)[0]
-    ]
+    translations = []
+    for locale, folder in site.translations.items() if site is not None else ():
+        found, missed = _kb_files(folder, include=files.include, exclude=files.exclude)
+        translations += [(locale, folder, path) for path in found]
+        # A pattern is unmatched only if it matched no page, translations included.
+        unmatched = tuple(g for g in unmatched if g in missed)
     if not paths and not translations:
         narrowed = (
             " matching `kb_include` / outside `kb_exclude`"
