@@ -575,7 +575,7 @@ def _kb_files(
 def _markdown_kb(root: Path, files: KbFiles) -> Kb:
     paths, unmatched = _kb_files(root, include=files.include, exclude=files.exclude)
     site = detect_site(root)
-    translations = []
+    translations: list[tuple[str | None, Path, Path]] = []
     for locale, folder in site.translations.items() if site is not None else ():
         found, missed = _kb_files(folder, include=files.include, exclude=files.exclude)
         translations += [(locale, folder, path) for path in found]
