@@ -576,9 +576,9 @@ def _markdown_kb(root: Path, files: KbFiles) -> Kb:
     paths, unmatched = _kb_files(root, include=files.include, exclude=files.exclude)
     site = detect_site(root)
     translations: list[tuple[str | None, Path, Path]] = []
-    for locale, folder in site.translations.items() if site is not None else ():
-        found, missed = _kb_files(folder, include=files.include, exclude=files.exclude)
-        translations += [(locale, folder, path) for path in found]
+    for tag, translated in site.translations.items() if site is not None else ():
+        found, missed = _kb_files(translated, include=files.include, exclude=files.exclude)
+        translations += [(tag, translated, path) for path in found]
         # A pattern is unmatched only if it matched no page, translations included.
         unmatched = tuple(g for g in unmatched if g in missed)
     if not paths and not translations:
