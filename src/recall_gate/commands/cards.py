@@ -23,6 +23,7 @@ from recall_gate.report.text_width import display_width, ljust_display
 __all__ = ["add_commands", "cards_json"]
 
 _TITLE_WIDTH = 40
+_GENERATORS = {"hugo": "Hugo", "docusaurus": "Docusaurus", "mkdocs": "MkDocs"}
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -149,7 +150,7 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
         shown = Path(os.path.relpath(settings.kb, console.cwd)).as_posix()
     if args.json is not None:
         atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown, read=read)))
-    site = "" if read.site is None else f", a {read.site.layout.generator.title()} site"
+    site = "" if read.site is None else f", a {_GENERATORS[read.site.layout.generator]} site"
     skipped = f", {len(read.skipped)} pages skipped" if read.skipped else ""
     console.stdout.write(
         f"config: {settings.config_shown(console)}\n"
