@@ -6,15 +6,26 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run check lint types test test-fast test-act docs bench bench-scale zizmor clean
+.PHONY: judge-lock install run check lint types test test-fast test-act docs bench bench-scale zizmor clean
+
+# TORCH_INDEX_URL (CI): torch alone, without its dependencies, from that index
+# (e.g. the CPU wheels); everything else from the default index only.
+TORCH_INDEX_URL ?=
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	if [ -n "$(TORCH_INDEX_URL)" ]; then $(BIN)/python -m pip install --quiet --no-deps --index-url "$(TORCH_INDEX_URL)" -c constraints.txt torch; fi
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[retrieval,dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The judge's hash-locked requirements (the action installs them with --require-hashes):
+# recall-gate's core dependencies and its build backend, at constraints.txt's pins.
+judge-lock: $(STAMP)
+	$(BIN)/uv pip compile --quiet --generate-hashes --universal --python-version 3.11 \
+		-c constraints.txt requirements/judge.in -o requirements/judge.txt
 
 run: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/recall-gate run --config recall-gate.yaml
@@ -55,6 +66,8 @@ check: lint types zizmor docs test
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks scoring
 	$(BIN)/python -m benchmarks capture
+	$(BIN)/python -m benchmarks traffic
+	$(BIN)/python -m benchmarks traffic --qps
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner
 
 bench-scale: $(STAMP)

@@ -7,8 +7,12 @@
   (``python -m benchmarks capture --help``);
 * ``front-matter`` — front matter parsing of 10,000 pages (``python -m benchmarks
   front-matter --help``);
+* ``traffic`` — the query log: the diff of 10^5 logged queries, the snapshot's
+  bytes per query, ``--max-qps`` pacing (``python -m benchmarks traffic --help``);
 * ``pr-check`` — the action's PR check under act (score and capture mode): pip,
-  uv and a kept environment, against act alone.
+  uv and a kept environment, against act alone;
+* ``kb-diff`` — the KB diff of a pull request on a 700-page KB (target ≤ 0.5 s)
+  (``python -m benchmarks kb-diff --help``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ BENCHMARKS = {
     "capture": "benchmarks.bench_capture",
     "pr-check": "benchmarks.bench_pr_check",
     "front-matter": "benchmarks.bench_front_matter",
+    "traffic": "benchmarks.bench_traffic",
+    "kb-diff": "benchmarks.bench_kb_diff",
 }
 
 

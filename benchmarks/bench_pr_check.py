@@ -1,6 +1,6 @@
 """The action's PR check under act, install included: pip, uv and a kept environment.
 
-    python -m benchmarks pr-check                  # 3 rounds, score and capture mode
+    python -m benchmarks pr-check                  # 3 rounds: score, capture, two-job
     python -m benchmarks pr-check --rounds 5 --modes score --json out.json
 
 One run prepares a copy of this repository as a git work tree with a
@@ -52,11 +52,17 @@ EMPTY = "benchmarks/act/empty-check.yml"
 WORKFLOWS = {
     "score": ("tests/act/workflows/pr-check.yml", {"ARTIFACTS": "tests/act/data/capture-v1.jsonl"}),
     "capture": ("tests/act/workflows/capture-check.yml", {}),
+    # The same capture in two jobs: the capture job, then the judge installed fresh
+    # from the hash-locked set (docs/pr-check.md). "kept environment" keeps the
+    # capture job's; the judge's is new in every job, by design.
+    "two-job": ("tests/act/workflows/two-job-check.yml", {}),
 }
 WAYS = ("pip, cold", "uv, cold", "kept environment")
-INSTALL_STEP = "Install recall-gate"
-# The action's other steps: recall-gate's own commands (evaluate, report, comment).
+INSTALL_STEPS = ("Install recall-gate", "Install the judge")
+# The action's other steps: recall-gate's own commands (capture, evaluate, report, comment).
 OTHER_STEPS = (
+    "Capture (runs the code under test)",
+    "Report the capture",
     "Evaluate and compare with the baseline",
     "Report to GitHub Actions",
     "Comment on the pull request",
@@ -104,6 +110,8 @@ class Bench:
                     "XDG_CACHE_HOME": str(cache_home),
                     **self.caches,
                     "ACT_OUTPUTS_FILE": str(self.scratch / "outputs.json"),
+                    # The two-job check hands its capture over through the artifact store.
+                    "ACT_STUB_ARTIFACTS": str(self.scratch / f"artifacts-{self.runs}"),
                 },
                 variables=variables,
                 path_prefix=[self.tools],
@@ -128,7 +136,7 @@ def _timed(
         return
     into.wall.append(wall)
     steps = run.step_seconds()
-    into.install.append(steps.get(INSTALL_STEP, 0.0))
+    into.install.append(sum(steps.get(name, 0.0) for name in INSTALL_STEPS))
     into.other.append(sum(steps.get(name, 0.0) for name in OTHER_STEPS))
     for phase, amount, unit in _UV_PHASE.findall(run.step_output):
         into.uv.setdefault(phase, []).append(float(amount) / (1000 if unit == "ms" else 1))
@@ -203,6 +211,12 @@ def render(timings: Mapping[str, Timing], rounds: int) -> str:
             f"| {statistics.median(timing.other):.2f} | {median - act:.2f} | {median / pip:.2f}× |"
         )
     lines.append("")
+    for way in WAYS:
+        two, one = timings.get(f"two-job: {way}"), timings.get(f"capture: {way}")
+        if two and one:
+            ratio = statistics.median(two.wall) / statistics.median(one.wall)
+            lines.append(f"two jobs ÷ one job, {way} (medians): {ratio:.2f}×")
+    lines.append("")
     for key, timing in timings.items():
         if timing.uv and "uv, cold" in key:
             phases = ", ".join(
@@ -220,13 +234,17 @@ def main(argv: list[str]) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--rounds", type=int, default=3, help="reported rounds (default 3)")
-    parser.add_argument("--modes", default="score,capture", help="score,capture (default both)")
+    parser.add_argument(
+        "--modes",
+        default="score,capture,two-job",
+        help="score, capture (one job), two-job (default all three)",
+    )
     parser.add_argument("--folder", type=Path, help="work folder (default: a temporary one)")
     parser.add_argument("--json", type=Path, help="also write the raw timings here")
     args = parser.parse_args(argv)
     modes = [m for m in args.modes.split(",") if m]
     if not modes or set(modes) - set(WORKFLOWS) or args.rounds < 1:
-        parser.error("--modes takes score and/or capture; --rounds at least 1")
+        parser.error("--modes takes score, capture and/or two-job; --rounds at least 1")
     with tempfile.TemporaryDirectory(prefix="pr-check-") as temporary:
         folder = args.folder or Path(temporary)
         if args.folder and args.folder.exists() and any(args.folder.iterdir()):

@@ -76,6 +76,26 @@ def stub_mappings() -> list[str]:
     return args
 
 
+def copy_action(dest: Path) -> Path:
+    """The action as a pinned release holds it, in DEST: this checkout's files (tracked
+    and new, not ignored), less the tests, whose fixtures spell out the fake's tokens.
+    ``--local-repository recall-gate/recall-gate@v0=DEST`` then reads a small folder
+    (never this checkout's virtual environment), and code under test that writes where
+    it runs can never write into this checkout."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, listed):
+        source = ROOT / name.decode()
+        if source.is_file() and not name.startswith(b"tests/"):
+            (dest / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name.decode())
+    return dest
+
+
 def clean_environment() -> dict[str, str]:
     """This process's environment minus an enclosing runner's (CI may itself be Actions)."""
     prefixes = ("GITHUB_", "ACTIONS_", "RUNNER_", "INPUT_", "RECALL_GATE_", "ACT_")
@@ -158,10 +178,14 @@ def run_act(
     inputs: Mapping[str, str] | None = None,
     extra: Sequence[str] = (),
     path_prefix: Sequence[Path] = (),
+    secret_file: bool = False,
 ) -> ActRun:
     """One act run of WORKFLOW in CWD on EVENT; its log is kept in SCRATCH as act-N.log.
     ``env`` reaches the steps (``--env``); ``path_prefix`` goes before act's own PATH,
-    which the steps of a self-hosted run inherit."""
+    which the steps of a self-hosted run inherit. ``secret_file``: the token reaches act
+    in a file removed once act has read it (its first line of output), so that no
+    command line, environment or file on the machine holds it while the jobs run: a
+    test of what code under test can see then sees only what the jobs give it."""
     scratch.mkdir(parents=True, exist_ok=True)
     event_file = scratch / f"event-{len(list(scratch.glob('event-*')))}.json"
     event_file.write_text(json.dumps(event), encoding="utf-8")
@@ -180,11 +204,16 @@ def run_act(
         "--json",
         "--env",
         f"GITHUB_API_URL={api_url}",
-        "-s",
-        f"GITHUB_TOKEN={token}",
         *stub_mappings(),
         *extra,
     ]
+    secrets = scratch / "secrets.env"
+    if secret_file:
+        secrets.write_text(f"GITHUB_TOKEN={token}\n", encoding="utf-8")
+        secrets.chmod(0o600)
+        argv += ["--secret-file", str(secrets)]
+    else:
+        argv += ["-s", f"GITHUB_TOKEN={token}"]
     for name, value in (env or {}).items():
         argv += ["--env", f"{name}={value}"]
     for name, value in (variables or {}).items():
@@ -194,15 +223,18 @@ def run_act(
     environ = clean_environment()
     if path_prefix:
         environ["PATH"] = os.pathsep.join([*map(str, path_prefix), environ.get("PATH", "")])
-    done = subprocess.run(
-        argv,
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=ACT_TIMEOUT,
-        check=False,
-    )
+    with subprocess.Popen(
+        argv, cwd=cwd, env=environ, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as process:
+        assert process.stdout is not None
+        first = process.stdout.readline() if secret_file else ""
+        secrets.unlink(missing_ok=True)  # act read it before it said anything
+        try:
+            stdout, stderr = process.communicate(timeout=ACT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+    done = subprocess.CompletedProcess(argv, process.returncode, first + stdout, stderr)
     events = []
     for line in done.stdout.splitlines():
         try:

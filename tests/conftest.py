@@ -24,3 +24,11 @@ def fake_github() -> Iterator[FakeGitHub]:
         fake.add_actions_token(TOKEN)
         fake.add_repo("octo/app")
         yield fake
+
+
+@pytest.fixture(scope="session")
+def action_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The action as `uses: recall-gate/recall-gate@v0` finds it under act (a copy)."""
+    from act_harness import copy_action
+
+    return copy_action(tmp_path_factory.mktemp("action") / "recall-gate")

@@ -77,7 +77,7 @@ Rate limits — ``using-the-rest-api/rate-limits-for-the-rest-api``
     - GHES: rate limits are disabled by default, so no headers.
 
 Pulls — ``pulls/pulls``, ``commits/commits#list-pull-requests-associated-with-a-commit``
-    - get, list (``state``, ``head=owner:branch``), create; creating returns
+    - get, list (``state``, ``head=owner:branch``, ``base``), create; creating returns
       ``422`` when a PR for the same head and base is open. The Actions token
       may create a PR only when the repository allows it ("Allow GitHub
       Actions to create and approve pull requests", off by default:
@@ -91,8 +91,34 @@ Git refs and contents — ``git/refs``, ``repos/contents``
       already exists``); ``GET``/``PUT contents/{path}`` over per-commit
       file trees, ``PUT`` requiring the current blob ``sha`` to replace a
       file (``409`` when it does not match; ``422`` when missing).
+    - ``PATCH git/refs/heads/{branch}`` (``git/refs#update-a-reference``):
+      ``sha`` required; without ``force: true`` only a fast-forward
+      (``422 Update is not a fast forward``); an absent branch → ``422
+      Reference does not exist``. ``DELETE git/refs/heads/{branch}``
+      (``git/refs#delete-a-reference``): ``204``, absent → ``422 Reference
+      does not exist``. Both need ``contents: write``. A moved branch moves
+      the head of its open pull requests, as a push does.
 
-Test controls: `inject` answers the next matching requests with a canned
+Git database — ``git/commits``, ``git/trees``
+    - ``GET git/commits/{sha}`` (``git/commits#get-a-commit-object``):
+      ``sha``, ``tree.sha``, ``parents[].sha``, ``message``; unknown → 404.
+    - ``POST git/trees`` (``git/trees#create-a-tree``, ``contents: write``):
+      ``tree[]`` entries of ``path``, ``mode`` (``100644``…), ``type``
+      (``blob``) and either ``content`` or ``sha`` (``null`` deletes the
+      path); ``base_tree`` keeps that tree's other entries; an unknown base
+      tree or a malformed entry → ``422``. Returns ``201`` with ``sha``.
+    - ``POST git/commits`` (``git/commits#create-a-commit``, ``contents:
+      write``): ``message`` and ``tree`` required, ``parents`` a list of
+      commit SHAs; an unknown tree or parent → ``422``. It moves no branch.
+
+Updating a pull request — ``pulls/pulls#update-a-pull-request``
+    - ``PATCH pulls/{n}`` with ``title``, ``body``, ``state`` (``open`` /
+      ``closed``); needs ``pull_requests: write``. Pull objects carry
+      ``merged_at`` (``null`` unless merged) and ``closed_at``.
+
+Test controls: `merge_pull` and `close_pull` do what the web UI does (a merge
+commit on the base with the head's files, the PR closed and merged, or just
+closed); `inject` answers the next matching requests with a canned
 `Failure` (its headers replace the default ``Content-Type``: what a proxy or a
 misconfigured GHES front end in the way would send); `edit_comment` edits a
 comment as someone else would; `exhaust_rate_limit`; the request log
@@ -314,6 +340,8 @@ class FakePull:
     body: str = ""
     head_owner: str = ""
     from_fork: bool = False
+    merged_at: str | None = None
+    closed_at: str | None = None
 
 
 @dataclass
@@ -327,6 +355,9 @@ class FakeRepo:
     comments: dict[int, FakeComment] = field(default_factory=dict)
     refs: dict[str, str] = field(default_factory=dict)  # branch -> commit sha
     commits: dict[str, dict[str, str]] = field(default_factory=dict)  # sha -> {path: base64}
+    parents: dict[str, list[str]] = field(default_factory=dict)  # commit sha -> parent shas
+    messages: dict[str, str] = field(default_factory=dict)  # commit sha -> message
+    trees: dict[str, dict[str, str]] = field(default_factory=dict)  # tree sha -> {path: base64}
     next_number: int = 1
 
 
@@ -345,6 +376,40 @@ def _blob_sha(content: bytes) -> str:
 def _commit_sha(parent: str, tree: Mapping[str, str], message: str) -> str:
     text = json.dumps([parent, sorted(tree.items()), message])
     return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+
+def _tree_sha(tree: Mapping[str, str]) -> str:
+    text = json.dumps(["tree", sorted(tree.items())])
+    return hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()
+
+
+def _add_commit(repo: FakeRepo, parents: list[str], tree: Mapping[str, str], message: str) -> str:
+    sha = _commit_sha(",".join(parents), tree, message)
+    repo.commits[sha] = dict(tree)
+    repo.parents[sha] = list(parents)
+    repo.messages[sha] = message
+    repo.trees[_tree_sha(tree)] = dict(tree)
+    return sha
+
+
+def _is_ancestor(repo: FakeRepo, ancestor: str, sha: str) -> bool:
+    seen, todo = set(), [sha]
+    while todo:
+        current = todo.pop()
+        if current == ancestor:
+            return True
+        if current not in seen:
+            seen.add(current)
+            todo += repo.parents.get(current, [])
+    return False
+
+
+def _move_branch(repo: FakeRepo, branch: str, sha: str) -> None:
+    """Point ``branch`` at ``sha``; its open pull requests follow, as after a push."""
+    repo.refs[branch] = sha
+    for pull in repo.pulls.values():
+        if pull.state == "open" and pull.head_ref == branch and not pull.from_fork:
+            pull.head_sha = sha
 
 
 def _error(status: int, message: str, doc: str = "", **extra: Any) -> Json:
@@ -488,8 +553,7 @@ class FakeGitHub:
                 actions_can_create_pull_requests=actions_can_create_pull_requests,
             )
             tree = {p: base64.b64encode(c).decode() for p, c in (files or {}).items()}
-            sha = _commit_sha("", tree, "initial")
-            repo.commits[sha] = tree
+            sha = _add_commit(repo, [], tree, "initial")
             repo.refs[default_branch] = sha
             self.repos[full_name] = repo
             self._user(full_name.split("/", maxsplit=1)[0], "User")
@@ -527,6 +591,27 @@ class FakeGitHub:
         """A new commit on the PR's branch."""
         with self._lock:
             self.repos[full_name].pulls[number].head_sha = head_sha
+            self._save()
+
+    def merge_pull(self, full_name: str, number: int) -> str:
+        """Merge a PR as the web UI does: a merge commit on the base holding the head's
+        files (no conflicts in the fake), the PR closed and merged. Returns the commit."""
+        with self._lock:
+            repo = self.repos[full_name]
+            pull = repo.pulls[number]
+            base = repo.refs[pull.base_ref]
+            merged = {**repo.commits[base], **repo.commits[pull.head_sha]}
+            sha = _add_commit(repo, [base, pull.head_sha], merged, f"Merge pull request #{number}")
+            repo.refs[pull.base_ref] = sha
+            pull.state, pull.merged_at, pull.closed_at = "closed", self._now(), self._now()
+            self._save()
+            return sha
+
+    def close_pull(self, full_name: str, number: int) -> None:
+        """Close a PR without merging it (its branch stays)."""
+        with self._lock:
+            pull = self.repos[full_name].pulls[number]
+            pull.state, pull.closed_at = "closed", self._now()
             self._save()
 
     def add_comment(
@@ -631,6 +716,9 @@ class FakeGitHub:
                         "comments": {str(i): asdict(c) for i, c in sorted(r.comments.items())},
                         "refs": dict(sorted(r.refs.items())),
                         "commits": r.commits,
+                        "parents": r.parents,
+                        "messages": r.messages,
+                        "trees": r.trees,
                     }
                     for name, r in sorted(self.repos.items())
                 },
@@ -665,7 +753,12 @@ class FakeGitHub:
                     next_number=int(raw.get("next_number", 1)),
                     refs=dict(raw.get("refs", {})),
                     commits={k: dict(v) for k, v in dict(raw.get("commits", {})).items()},
+                    parents={k: list(v) for k, v in dict(raw.get("parents", {})).items()},
+                    messages=dict(raw.get("messages", {})),
+                    trees={k: dict(v) for k, v in dict(raw.get("trees", {})).items()},
                 )
+                for files in repo.commits.values():
+                    repo.trees.setdefault(_tree_sha(files), dict(files))
                 repo.pulls = {int(n): FakePull(**p) for n, p in raw.get("pulls", {}).items()}
                 repo.comments = {
                     int(i): FakeComment(**c) for i, c in raw.get("comments", {}).items()
@@ -673,9 +766,7 @@ class FakeGitHub:
                 for c in repo.comments.values():
                     self._user(c.login, c.user_type)
                 if repo.default_branch not in repo.refs:
-                    sha = _commit_sha("", {}, "initial")
-                    repo.commits.setdefault(sha, {})
-                    repo.refs[repo.default_branch] = sha
+                    repo.refs[repo.default_branch] = _add_commit(repo, [], {}, "initial")
                 numbers = [*repo.pulls, repo.next_number - 1]
                 repo.next_number = max(numbers) + 1
                 self.repos[name] = repo
@@ -1017,6 +1108,8 @@ def _pull_json(req: _Request, p: FakePull) -> Json:
         "title": p.title,
         "body": p.body or None,
         "html_url": f"{req.web}/{repo.full_name}/pull/{p.number}",
+        "merged_at": p.merged_at,
+        "closed_at": p.closed_at,
         "user": _user_json(req.fake, head_owner, "User"),
         "head": {
             "sha": p.head_sha,
@@ -1169,6 +1262,8 @@ def _list_pulls(req: _Request) -> Answer:
     pulls = [_pull_json(req, p) for _, p in sorted(repo.pulls.items()) if state in {"all", p.state}]
     if head:
         pulls = [p for p in pulls if p["head"]["label"] == head]
+    if req.query.get("base"):
+        pulls = [p for p in pulls if p["base"]["ref"] == req.query["base"]]
     return req.page(pulls)
 
 
@@ -1324,15 +1419,135 @@ def _put_contents(req: _Request) -> Answer:
         if given != _blob_sha(base64.b64decode(existing)):
             raise _Reply(409, f"{path} does not match {given}")
     tree[path] = base64.b64encode(content).decode()
-    commit = _commit_sha(parent, tree, message)
-    repo.commits[commit] = tree
-    repo.refs[branch] = commit
+    commit = _add_commit(repo, [parent], tree, message)
+    _move_branch(repo, branch, commit)
     status = 200 if existing is not None else 201
     return (
         status,
         {"content": {"path": path, "sha": _blob_sha(content)}, "commit": {"sha": commit}},
         {},
     )
+
+
+def _branch_of(req: _Request) -> str:
+    branch = unquote(req.params["branch"])
+    if branch not in req.repo.refs:
+        raise _Reply(422, "Reference does not exist")
+    return branch
+
+
+@_route(
+    "PATCH",
+    r"{repo}/git/refs/heads/(?P<branch>.+)",
+    doc="git/refs#update-a-reference",
+    needs=("contents",),
+)
+def _update_ref(req: _Request) -> Answer:
+    repo = req.repo
+    branch = _branch_of(req)
+    sha = req.data.get("sha") if isinstance(req.data, dict) else None
+    if not isinstance(sha, str):
+        raise _Reply(422, 'Invalid request.\n\n"sha" wasn\'t supplied.')
+    if sha not in repo.commits:
+        raise _Reply(422, "Object does not exist")
+    if req.data.get("force") is not True and not _is_ancestor(repo, repo.refs[branch], sha):
+        raise _Reply(422, "Update is not a fast forward")
+    _move_branch(repo, branch, sha)
+    return 200, {"ref": f"refs/heads/{branch}", "object": {"sha": sha, "type": "commit"}}, {}
+
+
+@_route(
+    "DELETE",
+    r"{repo}/git/refs/heads/(?P<branch>.+)",
+    doc="git/refs#delete-a-reference",
+    needs=("contents",),
+)
+def _delete_ref(req: _Request) -> Answer:
+    del req.repo.refs[_branch_of(req)]
+    return 204, None, {}
+
+
+@_route("GET", r"{repo}/git/commits/(?P<sha>[0-9a-f]{40})", doc="git/commits#get-a-commit-object")
+def _get_commit(req: _Request) -> Answer:
+    repo, sha = req.repo, req.params["sha"]
+    if sha not in repo.commits:
+        raise _Reply(404, "Not Found")
+    return (
+        200,
+        {
+            "sha": sha,
+            "tree": {"sha": _tree_sha(repo.commits[sha])},
+            "parents": [{"sha": p} for p in repo.parents.get(sha, [])],
+            "message": repo.messages.get(sha, ""),
+        },
+        {},
+    )
+
+
+@_route("POST", r"{repo}/git/trees", doc="git/trees#create-a-tree", needs=("contents",))
+def _create_tree(req: _Request) -> Answer:
+    repo = req.repo
+    entries = req.data.get("tree") if isinstance(req.data, dict) else None
+    if not isinstance(entries, list):
+        raise _Reply(422, 'Invalid request.\n\n"tree" wasn\'t supplied.')
+    base = req.data.get("base_tree")
+    if base is not None and base not in repo.trees:
+        raise _Reply(422, "Invalid tree info")
+    files = dict(repo.trees[base]) if base is not None else {}
+    for entry in entries:
+        if not isinstance(entry, dict) or entry.get("type") != "blob" or not entry.get("path"):
+            raise _Reply(422, "Invalid tree info")
+        if entry.get("mode") not in {"100644", "100755"}:
+            raise _Reply(422, "Invalid tree info")
+        path = str(entry["path"])
+        if "content" in entry and isinstance(entry["content"], str):
+            files[path] = base64.b64encode(entry["content"].encode()).decode()
+        elif "sha" in entry and entry["sha"] is None:
+            if path not in files:
+                raise _Reply(422, "Invalid tree info")
+            del files[path]
+        else:
+            raise _Reply(422, "Invalid tree info")  # blobs by SHA: recall-gate sends content
+    sha = _tree_sha(files)
+    repo.trees[sha] = files
+    return 201, {"sha": sha, "tree": [{"path": p, "type": "blob"} for p in sorted(files)]}, {}
+
+
+@_route("POST", r"{repo}/git/commits", doc="git/commits#create-a-commit", needs=("contents",))
+def _create_commit(req: _Request) -> Answer:
+    repo = req.repo
+    data = req.data if isinstance(req.data, dict) else {}
+    message, tree, parents = data.get("message"), data.get("tree"), data.get("parents", [])
+    if not isinstance(message, str) or not isinstance(tree, str):
+        raise _Reply(422, 'Invalid request.\n\n"message", "tree" weren\'t supplied.')
+    if tree not in repo.trees:
+        raise _Reply(422, "Tree SHA does not exist")
+    if not isinstance(parents, list) or any(p not in repo.commits for p in parents):
+        raise _Reply(422, "Parent SHA does not exist or is not a commit object")
+    sha = _add_commit(repo, [str(p) for p in parents], repo.trees[tree], message)
+    return 201, {"sha": sha, "tree": {"sha": tree}, "parents": [{"sha": p} for p in parents]}, {}
+
+
+@_route(
+    "PATCH",
+    r"{repo}/pulls/(?P<number>\d+)",
+    doc="pulls/pulls#update-a-pull-request",
+    needs=("pull_requests",),
+)
+def _update_pull(req: _Request) -> Answer:
+    pull = req.repo.pulls.get(int(req.params["number"]))
+    if pull is None:
+        raise _Reply(404, "Not Found")
+    data = req.data if isinstance(req.data, dict) else {}
+    if "title" in data:
+        pull.title = str(data["title"])
+    if "body" in data:
+        pull.body = str(data["body"] or "")
+    if data.get("state") in {"open", "closed"}:
+        if data["state"] == "closed" and pull.state == "open":
+            pull.closed_at = req.fake._now()
+        pull.state = data["state"]
+    return 200, _pull_json(req, pull), {}
 
 
 # -- HTTP plumbing ---------------------------------------------------------------

@@ -32,3 +32,26 @@ def git(repo: Path, *args: str) -> str:
         check=True,
     )
     return done.stdout.strip()
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write each ``path: text`` under ``root``, creating folders."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def commit_all(repo: Path, message: str = "pr") -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def pull_request_repo(root: Path, base: dict[str, str]) -> Path:
+    """A repository whose ``main`` commits ``base``, checked out on a new branch
+    ``pr``: what a pull request then commits is compared with ``main``."""
+    git(root, "init", "-q", "-b", "main")
+    write_files(root, base)
+    commit_all(root, "base")
+    git(root, "checkout", "-q", "-b", "pr")
+    return root

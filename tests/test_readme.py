@@ -88,3 +88,15 @@ def test_the_docs_site_can_include_the_readme_quick_start() -> None:
     assert "<!-- quickstart:start -->" in section, "the included part holds the workflow"
     relative = re.findall(r"\]\((?!https?://)[^)]*\)", section)
     assert relative == [], "a relative link breaks on the site: put it after the end marker"
+
+
+def test_the_readmes_trust_claim_is_the_security_pages_word_for_word() -> None:
+    """The README promises what docs/security.md's trust model states, in its words."""
+    claim = "The pull request's code never runs in a job that holds a token or makes the verdict"
+
+    def words(path: str) -> str:
+        text = (Path(__file__).resolve().parents[1] / path).read_text(encoding="utf-8")
+        return " ".join(text.replace("*", "").split())
+
+    assert claim in words("README.md")
+    assert claim in words("docs/security.md")

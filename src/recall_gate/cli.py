@@ -45,6 +45,8 @@ from recall_gate.commands import (
     evaluation,
     github_actions,
     merging,
+    proposing,
+    queueing,
 )
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
@@ -75,9 +77,11 @@ def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         **cards.add_commands(sub),
         **capturing.add_commands(sub),
         **merging.add_commands(sub),
+        **queueing.add_commands(sub),
         **converting.add_commands(sub),
         **baselines.add_commands(sub),
         **github_actions.add_commands(sub),
+        **proposing.add_commands(sub),
     }
     _add_debug(parser, top=True)
     return parser, handlers

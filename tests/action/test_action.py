@@ -9,6 +9,7 @@ quick-start workflow is checked here too.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -159,7 +160,11 @@ def test_contract_inputs_and_outputs_exist_and_inputs_are_optional() -> None:
     assert data["inputs"]["profile"]["default"] == ""
     assert "else `default`" in data["inputs"]["profile"]["description"]
     assert data["inputs"]["comment"]["default"] == "true"
-    assert data["inputs"]["github-token"]["default"] == "${{ github.token }}"
+    # Empty: the workflow token, which only the comment step receives (`github.token`
+    # there): an input default would reach every step under act (nektos/act#2874).
+    assert data["inputs"]["github-token"]["default"] == ""
+    assert data["inputs"]["role"]["default"] == ""
+    assert data["inputs"]["trust-pr-code"]["default"] == "false"
     for name in ("min-hit", "min-recall", "min-ndcg", "max-regression"):
         assert data["inputs"][name]["default"] == "", f"{name}: empty means inactive"
 
@@ -167,20 +172,28 @@ def test_contract_inputs_and_outputs_exist_and_inputs_are_optional() -> None:
 def test_outputs_come_from_steps_that_exist() -> None:
     ids = {step.get("id") for step in steps()}
     for name, spec in action()["outputs"].items():
-        found = re.fullmatch(r"\$\{\{ steps\.([a-z-]+)\.outputs\.([a-z-]+) \}\}", spec["value"])
+        step_output = r"steps\.[a-z-]+\.outputs\.[a-z-]+"
+        found = re.fullmatch(rf"\$\{{\{{ {step_output}( \|\| {step_output})* \}}\}}", spec["value"])
         assert found, f"{name}: value must be a step output"
-        assert found.group(1) in ids, f"{name}: no step with id {found.group(1)}"
+        for step_id in re.findall(r"steps\.([a-z-]+)\.", spec["value"]):
+            assert step_id in ids, f"{name}: no step with id {step_id}"
 
 
 def test_the_token_is_masked_and_only_the_comment_step_gets_it() -> None:
+    """No step that installs or runs code under test holds the token: the plan step
+    sees only whether one was given, the comment step alone its value."""
     holders = [
         step["name"]
         for step in steps()
-        if any("inputs.github-token" in str(v) for v in (step.get("env") or {}).values())
+        for value in (step.get("env") or {}).values()
+        if "github-token" in str(value) or "github.token" in str(value)
     ]
-    assert holders == ["Install recall-gate", "Comment on the pull request"]
-    install = steps()[0]
-    assert '::add-mask::$RG_TOKEN"' in install["run"]
+    assert holders == ["Plan the job", "Comment on the pull request"]
+    plan = steps()[0]
+    assert plan["env"]["RG_TOKEN_GIVEN"] == "${{ inputs.github-token != '' }}"
+    comment = next(s for s in steps() if s.get("id") == "comment")
+    assert comment["env"]["GITHUB_TOKEN"] == "${{ inputs.github-token || github.token }}"
+    assert '::add-mask::$GITHUB_TOKEN"' in comment["run"]
     assert "set -x" not in "".join(str(s.get("run", "")) for s in steps())
 
 
@@ -210,7 +223,9 @@ def test_the_last_step_enforces_the_verdict_and_never_passes_without_one(
     verdict: str, fail_on_gate: str, code: int
 ) -> None:
     last = steps()[-1]
-    assert "if" not in last, "the verdict is enforced whatever fail-on-gate says about errors"
+    # Skipped only in the capture role, which judges nothing (its capture step fails
+    # the job when the capture does not complete).
+    assert last["if"] == "${{ steps.plan.outputs.role != 'capture' }}"
     done = subprocess.run(
         ["bash", "-c", last["run"]],
         env={**os.environ, "RG_VERDICT": verdict, "RG_FAIL_ON_GATE": fail_on_gate},
@@ -241,21 +256,33 @@ def test_action_docs_tables_match_action_yml(section: str, render: Any) -> None:
     )
 
 
-def test_readme_quickstart_is_a_least_privilege_workflow_using_declared_inputs() -> None:
+def test_readme_quickstart_is_the_two_job_check_with_no_token_where_pr_code_runs() -> None:
+    """The capture job runs the pull request's code with no permissions and no token
+    input; the judge job needs it, alone may comment, and installs nothing of the PR."""
     text = README.read_text(encoding="utf-8") if README.is_file() else ""
     block = readme_section(text, "quickstart") or ""
     fenced = re.fullmatch(r"```yaml\n(.*)\n```", block, re.DOTALL)
     assert fenced, "README.md: put the quick-start workflow in a ```yaml fence between markers"
+    assert fenced.group(1) + "\n" in (ROOT / "examples/workflows/pr-check.yml").read_text(), (
+        "the README's workflow is examples/workflows/pr-check.yml, which the act tests run"
+    )
     workflow = YAML(typ="safe").load(fenced.group(1))
     assert workflow["permissions"] == {}
-    [job] = workflow["jobs"].values()
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
-    steps = job["steps"]
-    checkout = next(s for s in steps if str(s.get("uses", "")).startswith("actions/checkout@"))
-    assert checkout["with"]["persist-credentials"] is False
-    [gate] = [s for s in steps if "recall-gate@" in str(s.get("uses", ""))]
-    assert set(gate.get("with", {})) <= set(action()["inputs"])
-    assert not any("run" in s and "${{" in s["run"] for s in steps)
+    capture, judge = workflow["jobs"]["capture"], workflow["jobs"]["judge"]
+    assert capture["permissions"] == {}
+    assert judge["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert judge["needs"] == "capture"
+    for job, role in ((capture, "capture"), (judge, "judge")):
+        checkout = next(
+            s for s in job["steps"] if str(s.get("uses", "")).startswith("actions/checkout@")
+        )
+        assert checkout["with"]["persist-credentials"] is False
+        [gate] = [s for s in job["steps"] if "recall-gate@" in str(s.get("uses", ""))]
+        assert gate["with"]["role"] == role
+        assert set(gate.get("with", {})) <= set(action()["inputs"])
+        assert not any("run" in s and "${{" in s["run"] for s in job["steps"])
+    assert "token" not in json.dumps(capture).lower()
+    assert not {"requirements", "install-command", "retriever"} & set(gate["with"])
 
 
 # -- zizmor ------------------------------------------------------------------------
@@ -335,3 +362,99 @@ def test_the_tolerance_inputs_are_the_registrys_beside_the_one_number_input() ->
     for spec in GATED_METRICS:
         assert evaluate["env"][spec.tolerance_env] == f"${{{{ inputs.{spec.tolerance_flag} }}}}"
         assert data["inputs"][spec.tolerance_flag]["default"] == ""
+
+
+# -- the plan step: roles, and the one-step capture on a pull request ------------------
+
+
+def _plan(tmp_path: Path, **inputs: str) -> tuple[int, str, dict[str, str]]:
+    """The plan step's script as the runner runs it, with INPUTS as its env."""
+    plan = steps()[0]
+    assert plan["id"] == "plan"
+    output = tmp_path / "output"
+    output.write_text("")
+    env = dict.fromkeys(plan["env"], "")
+    env.update({"RG_TRUST_PR_CODE": "false", "RG_TOKEN_GIVEN": "false"}, **inputs)
+    done = subprocess.run(
+        ["bash", "-c", plan["run"]],
+        env={**os.environ, **env, "GITHUB_OUTPUT": str(output), "GITHUB_ACTION_PATH": str(ROOT)},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines() if "=" in line)
+    return done.returncode, done.stdout + done.stderr, outputs
+
+
+@pytest.mark.parametrize("event", ["pull_request", "pull_request_target", "merge_group"])
+def test_the_one_step_capture_on_a_pull_request_is_refused_without_the_opt_in(
+    tmp_path: Path, event: str
+) -> None:
+    code, log, _ = _plan(tmp_path, RG_MODE="capture", GITHUB_EVENT_NAME=event)
+    assert code == 2
+    assert "::error title=recall-gate::" in log
+    assert "two-job PR check" in log
+    assert "trust-pr-code: true" in log
+
+
+def test_the_one_step_capture_with_the_opt_in_captures_then_judges(tmp_path: Path) -> None:
+    code, log, outputs = _plan(
+        tmp_path, RG_MODE="capture", GITHUB_EVENT_NAME="pull_request", RG_TRUST_PR_CODE="true"
+    )
+    assert code == 0, log
+    assert outputs["capture"] == "true"
+    assert outputs["judge"] == "true"
+    assert re.fullmatch(r"[0-9a-f]{64}", outputs["source-hash"])
+
+
+@pytest.mark.parametrize("event", ["push", "workflow_dispatch", "schedule"])
+def test_the_one_step_capture_outside_a_pull_request_needs_no_opt_in(
+    tmp_path: Path, event: str
+) -> None:
+    code, log, outputs = _plan(tmp_path, RG_RETRIEVER="app:search", GITHUB_EVENT_NAME=event)
+    assert code == 0, log
+    assert outputs["mode"] == "capture"
+
+
+@pytest.mark.parametrize(
+    ("inputs", "named"),
+    [
+        ({"RG_TOKEN_GIVEN": "true"}, "takes no 'github-token'"),
+        ({"RG_GATE_INPUTS": "0.8"}, "judges nothing"),
+        ({"RG_ARTIFACTS": "c.jsonl"}, "judges nothing"),
+        ({"RG_MODE": "score"}, "not mode: score"),
+    ],
+)
+def test_the_capture_role_refuses_what_only_a_judge_uses(
+    tmp_path: Path, inputs: dict[str, str], named: str
+) -> None:
+    code, log, _ = _plan(
+        tmp_path, RG_ROLE="capture", RG_MODE=inputs.pop("RG_MODE", "capture"), **inputs
+    )
+    assert code == 2
+    assert named in log
+
+
+@pytest.mark.parametrize(
+    "name", ["RG_RETRIEVER", "RG_REQUIREMENTS", "RG_INSTALL_COMMAND", "RG_VENV"]
+)
+def test_the_judge_role_refuses_anything_of_the_pull_request(tmp_path: Path, name: str) -> None:
+    code, log, _ = _plan(tmp_path, RG_ROLE="judge", RG_ARTIFACTS="c.jsonl", **{name: "x"})
+    assert code == 2
+    assert "installs and runs nothing of the pull request" in log
+
+
+def test_the_judge_role_needs_the_capture_and_scores_it(tmp_path: Path) -> None:
+    code, log, _ = _plan(tmp_path, RG_ROLE="judge")
+    assert code == 2
+    assert "needs 'artifacts'" in log
+    code, log, outputs = _plan(tmp_path, RG_ROLE="judge", RG_ARTIFACTS="c.jsonl")
+    assert code == 0, log
+    assert (outputs["mode"], outputs["capture"], outputs["judge"]) == ("score", "false", "true")
+
+
+def test_an_unknown_role_is_refused(tmp_path: Path) -> None:
+    code, log, _ = _plan(tmp_path, RG_ROLE="referee")
+    assert code == 2
+    assert "'role' must be 'capture', 'judge' or empty" in log

@@ -18,7 +18,10 @@ from ruamel.yaml import YAML
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "workflows"
-ACT_TESTS = ROOT / "tests" / "action" / "test_action_act.py"
+ACT_TESTS = (
+    ROOT / "tests" / "action" / "test_action_act.py",
+    ROOT / "tests" / "action" / "test_update_baseline_act.py",
+)
 _FENCE = re.compile(r"^```ya?ml\n(.*?)^```", re.M | re.S)
 _INCLUDE = re.compile(r'^\s*--8<-- "(examples/workflows/[\w.-]+\.yml)(?::([\w-]+))?"\s*$')
 # What makes a YAML block a workflow (or a part of one), not a config or cases file.
@@ -38,7 +41,14 @@ def _section(path: Path, name: str) -> str:
 
 
 def _run_by_act_tests() -> set[str]:
-    return set(re.findall(r'_example_workflow\("([\w.-]+\.yml)"\)', ACT_TESTS.read_text()))
+    """The example workflows an act test runs as they are: by `_example_workflow(NAME)`
+    or by its path under examples/workflows/ in any act test module."""
+    found: set[str] = set()
+    for module in ACT_TESTS[0].parent.glob("*_act.py"):
+        text = module.read_text(encoding="utf-8")
+        found.update(re.findall(r'_example_workflow\("([\w.-]+\.yml)"\)', text))
+        found.update(re.findall(r'"examples" / "workflows" / "([\w.-]+\.yml)"', text))
+    return found
 
 
 PAGES = ("docs/pr-check.md", "docs/guide/score-mode.md")
@@ -91,4 +101,4 @@ def test_the_readme_shows_one_workflow_the_quick_start_the_act_tests_extract() -
         0
     ]
     assert workflows[0] in quick_start
-    assert "_readme_workflow()" in ACT_TESTS.read_text(encoding="utf-8")
+    assert "_readme_workflow()" in ACT_TESTS[0].read_text(encoding="utf-8")

@@ -111,23 +111,34 @@ def test_every_test_has_a_timeout_and_the_log_lists_the_slowest() -> None:
     assert "DURATIONS := --durations=" in makefile
 
 
-def test_the_pr_check_uses_this_action_with_least_privilege_per_pr() -> None:
+def test_the_pr_check_is_two_jobs_and_the_judge_is_the_base_commits_action() -> None:
+    """The pull request's code (this repository's own recall-gate, the built-in runner)
+    runs in the capture job, with no permissions; the judge checks out the BASE commit,
+    so `uses: ./` — the action that judges — is the base's, never the PR's."""
     data = load("retrieval-eval.yml")
     assert set(data["on"]) == {"pull_request"}
+    assert data["permissions"] == {}
     assert "github.event.pull_request.number" in data["concurrency"]["group"]
-    job = data["jobs"]["eval"]
-    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
-    steps = job["steps"]
-    gate = next(s for s in steps if s.get("uses") == "./")
+    capture, judge = data["jobs"]["capture"], data["jobs"]["judge"]
+    assert capture["permissions"] == {}
+    step = next(s for s in capture["steps"] if s.get("uses") == "./")
+    assert step["with"]["role"] == "capture"
+    assert "github-token" not in step["with"]
+    upload = next(s for s in capture["steps"] if "upload-artifact" in str(s.get("uses")))
+    assert upload["with"]["name"] == "recall-gate-capture"
+    assert judge["needs"] == "capture"
+    assert judge["permissions"] == {"contents": "read", "pull-requests": "write"}
+    base = next(s for s in judge["steps"] if s.get("name") == "Check out the base commit")
+    assert base["env"]["BASE_SHA"] == "${{ github.event.pull_request.base.sha }}"
+    assert 'git checkout --quiet --detach "$BASE_SHA"' in base["run"]
+    assert "^[0-9a-f]{40}$" in base["run"]
+    at = [s.get("name") for s in judge["steps"]]
+    assert at.index("Check out the base commit") < at.index("recall-gate")
+    gate = next(s for s in judge["steps"] if s.get("uses") == "./")
+    assert gate["with"]["role"] == "judge"
     # Fork PRs have a read-only token: skip the comment there (the workflow_run path posts it).
     assert "head.repo.full_name == github.repository" in gate["with"]["comment"]
-    # A PR that edits baselines/ is compared with the base branch's copy.
-    assert gate["with"]["baseline-ref"] == "${{ github.event.pull_request.base.sha }}"
-    checkout = next(s for s in steps if "actions/checkout" in str(s.get("uses")))
-    assert checkout["with"]["fetch-depth"] == 0
-    upload = next(s for s in steps if "upload-artifact" in str(s.get("uses")))
-    assert upload["with"]["name"] == "recall-gate-results"
-    assert upload["with"]["path"] == "${{ steps.gate.outputs.results-json }}"
+    assert not any("run" in s for s in capture["steps"]), "no shell step of our own"
 
 
 def test_the_fork_comment_path_never_runs_pr_code_nor_trusts_a_pr_number() -> None:
@@ -147,8 +158,9 @@ def test_the_fork_comment_path_never_runs_pr_code_nor_trusts_a_pr_number() -> No
     download = next(s for s in steps if "download-artifact" in str(s.get("uses")))
     assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
     gate = next(s for s in steps if s.get("uses") == "./")
-    # The artifact is data for the schema-validating `results` input, nothing else.
-    assert gate["with"]["results"].endswith("/results.json")
+    # The artifact is data for the judge: a capture it scores, nothing else.
+    assert gate["with"]["role"] == "judge"
+    assert gate["with"]["artifacts"].endswith("/capture.jsonl")
     assert "mode" not in gate["with"]
     assert gate["with"]["fail-on-gate"] == "false", "the PR's own check enforces the verdict"
     text = (WORKFLOWS / "retrieval-comment.yml").read_text(encoding="utf-8")
@@ -158,18 +170,54 @@ def test_the_fork_comment_path_never_runs_pr_code_nor_trusts_a_pr_number() -> No
         assert "run" not in step, "no shell step in the privileged fork path"
 
 
-def test_update_baseline_is_manual_with_a_required_reason_and_opens_a_pr() -> None:
-    data = load("update-baseline.yml")
+UPDATE_BASELINE = (
+    WORKFLOWS / "update-baseline.yml",
+    ROOT / "examples" / "workflows" / "update-baseline.yml",
+)
+
+
+@pytest.mark.parametrize("path", UPDATE_BASELINE, ids=["own", "example"])
+def test_update_baseline_is_manual_with_required_inputs_passed_through_env_only(
+    path: Path,
+) -> None:
+    data = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
     dispatch = data["on"]["workflow_dispatch"]["inputs"]
     assert dispatch["reason"]["required"] is True
     assert dispatch["profile"]["required"] is True
+    assert data["permissions"] == {}
     job = data["jobs"]["update"]
-    assert "github.event.repository.default_branch" in job["if"]
+    assert job["if"] == "github.ref_name == github.event.repository.default_branch"
     assert job["permissions"] == {"contents": "write", "pull-requests": "write"}
-    gate = next(s for s in job["steps"] if s.get("uses") == "./")
-    assert gate["with"]["comment"] == "false"
-    assert gate["with"]["fail-on-gate"] == "false"
-    script = next(s for s in job["steps"] if "run" in s)["run"]
-    assert "baseline update" in script
-    assert "propose-baseline" in script
-    assert "git push" not in script, "commit through the API: protected branches stay closed"
+    for step in job["steps"]:
+        assert "${{" not in step.get("run", ""), step.get("name")
+        for name in ("PROFILE", "REASON"):
+            if f"${name}" in step.get("run", ""):
+                assert step["env"][name] == f"${{{{ inputs.{name.lower()} }}}}"
+
+
+@pytest.mark.parametrize("path", UPDATE_BASELINE, ids=["own", "example"])
+def test_update_baseline_checks_access_before_evaluating_and_writes_reproducible_bytes(
+    path: Path,
+) -> None:
+    steps = YAML(typ="safe").load(path.read_text(encoding="utf-8"))["jobs"]["update"]["steps"]
+    scripts = [step.get("run", "") for step in steps]
+    check = next(i for i, s in enumerate(scripts) if "--check-access" in s)
+    evaluate = next(i for i, s in enumerate(scripts) if "baseline update" in s)
+    propose = next(
+        i for i, s in enumerate(scripts) if "propose-baseline" in s and "--check-access" not in s
+    )
+    assert check < evaluate < propose
+    assert "--profile" in scripts[check]
+    assert "--reason" in scripts[check]
+    assert "SOURCE_DATE_EPOCH" in scripts[evaluate]
+    assert "--without-latency" in scripts[evaluate]
+    # No action step: its report would warn "stale baseline", the very reason to update.
+    assert not [s for s in steps if s.get("uses", "").startswith(("./", "recall-gate/"))]
+    assert "git push" not in "".join(scripts), "the API commits: protected branches stay closed"
+
+
+def test_the_example_update_baseline_needs_nothing_from_this_repository() -> None:
+    text = UPDATE_BASELINE[1].read_text(encoding="utf-8")
+    assert "constraints.txt" not in text
+    assert "uses: ./" not in text
+    assert "pyproject.toml" not in text

@@ -50,7 +50,12 @@ def _results() -> Results:
 
 def _baseline(**overrides: str) -> Baseline:
     fields = {"created_at": "2026-05-01T12:00:00Z", "git_sha": SHA, "reason": "first", **overrides}
-    return make_baseline(_results(), **fields)
+    return make_baseline(
+        _results(),
+        created_at=fields["created_at"],
+        git_sha=fields["git_sha"],
+        reason=fields["reason"],
+    )
 
 
 def _message(exc: pytest.ExceptionInfo[InputError]) -> tuple[str, str]:

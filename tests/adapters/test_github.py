@@ -25,18 +25,17 @@ from fake_github import (
     FakeComment,
     FakeGitHub,
 )
+from recall_gate.adapters.baseline_pull import write_branch
 from recall_gate.adapters.github import (
     ACTIONS_BOT_LOGIN,
     AuthorSource,
     CommentAuthor,
     CommentOutcome,
     CommentStatus,
-    create_branch,
     create_pull_request,
     find_pr_for_head_sha,
     get_branch_sha,
     is_our_comment,
-    put_file,
     stamp_head_sha,
     upsert_comment,
 )
@@ -635,21 +634,26 @@ def test_find_pr_never_trusts_a_label_whose_head_moved(
 # -- the update-baseline path ----------------------------------------------------
 
 
+def _branch_with_file(client: GitHubClient, branch: str, base_sha: str, content: bytes) -> None:
+    write_branch(
+        client,
+        repo=REPO,
+        branch=branch,
+        base_sha=base_sha,
+        path="baselines/default.json" if branch.startswith("recall-gate/") else "f.txt",
+        content=content,
+        message="m",
+        exists=False,
+    )
+
+
 def test_baseline_update_branch_commit_and_pull_request(
     fake_github: FakeGitHub, client: GitHubClient
 ) -> None:
     fake_github.allow_actions_to_create_pull_requests(REPO)
     main_sha = get_branch_sha(client, repo=REPO, branch="main")
-    create_branch(client, repo=REPO, branch="recall-gate/baseline-default", from_sha=main_sha)
     new = b'{"k": 5}\n'
-    put_file(
-        client,
-        repo=REPO,
-        branch="recall-gate/baseline-default",
-        path="baselines/default.json",
-        content=new,
-        message="Update recall-gate baseline",
-    )
+    _branch_with_file(client, "recall-gate/baseline-default", main_sha, new)
 
     created = create_pull_request(
         client,
@@ -672,35 +676,6 @@ def test_baseline_update_branch_commit_and_pull_request(
     assert fake_github.branch_sha(REPO, "main") == main_sha
 
 
-def test_put_file_replaces_an_existing_file(
-    fake_github: FakeGitHub, session: requests.Session, waits: list[float]
-) -> None:
-    fake_github.add_repo("octo/kb", files={"baselines/default.json": b"old\n"})
-    client = _client(fake_github, session, waits)
-
-    commit = put_file(
-        client,
-        repo="octo/kb",
-        branch="main",
-        path="baselines/default.json",
-        content=b"new\n",
-        message="Update baseline",
-    )
-
-    assert fake_github.file("octo/kb", "main", "baselines/default.json") == b"new\n"
-    assert fake_github.branch_sha("octo/kb", "main") == commit
-
-
-def test_creating_an_existing_branch_says_how_to_fix_it(client: GitHubClient) -> None:
-    main_sha = get_branch_sha(client, repo=REPO, branch="main")
-
-    with pytest.raises(GitHubError) as caught:
-        create_branch(client, repo=REPO, branch="main", from_sha=main_sha)
-
-    assert "Reference already exists" in caught.value.message
-    assert "delete the existing branch" in caught.value.fix
-
-
 def test_a_missing_branch_is_not_found(client: GitHubClient) -> None:
     with pytest.raises(GitHubNotFound, match="branch 'nope' was not found in octo/app"):
         get_branch_sha(client, repo=REPO, branch="nope")
@@ -711,8 +686,7 @@ def test_a_token_that_may_not_open_prs_names_the_repository_setting(
 ) -> None:
     # The setting is off by default on GitHub, and so in the fake.
     sha = get_branch_sha(client, repo=REPO, branch="main")
-    create_branch(client, repo=REPO, branch="b", from_sha=sha)
-    put_file(client, repo=REPO, branch="b", path="f.txt", content=b"x", message="m")
+    _branch_with_file(client, "b", sha, b"x")
 
     with pytest.raises(GitHubPermissionError) as caught:
         create_pull_request(client, repo=REPO, head="b", base="main", title="t", body="b")
@@ -726,7 +700,7 @@ def test_a_pr_without_commits_is_refused_with_githubs_reason(
 ) -> None:
     fake_github.allow_actions_to_create_pull_requests(REPO)
     sha = get_branch_sha(client, repo=REPO, branch="main")
-    create_branch(client, repo=REPO, branch="empty", from_sha=sha)
+    client.post(f"/repos/{REPO}/git/refs", json={"ref": "refs/heads/empty", "sha": sha})
 
     with pytest.raises(GitHubError, match="No commits between main and empty"):
         create_pull_request(client, repo=REPO, head="empty", base="main", title="t", body="")
@@ -737,8 +711,7 @@ def test_a_second_pr_for_the_same_branch_is_refused_with_a_fix(
 ) -> None:
     fake_github.allow_actions_to_create_pull_requests(REPO)
     sha = get_branch_sha(client, repo=REPO, branch="main")
-    create_branch(client, repo=REPO, branch="b", from_sha=sha)
-    put_file(client, repo=REPO, branch="b", path="f.txt", content=b"x", message="m")
+    _branch_with_file(client, "b", sha, b"x")
     create_pull_request(client, repo=REPO, head="b", base="main", title="t", body="")
 
     with pytest.raises(GitHubError) as caught:

@@ -1,6 +1,6 @@
 """The action's other CLI commands, in process: `actions-report` (outputs,
-summary, annotations from `compare --json`) and `propose-baseline` (branch,
-commit and pull request through the API, against the fake GitHub)."""
+summary, annotations from `compare --json`). `propose-baseline` has its own
+file, test_cli_propose_baseline.py."""
 
 from __future__ import annotations
 
@@ -10,10 +10,6 @@ from pathlib import Path
 import pytest
 
 from cli_runner import CliRun, run_cli
-from fake_github import (
-    TOKEN,
-    FakeGitHub,
-)
 
 REPO = "octo/app"
 DATA = Path(__file__).resolve().parents[1] / "act" / "data"
@@ -149,65 +145,3 @@ def test_an_error_log_without_recall_gates_own_line_shows_its_last_lines(tmp_pat
     comment = (tmp_path / "c.md").read_text()
     assert "the evaluation failed; its log ends with the lines below" in comment
     assert "> Boom" in comment
-
-
-@pytest.fixture
-def baseline_repo(tmp_path: Path, fake_github: FakeGitHub) -> Path:
-    old = b'{"old": true}\n'
-    fake_github.add_repo("octo/app2", files={"baselines/default.json": old})
-    fake_github.allow_actions_to_create_pull_requests("octo/app2")
-    (tmp_path / "baselines").mkdir()
-    (tmp_path / "baselines" / "default.json").write_text('{"new": true}\n')
-    (tmp_path / "body.md").write_text("| group | n | metric | old | new | Δ |\n")
-    return tmp_path
-
-
-def test_propose_baseline_commits_to_a_new_branch_and_opens_a_pr(
-    baseline_repo: Path, fake_github: FakeGitHub
-) -> None:
-    environ = {
-        "GITHUB_TOKEN": TOKEN,
-        "GITHUB_API_URL": fake_github.url,
-        "GITHUB_REPOSITORY": "octo/app2",
-        "GITHUB_RUN_ID": "99",
-    }
-
-    code, out, err = run(
-        [
-            "propose-baseline",
-            "--file",
-            "baselines/default.json",
-            "--base",
-            "main",
-            "--reason",
-            "new  embedder",
-            "--body",
-            "body.md",
-            "--branch",
-            "recall-gate/baseline-default-test",
-        ],
-        environ,
-        cwd=baseline_repo,
-    )
-
-    assert code == 0, err
-    [pull] = fake_github.pulls("octo/app2")
-    assert (pull.head_ref, pull.base_ref) == ("recall-gate/baseline-default-test", "main")
-    assert pull.title == "Update the default retrieval baseline: new embedder"
-    assert "/octo/app2/actions/runs/99" in pull.body
-    assert "| group | n | metric | old | new | Δ |" in pull.body
-    new = fake_github.file("octo/app2", pull.head_ref, "baselines/default.json")
-    assert new == b'{"new": true}\n'
-    assert fake_github.file("octo/app2", "main", "baselines/default.json") == b'{"old": true}\n'
-    assert f"opened pull request #{pull.number}" in out
-
-
-def test_propose_baseline_refuses_a_path_outside_the_repository(baseline_repo: Path) -> None:
-    code, _, err = run(
-        ["propose-baseline", "--file", "../x.json", "--base", "main"],
-        {"GITHUB_TOKEN": TOKEN, "GITHUB_REPOSITORY": REPO},
-        cwd=baseline_repo,
-    )
-
-    assert code == 2
-    assert "relative to the repository root" in err

@@ -231,3 +231,30 @@ def test_capture_without_a_retriever_anywhere_exits_2_saying_where_to_put_one(ap
         "`capture: {retriever: MODULE:FACTORY}` in recall-gate.yaml\n"
     )
     assert not (app / "a.jsonl").exists()
+
+
+def test_no_score_writes_the_capture_and_judges_nothing(app: Path) -> None:
+    """The capture job of a two-job PR check: the file, and no score, comparison or verdict."""
+    (app / "recall-gate.yaml").write_text(
+        "k: 3\nkb: docs\ncases: cases.yaml\ngate: {floors: {hit: 1.0}}\n", encoding="utf-8"
+    )
+    code, out, err = cli(
+        app, "capture", "--retriever", "shop_rag:build", "--out", "a.jsonl", "--no-score"
+    )
+    assert code == 0, err  # a floor of 1.0 would fail: nothing was judged
+    assert out == ""
+    assert "captured 6 cases" in err
+    assert len((app / "a.jsonl").read_text().splitlines()) == 6
+
+
+@pytest.mark.parametrize(
+    "flag", [["--json", "r.json"], ["--comparison-json", "c.json"], ["--min-hit", "0.5"]]
+)
+def test_no_score_refuses_a_flag_only_scoring_honours(app: Path, flag: list[str]) -> None:
+    code, _, err = cli(
+        app, "capture", "--retriever", "shop_rag:build", "--out", "a.jsonl", "--no-score", *flag
+    )
+    assert code == 2
+    assert "--no-score with" in err
+    assert "fix:" in err
+    assert not (app / "a.jsonl").exists()

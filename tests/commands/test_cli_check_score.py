@@ -146,6 +146,10 @@ def test_check_passes_on_a_clean_dataset(dataset: Path) -> None:
     assert done.out == (
         "recall-gate check: ok — 3 cards, 4 cases (3 gold-labelled), "
         "every gold and relevant id resolves\n"
+        # Every card is cited: en-refills and en-appointments by en-1 / en-2,
+        # es-facturacion by es-1.
+        "recall-gate check: KB coverage: 3 of 3 cards (100.0%) cited by a case — "
+        "en 2/2 (100.0%), es-419 1/1 (100.0%)\n"
     )
 
 

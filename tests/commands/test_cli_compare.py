@@ -105,12 +105,58 @@ def test_baseline_update_is_atomic_and_byte_identical_on_a_rerun(
     assert data["git_sha"] is None  # tmp_path is not a git work tree, no GITHUB_SHA
 
 
+def test_an_update_that_would_change_only_the_stamps_is_up_to_date_and_not_written(
+    tmp_path: Path, runs: dict[str, Path]
+) -> None:
+    update(tmp_path, runs["good"], "--reason", "first baseline", "--git-sha", "a" * 40)
+    written = (tmp_path / BASELINE).read_bytes()
+    # After the baseline PR is merged: another commit, another time, another reason.
+    again = update(
+        tmp_path,
+        runs["good"],
+        "--reason",
+        "re-run after the merge",
+        "--git-sha",
+        "b" * 40,
+        environ={"SOURCE_DATE_EPOCH": "1780000000"},
+    )
+    assert again.code == 0, again.err
+    assert again.out.startswith(
+        f"recall-gate: {BASELINE} is up to date: the same cases, aggregates, fingerprints "
+        "and settings (only created_at, git_sha and reason would change); not rewritten\n"
+    )
+    assert (tmp_path / BASELINE).read_bytes() == written
+
+
+def test_two_updates_on_one_commit_with_source_date_epoch_write_identical_bytes(
+    tmp_path: Path, runs: dict[str, Path]
+) -> None:
+    update(tmp_path, runs["good"], "--created-at", "2026-05-01T00:00:00Z")
+    old = (tmp_path / BASELINE).read_bytes()
+    written = []
+    for _ in range(2):
+        (tmp_path / BASELINE).write_bytes(old)  # each run starts from the committed file
+        run = update(
+            tmp_path,
+            runs["bad"],
+            "--reason",
+            "moved",
+            "--git-sha",
+            "c" * 40,
+            environ={"SOURCE_DATE_EPOCH": "1780000000"},
+        )
+        assert run.code == 0, run.err
+        written.append((tmp_path / BASELINE).read_bytes())
+    assert written[0] == written[1]
+    assert json.loads(written[0])["created_at"] == "2026-05-28T20:26:40Z"
+
+
 def test_created_at_comes_from_the_flag_then_source_date_epoch(
     tmp_path: Path, runs: dict[str, Path]
 ) -> None:
     update(tmp_path, runs["good"], "--created-at", "2026-05-29T14:00:00+02:00")
     assert json.loads((tmp_path / BASELINE).read_text())["created_at"] == "2026-05-29T12:00:00Z"
-    update(tmp_path, runs["good"], environ={"SOURCE_DATE_EPOCH": "1780000000"})
+    update(tmp_path, runs["bad"], environ={"SOURCE_DATE_EPOCH": "1780000000"})
     assert json.loads((tmp_path / BASELINE).read_text())["created_at"] == "2026-05-28T20:26:40Z"
 
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from cli_runner import run_cli
+from factories import baseline_of, case
 from fake_github import TOKEN, Failure, FakeGitHub
+from recall_gate.adapters.baseline_store import dump_baseline
 
 REPO = "octo/app"
 HEAD = "a" * 40
@@ -37,7 +39,8 @@ def _everything_written(tmp_path: Path, *streams: str) -> str:
 def _commands(tmp_path: Path) -> dict[str, list[str]]:
     (tmp_path / "body.md").write_text("### recall-gate: report-only\n")
     (tmp_path / "baselines").mkdir(exist_ok=True)
-    (tmp_path / "baselines" / "default.json").write_text('{"new": true}\n')
+    baseline = baseline_of([case("a", 1), case("b", None)])
+    (tmp_path / "baselines" / "default.json").write_text(dump_baseline(baseline))
     return {
         "comment": ["comment", "--body", "body.md", "--pr", "1", "--head-sha", HEAD],
         "propose-baseline": [
@@ -46,6 +49,10 @@ def _commands(tmp_path: Path) -> dict[str, list[str]]:
             "baselines/default.json",
             "--base",
             "main",
+            "--profile",
+            "default",
+            "--reason",
+            "new chunks",
         ],
     }
 

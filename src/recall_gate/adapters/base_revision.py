@@ -69,8 +69,9 @@ def load_cases_at(tree: BaseTree, paths: Sequence[Path]) -> list[tuple[str, Case
 
 
 def _renamed(source: str, names: dict[str, str]) -> str:
-    """A temp file's name in a location (``/tmp/x/cases.yaml:3``) as ``REF:cases.yaml:3``."""
+    """A temp file's name in a location (``/tmp/x/cases.yaml:3``, ``/tmp/x/cases.yaml case #2
+    (id q)``) as ``REF:cases.yaml:3``."""
     for temp, shown in names.items():
-        if source == temp or source.startswith(temp + ":"):
+        if source == temp or source.startswith((temp + ":", temp + " ")):
             return shown + source[len(temp) :]
     return source

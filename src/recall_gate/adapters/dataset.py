@@ -66,6 +66,7 @@ __all__ = [
     "card_ids_of",
     "clean_title",
     "iter_artifacts",
+    "json_line",
     "kb_files",
     "load_artifacts",
     "load_card_ids",
@@ -74,6 +75,7 @@ __all__ = [
     "load_kb",
     "parse_artifact_line",
     "read_kb",
+    "report_all",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -97,10 +99,10 @@ def _jsonl(text: str, *, source: str) -> Iterator[tuple[int, Any]]:
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
-        yield number, _json_line(line, number=number, source=source)
+        yield number, json_line(line, number=number, source=source)
 
 
-def _json_line(line: str, *, number: int, source: str) -> Any:
+def json_line(line: str, *, number: int, source: str) -> Any:
     """One JSONL line parsed; invalid JSON is an error naming the line and column."""
     try:
         return json.loads(line)
@@ -783,7 +785,7 @@ def _load_case_file(path: Path) -> list[tuple[str, Case | InputError]]:
                 continue
             where = f"{source}:{number}"
             try:
-                obj = _json_line(line, number=number, source=source)
+                obj = json_line(line, number=number, source=source)
             except InputError as exc:
                 out.append((where, exc))
                 continue
@@ -879,6 +881,4 @@ def parse_artifact_line(line: str, *, number: int, source: str) -> Artifact:
         return _VALIDATE_ARTIFACT_JSON(line)  # type: ignore[no-any-return]
     except ValidationError:
         pass
-    return _artifact_at(
-        _json_line(line, number=number, source=source), number=number, source=source
-    )
+    return _artifact_at(json_line(line, number=number, source=source), number=number, source=source)

@@ -21,6 +21,7 @@ from recall_gate.errors import InputError
 
 __all__ = [
     "GIT_TIMEOUT",
+    "changed_files",
     "check_ref",
     "commit_exists",
     "fetch_commit",
@@ -29,6 +30,7 @@ __all__ = [
     "is_safe_ref",
     "list_folder_at",
     "read_file_at",
+    "read_files_at",
     "run_git",
     "work_tree_root",
 ]
@@ -41,12 +43,18 @@ _FORBIDDEN = re.compile(r"[\x00-\x20\x7f~^:?*\[\\]|\.\.|@\{|//|/\.|\.lock(/|$)")
 
 
 def run_git(
-    args: list[str], *, cwd: Path, needed_by: str, fix: str
+    args: list[str], *, cwd: Path, needed_by: str, fix: str, stdin: bytes | None = None
 ) -> subprocess.CompletedProcess[bytes]:
-    """``git ARGS`` in ``cwd``, its output captured; the caller reads the return code."""
+    """``git ARGS`` in ``cwd`` (fed ``stdin``), its output captured; the caller
+    reads the return code."""
     try:
         return subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, check=False, timeout=GIT_TIMEOUT
+            ["git", *args],
+            cwd=cwd,
+            input=stdin,
+            capture_output=True,
+            check=False,
+            timeout=GIT_TIMEOUT,
         )
     except FileNotFoundError:
         raise InputError(f"{needed_by} needs git, and git is not installed", fix=fix) from None
@@ -170,6 +178,89 @@ def list_folder_at(
         if name and meta.split(b" ")[1:2] == [b"blob"]:
             names.append(name.decode("utf-8", "surrogateescape"))
     return names
+
+
+def changed_files(
+    root: Path, base: str, head: str, folder: str, *, needed_by: str, fix: str
+) -> list[tuple[str, str | None, str | None]]:
+    """The files under ``folder`` that differ between commits ``base`` and
+    ``head``, rename-aware (``git diff -M``): ``(status, base path, head path)``
+    with ``A`` / ``D`` / ``M`` / ``R`` (a type change counts as ``M``), the
+    side a file is absent from as ``None``."""
+    done = run_git(
+        [
+            "diff",
+            "--name-status",
+            "--no-color",
+            "-z",
+            "-M",
+            "--no-relative",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--end-of-options",
+            base,
+            head,
+            "--",
+            folder or ".",
+        ],
+        cwd=root,
+        needed_by=needed_by,
+        fix=fix,
+    )
+    if done.returncode:
+        raise InputError(
+            f"git diff {base} {head}: {first_error_line(done)}",
+            fix="check that both revisions are fetched",
+        )
+    fields = [f.decode("utf-8", "surrogateescape") for f in done.stdout.split(b"\0")]
+    changes: list[tuple[str, str | None, str | None]] = []
+    at = 0
+    while at < len(fields) and fields[at]:
+        status = fields[at][0]
+        if status in ("R", "C"):
+            old, new = fields[at + 1], fields[at + 2]
+            changes.append(("R", old, new) if status == "R" else ("A", None, new))
+            at += 3
+            continue
+        path = fields[at + 1]
+        if status == "A":
+            changes.append(("A", None, path))
+        elif status == "D":
+            changes.append(("D", path, None))
+        else:
+            changes.append(("M", path, path))
+        at += 2
+    return changes
+
+
+def read_files_at(
+    root: Path, specs: list[tuple[str, str]], *, needed_by: str, fix: str
+) -> dict[tuple[str, str], bytes]:
+    """The bytes of each ``(ref, path)`` that is a file there, in one git call
+    (``git cat-file --batch``); one that is not is left out."""
+    # One name per line on git's stdin: a path holding a newline cannot be named.
+    wanted = [spec for spec in specs if "\n" not in spec[1] and "\n" not in spec[0]]
+    if not wanted:
+        return {}
+    names = "".join(f"{ref}:{path}\n" for ref, path in wanted).encode("utf-8", "surrogateescape")
+    done = run_git(["cat-file", "--batch"], cwd=root, needed_by=needed_by, fix=fix, stdin=names)
+    if done.returncode:
+        raise InputError(
+            f"git cat-file: {first_error_line(done)}", fix="check the revision and the paths"
+        )
+    out, at, found = done.stdout, 0, {}
+    for spec in wanted:
+        end = out.index(b"\n", at)
+        line = out[at:end]
+        at = end + 1
+        if line.endswith((b" missing", b" ambiguous")):  # "<name> missing": no such file
+            continue
+        header = line.split(b" ")
+        size = int(header[2])
+        if header[1] == b"blob":
+            found[spec] = out[at : at + size]
+        at += size + 1
+    return found
 
 
 def first_error_line(done: subprocess.CompletedProcess[bytes]) -> str:

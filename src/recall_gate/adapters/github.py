@@ -3,14 +3,14 @@
 On top of the generic `GitHubClient`: the sticky PR comment (`upsert_comment`),
 finding a PR from a trusted head SHA for the fork-safe ``workflow_run`` path
 (`find_pr_for_head_sha`), and what the update-baseline workflow needs to open
-a PR (`get_branch_sha`, `create_branch`, `put_file`, `create_pull_request`).
+a PR (`get_branch_sha`, `create_pull_request`; the rest of the baseline pull
+request is `recall_gate.adapters.baseline_pull`).
 Each turns the client's HTTP-level errors into messages about *this*
 operation, with the fix a workflow author needs.
 """
 
 from __future__ import annotations
 
-import base64
 import enum
 import logging
 import re
@@ -38,12 +38,10 @@ __all__ = [
     "CommentOutcome",
     "CommentStatus",
     "CreatedPullRequest",
-    "create_branch",
     "create_pull_request",
     "find_pr_for_head_sha",
     "get_branch_sha",
     "is_our_comment",
-    "put_file",
     "resolve_comment_author",
     "stamp_head_sha",
     "upsert_comment",
@@ -74,7 +72,6 @@ _PR_WRITE_FIX: Final = (
     "'Allow GitHub Actions to create and approve pull requests' under the repository's "
     "Settings → Actions → General"
 )
-_CONTENTS_WRITE_FIX: Final = "grant the job `permissions: contents: write`"
 
 
 # -- records -----------------------------------------------------------------
@@ -179,14 +176,6 @@ class _GitObject(_ApiRecord):
 
 class _Ref(_ApiRecord):
     object: _GitObject
-
-
-class _Blob(_ApiRecord):
-    sha: str
-
-
-class _PutResult(_ApiRecord):
-    commit: _GitObject
 
 
 _RecordT = TypeVar("_RecordT", bound=_ApiRecord)
@@ -574,53 +563,6 @@ def get_branch_sha(client: GitHubClient, *, repo: str, branch: str) -> str:
             fix="check the branch name (the default branch, for a baseline update)",
         ) from exc
     return _parse(_Ref, raw, what=f"reading branch {branch} of {repo}").object.sha
-
-
-def create_branch(client: GitHubClient, *, repo: str, branch: str, from_sha: str) -> None:
-    """Create ``branch`` pointing at ``from_sha``."""
-    owner, name = _split_repo(repo)
-    _create(
-        client,
-        f"/repos/{owner}/{name}/git/refs",
-        json={"ref": f"refs/heads/{branch}", "sha": _full_sha(from_sha)},
-        failure=f"could not create branch {branch!r} in {repo}",
-        denied="the token may not push",
-        denied_fix=_CONTENTS_WRITE_FIX,
-        refused_fix="delete the existing branch (or merge/close its PR) or choose another name",
-    )
-
-
-def put_file(
-    client: GitHubClient, *, repo: str, branch: str, path: str, content: bytes, message: str
-) -> str:
-    """Commit ``content`` at ``path`` on ``branch``; return the new commit's SHA.
-
-    The contents API needs the current blob SHA to replace a file, so it is
-    read first (absent → the file is created).
-    """
-    owner, name = _split_repo(repo)
-    api_path = f"/repos/{owner}/{name}/contents/{_path_part(path)}"
-    payload: dict[str, str] = {
-        "message": message,
-        "content": base64.b64encode(content).decode("ascii"),
-        "branch": branch,
-    }
-    try:
-        current = client.get(api_path, params={"ref": branch})
-    except GitHubNotFound:
-        current = None
-    if isinstance(current, dict):
-        payload["sha"] = _parse(_Blob, current, what=f"reading {path} on {branch}").sha
-    try:
-        raw = client.put(api_path, json=payload)
-    except GitHubPermissionError as exc:
-        raise _reworded(
-            exc,
-            f"could not commit {path} to branch {branch!r} of {repo}: the token may not push; "
-            f"GitHub said: {exc.github_message}",
-            fix=_CONTENTS_WRITE_FIX,
-        ) from exc
-    return _parse(_PutResult, raw, what=f"committing {path} to {branch}").commit.sha
 
 
 # -- helpers -----------------------------------------------------------------

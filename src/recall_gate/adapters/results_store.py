@@ -32,6 +32,7 @@ from recall_gate.core.records import (
     FLOAT_DIGITS,
     SCHEMA_VERSION,
     Aggregates,
+    KbCoverageCounts,
     Latency,
     OutsideKb,
     Provenance,
@@ -136,6 +137,8 @@ class ResultsWriter:
         latency: Latency | None = None,
         failed_cases: tuple[str, ...] = (),
         unjudged_queries: int = 0,
+        kb_coverage: KbCoverageCounts | None = None,
+        kb_retrieved: KbCoverageCounts | None = None,
     ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
@@ -149,6 +152,8 @@ class ResultsWriter:
             latency=latency,
             failed_cases=failed_cases,
             unjudged_queries=unjudged_queries,
+            kb_coverage=kb_coverage,
+            kb_retrieved=kb_retrieved,
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]

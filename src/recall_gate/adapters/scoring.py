@@ -33,7 +33,7 @@ from recall_gate.core.labels import Label, Labeller
 from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
 from recall_gate.core.records import Aggregates, Artifact, CaseLabel, CaseResult
 
-__all__ = ["MISSED_KEPT", "CaseSink", "ScoredCapture", "score_capture"]
+__all__ = ["MISSED_KEPT", "CaseSink", "RetrievedCards", "ScoredCapture", "score_capture"]
 
 # Missed cases kept for the report's list (the results file has every case).
 MISSED_KEPT = 1000
@@ -44,6 +44,20 @@ class CaseSink(Protocol):
     (:class:`~recall_gate.adapters.results_store.ResultsWriter`)."""
 
     def add(self, record: Mapping[str, Any]) -> None: ...
+
+
+class RetrievedCards:
+    """A case sink that notes every card id some case's top k holds, and passes
+    each record on (to a results file, when there is one)."""
+
+    def __init__(self, inner: CaseSink | None) -> None:
+        self.inner = inner
+        self.ids: set[str] = set()
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.ids.update(record["ranked_ids"])
+        if self.inner is not None:
+            self.inner.add(record)
 
 
 @dataclass(frozen=True)

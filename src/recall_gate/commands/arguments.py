@@ -61,6 +61,18 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def positive_rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected requests a second, got {text!r}") from None
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of requests a second, got {text}"
+        )
+    return value
+
+
 def shard_spec(text: str) -> Shard:
     """``I/N``: shard I of N (see core.shards)."""
     try:
@@ -419,3 +431,37 @@ def add_baseline_comparison(p: argparse.ArgumentParser) -> None:
     add_profile(g)
     add_baseline_ref(g)
     add_tolerance(g)
+
+
+def add_no_score(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-score",
+        action="store_true",
+        help="write the capture and stop: no score, no comparison, no verdict (the capture "
+        "job of a two-job PR check; the judge job scores the file)",
+    )
+
+
+def refuse_outputs_without_score(args: argparse.Namespace) -> None:
+    """``--no-score`` with a flag that only scoring honours would drop it silently."""
+    if not args.no_score:
+        return
+    asked = [
+        flag
+        for flag, dest in (
+            ("--json", "json"),
+            ("--markdown", "markdown"),
+            ("--comparison-json", "comparison_json"),
+            ("--comment-markdown", "comment_markdown"),
+            ("a floor (--min…)", "floors"),
+            ("a tolerance (--max-regression…)", "tolerances"),
+        )
+        if getattr(args, dest, None)
+    ]
+    if asked:
+        raise InputError(
+            f"--no-score with {', '.join(asked)}: a capture that is not scored writes no "
+            "results, report or verdict",
+            fix="drop them here and pass them where the capture is scored (`recall-gate score "
+            "--artifacts FILE`, or the judge job's inputs)",
+        )

@@ -23,6 +23,7 @@ from recall_gate.adapters.baseline_store import (
 )
 from recall_gate.adapters.config_edit import write_floors
 from recall_gate.adapters.files import atomic_write_text, describe_validation_error, dump_json
+from recall_gate.adapters.query_snapshot import load_snapshot, write_snapshot
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_file,
@@ -41,7 +42,12 @@ from recall_gate.commands.arguments import (
 from recall_gate.commands.context import Console, Handler, display_path, warn
 from recall_gate.commands.gating import report_comparison
 from recall_gate.commands.settings import resolve_settings
-from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp
+from recall_gate.core.baseline import (
+    Baseline,
+    make_baseline,
+    normalise_timestamp,
+    same_content,
+)
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.gate import MIN_MARGIN, suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
@@ -133,10 +139,24 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="the evaluated commit (default: $GITHUB_SHA, else the checked-out HEAD)",
     )
     update.add_argument(
+        "--without-latency",
+        action="store_true",
+        help="leave the capture's query latency out, so one commit evaluated twice writes "
+        "identical bytes (the update-baseline workflow passes it)",
+    )
+    update.add_argument(
         "--markdown",
         type=optional_path,
         metavar="PATH",
         help="write the old → new report here (the baseline PR's body)",
+    )
+    update.add_argument(
+        "--queries-snapshot",
+        type=Path,
+        metavar="PATH",
+        help="the query log's snapshot a capture wrote beside its artifacts "
+        "(NAME.queries.jsonl[.gz]): committed beside the baseline, it is what pull "
+        "requests' logged queries are compared with (docs/query-logs.md)",
     )
     update.add_argument(
         "--wait",
@@ -311,10 +331,16 @@ def _created_at(args: argparse.Namespace, console: Console, *, unchanged_since: 
 
 
 def _make_baseline(
-    results: Results, *, created_at: str, git_sha: str | None, reason: str
+    results: Results, *, created_at: str, git_sha: str | None, reason: str, with_latency: bool
 ) -> Baseline:
     try:
-        return make_baseline(results, created_at=created_at, git_sha=git_sha, reason=reason)
+        return make_baseline(
+            results,
+            created_at=created_at,
+            git_sha=git_sha,
+            reason=reason,
+            with_latency=with_latency,
+        )
     except ValidationError as exc:
         raise InputError(
             f"cannot make a baseline: {describe_validation_error(exc)}",
@@ -335,6 +361,8 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
     git_sha = args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd)
     folder = display_path(out.parent, console)
     attempt = _Attempt()
+    # Read (and refused when bad) before anything is written.
+    snapshot = None if args.queries_snapshot is None else load_snapshot(args.queries_snapshot)
     try:
         with baseline_update_lock(out.parent, wait=args.wait, display=folder):
             existing, baseline = _update_baseline(
@@ -346,6 +374,12 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
                 git_sha=git_sha,
                 attempt=attempt,
             )
+            if snapshot is not None:
+                written = write_snapshot(out, snapshot)
+                console.stdout.write(
+                    f"recall-gate: wrote {display_path(written, console)} "
+                    f"({len(snapshot.rankings):,} logged queries)\n"
+                )
         _report_update(args, console, existing=existing, baseline=baseline, out=out, shown=shown)
     except KeyboardInterrupt:
         # Ctrl-C may land anywhere, even right after the rename: the file says which.
@@ -389,6 +423,7 @@ def _update_baseline(
             created_at=existing.baseline.created_at,
             git_sha=git_sha,
             reason=args.reason,
+            with_latency=not args.without_latency,
         )
         if candidate == existing.baseline:
             unchanged_since = existing.baseline.created_at
@@ -397,6 +432,7 @@ def _update_baseline(
         created_at=_created_at(args, console, unchanged_since=unchanged_since),
         git_sha=git_sha,
         reason=args.reason,
+        with_latency=not args.without_latency,
     )
     text = dump_baseline(baseline)
     if existing is not None and existing.text == text:
@@ -404,6 +440,12 @@ def _update_baseline(
             f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n"
         )
         return existing, baseline
+    if existing is not None and same_content(existing.baseline, results):
+        console.stdout.write(
+            f"recall-gate: {shown} is up to date: the same cases, aggregates, fingerprints and "
+            "settings (only created_at, git_sha and reason would change); not rewritten\n"
+        )
+        return existing, existing.baseline
     attempt.text = text
     write_baseline(out, baseline)
     console.stdout.write(f"recall-gate: wrote {shown}\n")

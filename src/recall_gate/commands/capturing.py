@@ -4,6 +4,7 @@ artifacts file, then report the score exactly as ``score`` would."""
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +14,22 @@ from recall_gate import __version__
 from recall_gate.adapters.config import CaptureSettings, Config
 from recall_gate.adapters.dataset import card_ids_of
 from recall_gate.adapters.journal import CaptureJournal
+from recall_gate.adapters.query_log import load_query_log
+from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
     add_config,
     add_gate,
+    add_no_score,
     add_outputs,
     add_strict,
     non_negative_int,
     positive_int,
+    positive_rate,
     positive_seconds,
+    refuse_outputs_without_score,
     shard_spec,
 )
 from recall_gate.commands.context import Console, Handler, display_path
@@ -39,11 +45,15 @@ from recall_gate.commands.gating import pull_request_changes
 from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.progress import ProgressLine
 from recall_gate.commands.settings import resolve_settings
+from recall_gate.core.coverage import kb_coverage
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
 from recall_gate.core.integrity import find_problems, label_problems
+from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from recall_gate.core.records import Artifact, Case, Provenance
+from recall_gate.core.records import Artifact, Case, Provenance, RetrievedItem
+from recall_gate.core.self_agreement import SelfAgreement, measure_self_agreement
 from recall_gate.errors import InputError
+from recall_gate.report.noise_floor import describe_self_agreement
 from recall_gate.retrievers import capture
 from recall_gate.retrievers.capture import Capture, fingerprint_case_set
 from recall_gate.retrievers.factory import load_retriever
@@ -95,6 +105,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="capture and report, but exit 0 on a failed gate (a later step, e.g. the "
         "action in score mode, judges); exit codes 2 and 3 still say it could not run",
     )
+    add_no_score(p)
     run = p.add_argument_group("running the cases (see docs/large-evaluation-sets.md)")
     run.add_argument(
         "--concurrency",
@@ -124,6 +135,13 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "the report) instead of failing the capture (default 0)",
     )
     run.add_argument(
+        "--max-qps",
+        type=positive_rate,
+        metavar="R",
+        help="at most R requests a second to the retriever, across every lane and retry "
+        "(with --shard I/N each shard takes R/N); default: capture.max_qps, else no cap",
+    )
+    run.add_argument(
         "--shard",
         type=shard_spec,
         metavar="I/N",
@@ -135,6 +153,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         action="store_true",
         help="continue an interrupted capture from its journal (OUT.journal): only the cases "
         "not yet answered are asked",
+    )
+    run.add_argument(
+        "--repeat",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="capture N times with nothing changed (A/A) and report what differs between the "
+        "runs: the retriever's own noise; the first run is the one written and scored",
     )
     run.add_argument("--quiet", action="store_true", help="no progress on stderr")
     add_strict(p)
@@ -149,8 +175,72 @@ def _pacing(args: argparse.Namespace, config: Config | None) -> dict[str, Any]:
     section = config.capture if config is not None else CaptureSettings()
     return {
         name: getattr(section, name) if getattr(args, name) is None else getattr(args, name)
-        for name in ("concurrency", "retries", "timeout", "max_failures")
+        for name in ("concurrency", "retries", "timeout", "max_failures", "max_qps")
     }
+
+
+def _rankings(captured: Capture) -> dict[str, tuple[str, ...]]:
+    return {
+        a.case_id: tuple(i.card_id if isinstance(i, RetrievedItem) else i for i in a.retrieved)
+        for a in captured.artifacts
+        if a.error is None
+    }
+
+
+@dataclass(frozen=True)
+class _CaptureRun:
+    """What every capture of one command shares: the cases and logged queries
+    asked, how deep, the KB that maps documents to cards, and the pacing."""
+
+    args: argparse.Namespace
+    cases: list[Case]
+    queries: list[LoggedQuery]
+    k: int
+    card_ids: frozenset[str] | None
+    kb_root: Path | None
+    config_folder: Path | None
+    pacing: dict[str, Any]
+
+    def retriever(self, console: Console) -> Any:
+        return load_retriever(
+            self.args.retriever, cwd=console.cwd, config_folder=self.config_folder
+        )
+
+    def capture(self, retriever: Any, **journal: Any) -> Capture:
+        args = self.args
+        return capture(
+            retriever,
+            self.cases,
+            k=self.k,
+            id_from=args.id_from,
+            label=args.label,
+            kb=self.card_ids,
+            kb_root=self.kb_root,
+            shard=args.shard,
+            queries=self.queries,
+            **journal,
+            **self.pacing,
+        )
+
+
+def _self_agreement(console: Console, first: Capture, *, run: _CaptureRun) -> SelfAgreement:
+    """``--repeat N``: N - 1 more captures, unchanged, against the first (A/A)."""
+    retriever = run.retriever(console)
+    pairs, logged = [], []
+    for _ in range(run.args.repeat - 1):
+        again = run.capture(retriever)
+        pairs.append((_rankings(first), _rankings(again)))
+        logged.append((first.logged, again.logged))
+    agreement = measure_self_agreement(pairs, queries=run.queries, logged=logged, k=run.k)
+    console.stderr.write(f"recall-gate: {describe_self_agreement(agreement)}\n")
+    return agreement
+
+
+def _logged_queries(config: Config | None) -> list[LoggedQuery]:
+    """The config's query log (``queries:``), asked with the cases; none without one."""
+    if config is None or config.queries is None:
+        return []
+    return load_query_log(config.queries)
 
 
 def _refuse_outputs_for_a_shard(args: argparse.Namespace) -> None:
@@ -213,19 +303,11 @@ def _say_captured(
 
 
 def _capture_journaled(
-    args: argparse.Namespace,
-    console: Console,
-    *,
-    identity: dict[str, Any],
-    cases: list[Case],
-    k: int,
-    card_ids: frozenset[str] | None,
-    kb_root: Path | None,
-    config_folder: Path | None,
-    pacing: dict[str, Any],
+    console: Console, *, identity: dict[str, Any], run: _CaptureRun
 ) -> tuple[Capture, int]:
     """The capture, written to ``--out``, with its journal; and how many of its
     answers came from the journal of an interrupted one (``--resume``)."""
+    args = run.args
     live = console.stderr.isatty() and not console.environ.get("CI")
     progress = None if args.quiet else ProgressLine(console.stderr, live=live)
     # Kept until the file is written: a failed capture leaves it, so `score` refuses
@@ -235,21 +317,13 @@ def _capture_journaled(
     with opened(args.out, identity) as journal:
         answered = _answered(journal)
         resumed = sum(1 for a in answered.values() if a.error is None)
-        retriever = load_retriever(args.retriever, cwd=console.cwd, config_folder=config_folder)
+        retriever = run.retriever(console)
         try:
-            captured = capture(
+            captured = run.capture(
                 retriever,
-                cases,
-                k=k,
-                id_from=args.id_from,
-                label=args.label,
-                kb=card_ids,
-                kb_root=kb_root,
-                shard=args.shard,
                 answered=answered,
                 on_artifact=lambda a: journal.record(a.model_dump(mode="json", exclude_none=True)),
                 on_progress=progress,
-                **pacing,
             )
         except KeyboardInterrupt:
             if progress is not None:
@@ -265,6 +339,12 @@ def _capture_journaled(
                 progress.end()
             raise
         captured.write(args.out)
+        if run.queries:
+            written = write_snapshot(args.out, QuerySnapshot(k=run.k, rankings=captured.logged))
+            console.stderr.write(
+                f"recall-gate: {len(captured.logged)} of {len(run.queries)} logged queries → "
+                f"{display_path(written, console)}\n"
+            )
         if args.trec_out is not None:
             write_trec_run(
                 args.trec_out, captured.artifacts, source=str(args.out), tag="recall-gate"
@@ -292,6 +372,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         )
     if args.shard is not None:
         _refuse_outputs_for_a_shard(args)
+    refuse_outputs_without_score(args)
     # Judged at a base revision: the base's cases run (as the base has them) plus the
     # pull request's new ones; only the base's are judged.
     located, plan = judged_cases(settings, working_tree_cases(settings))
@@ -299,6 +380,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     judged = list(plan.judged) if plan is not None else cases
     judged_ids = {c.id for c in judged}
     kb_fingerprint = card_ids = None
+    cards = None
     if settings.kb is not None:
         read = read_kb_noted(settings.kb, settings.kb_files(), console)
         cards = [(e.where, e.card) for e in read.cards]
@@ -330,18 +412,24 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         "label": args.label,
         "shard": None if args.shard is None else str(args.shard),
     }
-    captured, resumed = _capture_journaled(
-        args,
-        console,
-        identity=identity,
+    queries = _logged_queries(settings.config)
+    run = _CaptureRun(
+        args=args,
         cases=cases,
+        queries=queries,
         k=settings.k,
         card_ids=card_ids,
         kb_root=settings.kb,
         config_folder=config_folder,
         pacing=_pacing(args, settings.config),
     )
+    captured, resumed = _capture_journaled(console, identity=identity, run=run)
     _say_captured(captured, args=args, console=console, k=settings.k, resumed=resumed)
+    agreement = None
+    if args.repeat > 1:
+        agreement = _self_agreement(console, captured, run=run)
+    if args.no_score:
+        return 0  # the capture job of a two-job PR check: the judge job scores it
     if captured.coverage is not None:
         console.stderr.write(
             f"recall-gate: {captured.coverage.describe()} is not scored on its own: capture "
@@ -366,6 +454,8 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         args=args,
         console=console,
         card_ids=card_ids,
+        kb_coverage=None if cards is None else kb_coverage([c for _, c in cards], labels).counts,
+        kb_cards=None if cards is None else [c for _, c in cards],
         pull_request=lambda: pull_request_changes(
             settings,
             console,
@@ -373,6 +463,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
             cases_at_base=plan is not None,
             added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
         ),
+        self_agreement=agreement,
     )
     if code == 1 and args.no_gate:
         console.stderr.write(

@@ -1,6 +1,7 @@
 """``recall-gate cards``: the KB as recall-gate sees it, so a user can check the
 mapping (ids, languages and where each came from, titles, files) before
-trusting a score."""
+trusting a score; with cases at hand, how many cite each card (KB coverage,
+:mod:`recall_gate.core.coverage`) and, with ``--uncovered``, the cards none does."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from recall_gate.adapters.dataset import Kb, KbCard
+from recall_gate.adapters.dataset import Kb, KbCard, load_cases
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.settings import resolve_settings
+from recall_gate.core.coverage import KbCoverage, kb_coverage, render_coverage
 from recall_gate.errors import InputError
 from recall_gate.report.text_width import display_width, ljust_display
 
@@ -37,6 +39,18 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     )
     add_config(p)
     p.add_argument("--kb", type=Path, metavar="PATH", help="KB directory or file")
+    p.add_argument(
+        "--cases",
+        type=Path,
+        action="append",
+        metavar="PATH",
+        help="count the cases citing each card from these cases (default: config)",
+    )
+    p.add_argument(
+        "--uncovered",
+        action="store_true",
+        help="list only the cards no case cites (as gold or relevant id)",
+    )
     p.add_argument("--json", type=Path, metavar="PATH", help="write the list as JSON here")
     p.add_argument(
         "--skipped",
@@ -62,10 +76,17 @@ def _by_language(entries: Sequence[KbCard]) -> dict[str, Counter[str]]:
     return {lang: folders[lang] for lang in sorted(folders)}
 
 
-def cards_json(entries: Sequence[KbCard], *, kb: str, read: Kb | None = None) -> dict[str, Any]:
+def cards_json(
+    entries: Sequence[KbCard],
+    *,
+    kb: str,
+    coverage: KbCoverage | None = None,
+    read: Kb | None = None,
+) -> dict[str, Any]:
     """The ``--json`` document: every card (with the URLs its site publishes), the
-    cards per language and folder, and the pages skipped."""
-    return {
+    cards per language and folder, and the pages skipped; with ``coverage``, the
+    cases citing each card and the covered shares."""
+    document: dict[str, Any] = {
         "kb": kb,
         "site": None if read is None or read.site is None else read.site.layout.generator,
         "skipped": []
@@ -83,6 +104,7 @@ def cards_json(entries: Sequence[KbCard], *, kb: str, read: Kb | None = None) ->
                 "urls": list(e.urls),
                 "tags": list(e.card.tags),
                 "metadata": e.card.metadata,
+                **({} if coverage is None else {"cases": list(coverage.citing[e.card.id])}),
             }
             for e in entries
         ],
@@ -91,6 +113,17 @@ def cards_json(entries: Sequence[KbCard], *, kb: str, read: Kb | None = None) ->
             for lang, folders in _by_language(entries).items()
         },
     }
+    if coverage is not None:
+        document["coverage"] = {
+            "covered": coverage.overall.covered,
+            "cards": coverage.overall.cards,
+            "by_language": {
+                lang: {"covered": part.covered, "cards": part.cards}
+                for lang, part in coverage.by_language.items()
+            },
+            "uncovered": list(coverage.uncovered),
+        }
+    return document
 
 
 def _size(size: int) -> str:
@@ -102,8 +135,12 @@ def _short(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def render_cards(entries: Sequence[KbCard]) -> str:
-    """The plain-text listing: languages and their folders, then one line per card."""
+def render_cards(
+    entries: Sequence[KbCard], *, coverage: KbCoverage | None = None, uncovered: bool = False
+) -> str:
+    """The plain-text listing: languages and their folders, then one line per card
+    (with ``coverage``, a column of the cases citing it and the coverage line;
+    with ``uncovered``, only the cards no case cites)."""
     lines = []
     for lang, folders in _by_language(entries).items():
         sources = sorted({e.language_source for e in entries if e.card.language == lang})
@@ -124,10 +161,18 @@ def render_cards(entries: Sequence[KbCard]) -> str:
             e.path or e.where,
             _size(e.size),
             " ".join(e.urls),
+            *(() if coverage is None else (str(len(coverage.citing[e.card.id])),)),
         )
         for e in entries
+        if not uncovered or coverage is None or not coverage.citing[e.card.id]
     ]
-    header = ("id", "language", "from", "title", "path", "size", "urls")
+    header = ("id", "language", "from", "title", "path", "size", "urls", "cases")[
+        : 7 if coverage is None else 8
+    ]
+    if coverage is not None:
+        lines += ["", render_coverage(coverage)]
+        if uncovered:
+            lines.append(f"Uncovered: {len(rows)} card{'' if len(rows) == 1 else 's'}")
     widths = [max(display_width(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
     table = [
         "  ".join(ljust_display(str(cell), w) for cell, w in zip(row, widths, strict=True)).rstrip()
@@ -145,11 +190,22 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
         )
     read = read_kb_noted(settings.kb, settings.kb_files(), console)
     entries = read.cards
+    coverage = None
+    if settings.cases:
+        cases = [case for _, case in load_cases(settings.cases)]
+        coverage = kb_coverage([e.card for e in entries], cases)
+    elif args.uncovered:
+        raise InputError(
+            "cards --uncovered needs cases: a card is covered when a case cites it",
+            fix="pass --cases PATH, or set `cases:` in recall-gate.yaml",
+        )
     shown = display_path(settings.kb, console)
     if shown.startswith("/"):
         shown = Path(os.path.relpath(settings.kb, console.cwd)).as_posix()
     if args.json is not None:
-        atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown, read=read)))
+        atomic_write_text(
+            args.json, dump_json(cards_json(entries, kb=shown, coverage=coverage, read=read))
+        )
     site = "" if read.site is None else f", a {_GENERATORS[read.site.layout.generator]} site"
     skipped = f", {len(read.skipped)} pages skipped" if read.skipped else ""
     console.stdout.write(
@@ -159,7 +215,7 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
     if args.skipped:
         console.stdout.write(render_skipped(read))
         return 0
-    console.stdout.write(render_cards(entries))
+    console.stdout.write(render_cards(entries, coverage=coverage, uncovered=args.uncovered))
     return 0
 
 

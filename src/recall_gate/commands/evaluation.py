@@ -24,8 +24,9 @@ from recall_gate.adapters.dataset import (
 )
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
+from recall_gate.adapters.query_log import load_query_log
 from recall_gate.adapters.results_store import ResultsWriter, read_results
-from recall_gate.adapters.scoring import ScoredCapture, score_capture
+from recall_gate.adapters.scoring import RetrievedCards, ScoredCapture, score_capture
 from recall_gate.adapters.trec import (
     UNDETERMINED_LANGUAGE,
     JudgedRun,
@@ -39,15 +40,25 @@ from recall_gate.adapters.trec import (
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
+    add_baseline_ref,
     add_config,
     add_gate,
+    add_no_score,
     add_outputs,
     add_strict,
     positive_int,
+    refuse_outputs_without_score,
 )
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
+from recall_gate.commands.kb_judging import (
+    follow_located,
+    new_card_coverage_failure,
+    pull_request_kb,
+    write_kb_changes,
+)
 from recall_gate.commands.kb_reading import read_kb_noted
+from recall_gate.commands.query_traffic import judge_traffic
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -57,6 +68,7 @@ from recall_gate.core.base_judging import (
     plan_cases,
     relabels,
 )
+from recall_gate.core.coverage import kb_coverage, kb_retrieved, render_coverage
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
     fingerprint_cases,
@@ -72,6 +84,7 @@ from recall_gate.core.integrity import (
     label_problems,
     languages_without_cards,
 )
+from recall_gate.core.kb_diff import deleted_gold
 from recall_gate.core.language import nearest_language
 from recall_gate.core.leakage import (
     DUPLICATE_JACCARD,
@@ -80,7 +93,16 @@ from recall_gate.core.leakage import (
     find_leaks,
     find_near_duplicates,
 )
-from recall_gate.core.records import Artifact, Card, Case, CaseLabel, Provenance, Retriever
+from recall_gate.core.records import (
+    Artifact,
+    Card,
+    Case,
+    CaseLabel,
+    KbCoverageCounts,
+    Provenance,
+    Retriever,
+)
+from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.report.results import render_summary
@@ -93,6 +115,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(check)
     check.add_argument("--kb", type=Path, metavar="PATH", help="KB directory or file")
     check.add_argument("--cases", type=Path, action="append", metavar="PATH", help="cases file")
+    add_baseline_ref(check)
     check.add_argument(
         "--strict",
         action="store_true",
@@ -136,6 +159,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_config(run, required=True)
     run.add_argument("--k", type=positive_int, metavar="K")
     run.add_argument("--artifacts-out", type=Path, metavar="PATH", help="write the capture here")
+    add_no_score(run)
     add_strict(run)
     add_outputs(run)
     add_gate(run)
@@ -175,6 +199,9 @@ def judged_cases(
     base_located = load_cases_at(base.tree, base.cases or settings.cases)
     if base_located is None:
         return list(located), None
+    # A card the pull request renames is judged under its new id (the rename followed).
+    diff = pull_request_kb(settings)
+    base_located, located = follow_located(base_located, diff), follow_located(located, diff)
     plan = plan_cases(base=unique_cases(base_located), pull_request=unique_cases(located))
     added = {case.id for case in plan.added}
     return [*base_located, *((s, c) for s, c in located if c.id in added)], plan
@@ -322,6 +349,9 @@ def score_and_report(
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
     kb_known: bool = True,
     unjudged: Sequence[str] = (),
+    self_agreement: SelfAgreement | None = None,
+    kb_coverage: KbCoverageCounts | None = None,
+    kb_cards: Sequence[Card] | None = None,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -353,13 +383,15 @@ def score_and_report(
         if out is None and compares:
             out = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "results.json"
         writer = None if out is None else stack.enter_context(ResultsWriter(out))
+        # With the KB's cards at hand, the cards some case retrieves are noted too.
+        sink = RetrievedCards(writer) if kb_cards is not None else writer
         scored = score_capture(
             watch.watch(artifacts),
             k=k,
             cases=cases,
             artifacts_source=artifacts_source,
             cases_source=cases_source,
-            results=writer,
+            results=sink,
             fingerprint=cases is None,
             metrics=settings.metrics,
         )
@@ -368,6 +400,11 @@ def score_and_report(
         fail_on_integrity_problems(watch.problems, console)
         _refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
+        retrieved = (
+            kb_retrieved(kb_cards, sink.ids)
+            if kb_cards is not None and isinstance(sink, RetrievedCards)
+            else None
+        )
         if writer is not None:
             writer.finish(
                 k=k,
@@ -378,6 +415,8 @@ def score_and_report(
                 latency=watch.latency(),
                 failed_cases=tuple(watch.failed),
                 unjudged_queries=len(unjudged),
+                kb_coverage=kb_coverage,
+                kb_retrieved=retrieved,
             )
         if compares:
             assert out is not None
@@ -390,6 +429,8 @@ def score_and_report(
                 comment_markdown=args.comment_markdown,
                 full_markdown=args.markdown,
                 pull_request=pull_request() if pull_request is not None else None,
+                traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source)),
+                self_agreement=self_agreement,
             )
     gate = decide(scored.aggregates, floors=settings.floors)
 
@@ -409,6 +450,8 @@ def score_and_report(
             outside_kb=watch.outside_kb(),
             latency=watch.latency(),
             failed_cases=watch.failed,
+            kb_coverage=kb_coverage,
+            kb_retrieved=retrieved,
         )
 
     if args.markdown is not None:
@@ -470,7 +513,7 @@ def _compares(args: argparse.Namespace, settings: Settings) -> bool:
 
 
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
-    settings = resolve_settings(args, console)
+    settings = resolve_settings(args, console, judged=True)
     kb, case_paths = settings.kb, settings.cases
     if kb is None or not case_paths:
         raise InputError(
@@ -482,10 +525,28 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         files = dataclasses.replace(files, strict_front_matter="--strict")
     read = read_kb_noted(kb, files, console)
     cards = [(e.where, e.card) for e in read.cards]
-    cases = load_cases(case_paths)
+    written = working_tree_cases(settings) if settings.base is not None else load_cases(case_paths)
+    # Judged at a base revision: the base's cases too (as the base has them: they
+    # judge the pull request), each rename the pull request makes followed, each
+    # deleted card still cited named with its cases.
+    diff = pull_request_kb(settings)
+    cases = follow_located(written, diff)
+    kb_problems = []
+    if diff is not None and settings.base is not None and diff.of("deleted"):
+        judged, _ = judged_cases(settings, written)
+        by_id = {c.id: c for _, c in (*written, *judged)}
+        kb_problems = deleted_gold(diff, list(by_id.values()), ref=settings.base.ref)
+    config = settings.config
+    # The query log, validated like the cases (exit 2 listing every bad line).
+    logged = load_query_log(config.queries) if config and config.queries else None
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
-    problems = find_problems(
-        cards=cards, cases=cases, skipped=read.skipped_ids(), card_ids=card_ids_of(read.cards)
+    gone = frozenset(c.card_id for c in diff.of("deleted")) if diff is not None else frozenset()
+    problems = kb_problems + find_problems(
+        cards=cards,
+        cases=cases,
+        reported=gone,
+        skipped=read.skipped_ids(),
+        card_ids=card_ids_of(read.cards),
     )
     if problems:
         console.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
@@ -499,8 +560,20 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     gold = sum(1 for _, c in cases if c.gold_labelled)
     console.stdout.write(
         f"recall-gate check: ok — {len(cards)} cards, {len(cases)} cases "
-        f"({gold} gold-labelled), every gold and relevant id resolves\n"
+        f"({gold} gold-labelled), every gold and relevant id resolves"
+        + (f"; query log: {len(logged):,} queries" if logged is not None else "")
+        + "\n"
     )
+    coverage = kb_coverage([c for _, c in cards], [c for _, c in cases])
+    console.stdout.write(f"recall-gate check: {render_coverage(coverage)}\n")
+    if diff is not None and settings.base is not None:
+        write_kb_changes(
+            diff, ref=settings.base.ref, cases=[c for _, c in written], console=console
+        )
+        floor = settings.config.gate.min_new_card_coverage if settings.config else None
+        failure = new_card_coverage_failure(diff, floor=floor, cases=[c for _, c in written])
+        if failure is not None:
+            raise failure
     return 0
 
 
@@ -698,12 +771,15 @@ def _score_labelled(
     labels: list[CaseLabel] | None = unique_cases(located) if located is not None else None
     if judged is not None:
         labels = list(judged)
-    kb_fingerprint = card_ids = None
+    kb_fingerprint = card_ids = coverage = kb_cards = None
     if settings.kb is not None:
         read = read_kb_noted(settings.kb, settings.kb_files(), console)
         cards = [(e.where, e.card) for e in read.cards]
+        kb_cards = [c for _, c in cards]
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
         card_ids = card_ids_of(read.cards)
+        if labels is not None:
+            coverage = kb_coverage([c for _, c in cards], labels).counts
         if located is not None:
             fail_on_integrity_problems(
                 find_problems(
@@ -752,6 +828,8 @@ def _score_labelled(
         pull_request=pull_request,
         kb_known=settings.kb is not None,
         unjudged=unjudged,
+        kb_coverage=coverage,
+        kb_cards=kb_cards,
     )
 
 
@@ -817,6 +895,12 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
             "the config sets no `kb` or no `cases`",
             fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config",
         )
+    if args.no_score and args.artifacts_out is None:
+        raise InputError(
+            "run --no-score writes only the capture, and --artifacts-out names no file for it",
+            fix="add --artifacts-out PATH (the judge scores that file with `recall-gate score`)",
+        )
+    refuse_outputs_without_score(args)
     read = read_kb_noted(config.kb, settings.kb_files(), console)
     cards = [(e.where, e.card) for e in read.cards]  # drafts and link-only pages are none
     located, plan = judged_cases(settings, working_tree_cases(settings))
@@ -837,6 +921,8 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     retriever = _builtin_retriever(config, captured.embedder_id)
     if args.artifacts_out is not None:
         write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
+    if args.no_score:
+        return 0  # the capture job of a two-job PR check: the judge job scores it
     judged_ids = {c.id for c in judged}
     artifacts = [a for a in captured.artifacts if a.case_id in judged_ids]
     new = [a for a in captured.artifacts if a.case_id not in judged_ids]
@@ -863,6 +949,8 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         settings=settings,
         args=args,
         console=console,
+        kb_coverage=kb_coverage([c for _, c in cards], judged).counts,
+        kb_cards=[c for _, c in cards],
         pull_request=lambda: pull_request_changes(
             settings,
             console,

@@ -3,19 +3,24 @@ judged by the resolved floors and tolerance, and the exit code of a verdict."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from recall_gate.adapters.baseline_store import read_baseline, read_baseline_in
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.context import Console, display_path
+from recall_gate.commands.kb_judging import baseline_kb_turnover, pull_request_kb
 from recall_gate.commands.settings import Settings, write_settings_header
 from recall_gate.core.base_judging import CasePlan, PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
 from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
+from recall_gate.core.kb_diff import follow_renames_in_results, kb_changes
 from recall_gate.core.records import Results
+from recall_gate.core.self_agreement import SelfAgreement
+from recall_gate.core.traffic_record import TrafficRecord
 from recall_gate.report.comparison import render_comment, render_comparison_text
 
 
@@ -31,6 +36,9 @@ def pull_request_changes(
     cases: dict[str, Any] = {}
     if plan is not None:
         cases = {"removed": plan.removed, "relabelled": plan.relabelled}
+    diff = pull_request_kb(settings)
+    if diff is not None:
+        cases["kb"] = kb_changes(diff, plan.evaluated if plan is not None else ())
     return PullRequestChanges(
         ref=base.ref,
         config=base.config_shown,
@@ -62,6 +70,11 @@ def judge_against_baseline(
         new = working.baseline if working else None
         if old != new:
             edit = BaselineEdit(old=old, new=new)
+        if stored is not None and pull_request is not None and pull_request.kb is not None:
+            # The baseline seen through the pull request's renames: its cases compare
+            # with this run's, which follow them.
+            followed = follow_renames_in_results(stored.baseline, pull_request.kb.renames)
+            stored = replace(stored, baseline=followed)
     else:
         stored = read_baseline(path, display=shown)
     comparison = compare_to_baseline(
@@ -72,6 +85,11 @@ def judge_against_baseline(
         pull_request=pull_request,
         edit=edit,
         min_group_n=settings.min_group_n,
+        kb_turnover=baseline_kb_turnover(
+            settings,
+            git_sha=stored.baseline.git_sha if stored else None,
+            cards_now=current.kb_coverage.overall.cards if current.kb_coverage else None,
+        ),
     )
     verdict = judge_comparison(
         comparison,
@@ -91,14 +109,23 @@ def report_comparison(
     comment_markdown: Path | None,
     full_markdown: Path | None,
     pull_request: PullRequestChanges | None = None,
+    traffic: TrafficRecord | None = None,
+    self_agreement: SelfAgreement | None = None,
 ) -> int:
     """The one comparison of a command: judged, written where asked (comparison
-    JSON, the PR comment within GitHub's limit, the full report) and printed."""
+    JSON, the PR comment within GitHub's limit, the full report) and printed.
+    ``traffic``: the query log's diff, in the document; when its gate fails the
+    verdict is a fail."""
     comparison, verdict = judge_against_baseline(
         current, settings=settings, console=console, pull_request=pull_request
     )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
     doc = comparison_document(comparison, verdict, profile=settings.profile)
+    if traffic is not None or self_agreement is not None:
+        update: dict[str, Any] = {"traffic": traffic, "self_agreement": self_agreement}
+        if traffic is not None and traffic.failed:
+            update["verdict"] = "fail"
+        doc = doc.model_copy(update=update)
     if comparison_json is not None:
         atomic_write_text(comparison_json, dump_json(doc.model_dump(mode="json")))
     if comment_markdown is not None:
@@ -107,7 +134,7 @@ def report_comparison(
         atomic_write_text(full_markdown, render_comment(doc))
     write_settings_header(settings, console)
     console.stdout.write(render_comparison_text(doc))
-    return exit_for(verdict.gate)
+    return 1 if traffic is not None and traffic.failed else exit_for(verdict.gate)
 
 
 def exit_for(gate: GateResult) -> int:

@@ -1,6 +1,5 @@
-"""GitHub Actions commands: ``comment`` (the sticky PR comment),
-``actions-report`` (step outputs, job summary and annotations of a comparison)
-and ``propose-baseline`` (a baseline pull request through the REST API).
+"""GitHub Actions commands: ``comment`` (the sticky PR comment) and
+``actions-report`` (step outputs, job summary and annotations of a comparison).
 
 Only these commands talk to GitHub; requests and the client load when one runs.
 """
@@ -24,11 +23,9 @@ if TYPE_CHECKING:
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     _add_comment(sub)
     _add_actions_report(sub)
-    _add_propose_baseline(sub)
     return {
         "comment": _cmd_comment,
         "actions-report": _cmd_actions_report,
-        "propose-baseline": _cmd_propose_baseline,
     }
 
 
@@ -286,100 +283,4 @@ def _report_error(args: argparse.Namespace, console: Console, runner: ActionsRun
     if args.comment_markdown is not None:
         atomic_write_text(args.comment_markdown, markdown)
     console.stdout.write(f"recall-gate: verdict=error ({args.what} failed)\n")
-    return 0
-
-
-# -- propose-baseline ----------------------------------------------------------
-
-
-def _add_propose_baseline(sub: argparse._SubParsersAction[Parser]) -> None:
-    propose = sub.add_parser(
-        "propose-baseline",
-        help="commit a baseline file to a new branch and open a pull request (REST API)",
-        description="Create a branch from --base, commit the baseline file to it and open a "
-        "pull request, all through the REST API: nothing is pushed to --base (protected "
-        "branches are fine) and no git credentials are needed.",
-        epilog="environment: GITHUB_TOKEN (contents: write, pull-requests: write), "
-        "GITHUB_API_URL, GITHUB_REPOSITORY; GITHUB_SERVER_URL and GITHUB_RUN_ID link the run.",
-    )
-    propose.add_argument(
-        "--file",
-        required=True,  # a str: it is the path inside the repository too
-        metavar="PATH",
-        help="the baseline file, relative to the repository root (the working directory)",
-    )
-    propose.add_argument("--base", required=True, metavar="BRANCH", help="the default branch")
-    propose.add_argument("--profile", default=DEFAULT_PROFILE, metavar="NAME")
-    propose.add_argument("--reason", default="", metavar="TEXT", help="why the baseline moves")
-    propose.add_argument(
-        "--body", type=Path, metavar="PATH", help="Markdown for the PR body (old → new report)"
-    )
-    propose.add_argument("--branch", metavar="NAME", help="default: recall-gate/baseline-...")
-    propose.add_argument("--repo", metavar="OWNER/NAME", help="default: $GITHUB_REPOSITORY")
-
-
-def _cmd_propose_baseline(args: argparse.Namespace, console: Console) -> int:
-    from datetime import UTC, datetime
-
-    import requests
-
-    from recall_gate.adapters.actions_runner import ActionsRunner
-    from recall_gate.adapters.files import read_text
-    from recall_gate.adapters.github import (
-        create_branch,
-        create_pull_request,
-        get_branch_sha,
-        put_file,
-    )
-    from recall_gate.adapters.github_client import GitHubClient
-    from recall_gate.report.markup import escape_markdown
-
-    runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
-    token = console.environ.get("GITHUB_TOKEN", "")
-    relative = Path(args.file)
-    if relative.is_absolute() or ".." in relative.parts:
-        raise InputError(
-            f"{relative}: the baseline must be given relative to the repository root",
-            fix="run from the repository root and pass e.g. baselines/default.json",
-        )
-    content = read_text(console.cwd / relative, what="baseline file").encode("utf-8")
-    repo = args.repo or console.environ.get("GITHUB_REPOSITORY", "")
-    if not repo:
-        raise InputError("no repository", fix="pass --repo OWNER/NAME")
-    if not token:
-        raise InputError(
-            "no GitHub token: GITHUB_TOKEN is not set",
-            fix="set GITHUB_TOKEN to a token with contents: write and pull-requests: write",
-        )
-    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-    branch = args.branch or f"recall-gate/baseline-{args.profile}-{stamp}"
-    reason = " ".join(args.reason.split())
-    title = f"Update the {args.profile} retrieval baseline" + (f": {reason}" if reason else "")
-    lines = [f"Updates `{relative.as_posix()}` from an evaluation of `{args.base}`."]
-    run_id = console.environ.get("GITHUB_RUN_ID")
-    if run_id:
-        server = console.environ.get("GITHUB_SERVER_URL", "https://github.com")
-        lines[0] += f" Opened by [workflow run {run_id}]({server}/{repo}/actions/runs/{run_id})."
-    if args.body is not None:  # `baseline update --markdown`: reason, then old → new
-        lines += ["", read_text(args.body, what="PR body").rstrip("\n")]
-    else:
-        lines += ["", f"Reason: {escape_markdown(reason) if reason else '(none given)'}"]
-    base_url = console.environ.get("GITHUB_API_URL") or DEFAULT_API_URL
-    with requests.Session() as session:
-        client = GitHubClient(session, base_url=base_url, token=token, origin="GITHUB_TOKEN")
-        sha = get_branch_sha(client, repo=repo, branch=args.base)
-        create_branch(client, repo=repo, branch=branch, from_sha=sha)
-        put_file(
-            client,
-            repo=repo,
-            branch=branch,
-            path=relative.as_posix(),
-            content=content,
-            message=title,
-        )
-        pull = create_pull_request(
-            client, repo=repo, head=branch, base=args.base, title=title, body="\n".join(lines)
-        )
-    console.stdout.write(f"recall-gate: opened pull request #{pull.number}: {pull.url}\n")
-    runner.set_outputs({"pull-request-url": pull.url, "branch": branch})
     return 0

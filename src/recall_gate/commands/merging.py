@@ -17,6 +17,7 @@ from pathlib import Path
 
 from recall_gate.adapters.artifacts import write_artifacts
 from recall_gate.adapters.dataset import iter_artifacts, load_cases
+from recall_gate.adapters.query_snapshot import QuerySnapshot, read_snapshot, write_snapshot
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.commands.settings import resolve_settings
@@ -128,6 +129,31 @@ def _case_order(
     return {case.id: index for index, case in enumerate(cases)}
 
 
+def _merged_snapshot(shards: list[_Shard], console: Console) -> QuerySnapshot | None:
+    """The shards' logged-query snapshots as one (each shard holds its part of the
+    log), or None when no shard has one; a shard without one, while others have
+    one, is refused."""
+    found = [(shard, read_snapshot(shard.path)) for shard in shards]
+    if all(snapshot is None for _, snapshot in found):
+        return None
+    rankings: dict[str, tuple[str, ...]] = {}
+    k = None
+    for shard, snapshot in found:
+        name = display_path(shard.path, console)
+        if snapshot is None or (k is not None and snapshot.k != k):
+            raise InputError(
+                f"{name}: "
+                + ("no snapshot of the logged queries beside it" if snapshot is None else
+                   f"its logged queries were captured at k = {snapshot.k}, not {k}")
+                + ", unlike the other shards",
+                fix="capture every shard with the same config (`queries:`), then merge them",
+            )  # fmt: skip
+        k = snapshot.k
+        rankings.update(snapshot.rankings)
+    assert k is not None
+    return QuerySnapshot(k=k, rankings=rankings)
+
+
 def _cmd_merge(args: argparse.Namespace, console: Console) -> int:
     shards = [_read_shard(path, console) for path in args.shards]
     first = shards[0]
@@ -167,7 +193,10 @@ def _cmd_merge(args: argparse.Namespace, console: Console) -> int:
     if order is not None:  # one capture's order
         merged.sort(key=lambda a: order.get(a.case_id, len(order)))
     coverage = None if complete else total.model_copy(update={"shards": indexes})
+    snapshot = _merged_snapshot(shards, console)  # refused before anything is written
     write_artifacts(args.out, merged, retriever=first.retriever, coverage=coverage)
+    if snapshot is not None:
+        write_snapshot(args.out, snapshot)
     out = display_path(args.out, console)
     if coverage is None:
         console.stderr.write(

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from recall_gate.core.kb_diff import KbChanges
 from recall_gate.core.records import Artifact, Case, CaseLabel, CaseResult
 from recall_gate.core.staleness import SettingChange
 from recall_gate.errors import InputError
@@ -125,6 +126,7 @@ class PullRequestChanges:
     scored as misses. ``added``: new cases, reported only. ``oracle``: where
     the base's cases come from when not from a cases file (a capture that
     labels itself is judged by the case records of the base's baseline).
+    ``kb``: the KB's changes (``None`` when its diff is not read).
     """
 
     ref: str
@@ -137,6 +139,7 @@ class PullRequestChanges:
     relabelled: tuple[str, ...] = ()
     not_captured: tuple[str, ...] = ()
     oracle: str | None = None
+    kb: KbChanges | None = None  # the cards it adds, edits, renames, deletes
 
     @property
     def changes_anything(self) -> bool:

@@ -28,6 +28,7 @@ __all__ = [
     "find_inconsistency",
     "make_baseline",
     "normalise_timestamp",
+    "same_content",
 ]
 
 BASELINE_KIND: Final = "recall-gate-baseline"
@@ -88,11 +89,22 @@ class Baseline(Results):
 
 
 def make_baseline(
-    results: Results, *, created_at: str, git_sha: str | None, reason: str
+    results: Results,
+    *,
+    created_at: str,
+    git_sha: str | None,
+    reason: str,
+    with_latency: bool = True,
 ) -> Baseline:
-    """The baseline of ``results``: the same records, plus provenance of the update."""
+    """The baseline of ``results``: the same records, plus provenance of the update.
+
+    ``with_latency=False`` leaves the capture's wall-clock latency out, so that
+    one commit evaluated twice gives one file (the update-baseline workflow).
+    """
     payload = results.model_dump()
     payload["schema_version"] = BASELINE_SCHEMA_VERSION
+    if not with_latency:
+        payload.pop("latency", None)
     return Baseline.model_validate(
         {
             **payload,
@@ -102,6 +114,27 @@ def make_baseline(
             "reason": reason,
         }
     )
+
+
+# Stamps of an update, not of what it measured: when and by what it was written, and why.
+_STAMPS: Final = frozenset({"created_at", "git_sha", "reason"})
+
+
+def same_content(old: Results, new: Results) -> bool:
+    """Whether two runs measured the same thing the same way.
+
+    Compared: k, every case record, the aggregates, the fingerprints and the
+    retrieval settings. Not compared: the stamps (``created_at``, ``git_sha``,
+    ``reason``), the recall-gate version that wrote them, and latency. A
+    baseline whose content is the same needs no update, whatever its stamps.
+    """
+    return _content(old) == _content(new)
+
+
+def _content(run: Results) -> dict[str, object]:
+    data = run.model_dump(exclude=set(_STAMPS) | {"latency", "kind", "schema_version"})
+    data["provenance"] = {k: v for k, v in data["provenance"].items() if k != "tool_version"}
+    return data
 
 
 def _agg_differs(recorded: Aggregates, recomputed: Aggregates) -> str | None:

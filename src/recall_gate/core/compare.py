@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.baseline import Baseline
+from recall_gate.core.kb_diff import KbTurnover
 from recall_gate.core.metric_registry import GATED_METRICS, shown_metrics
 from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
@@ -56,6 +57,7 @@ from recall_gate.core.stats import (
 )
 
 __all__ = [
+    "ON_CHANGED_CARDS",
     "OVERALL",
     "BaselineEdit",
     "BaselineStatus",
@@ -71,7 +73,7 @@ __all__ = [
     "stale_reasons",
 ]
 
-GroupKind = Literal["overall", "case_type", "language"]
+GroupKind = Literal["overall", "case_type", "language", "kb"]
 BaselineStatus = Literal["ok", "stale", "not_comparable", "missing"]
 
 
@@ -90,11 +92,16 @@ class Group:
     def contains(self, case: CaseResult) -> bool:
         if self.kind == "overall":
             return True
+        if self.kind == "kb":  # its cases are named by id, not by a field of theirs
+            return False
         value = case.case_type if self.kind == "case_type" else case.language
         return value == self.name
 
 
 OVERALL = Group(kind="overall", name="all")
+# The cases citing a card the pull request edits or renames: a row of the KB
+# changes section, tested like any group, never gated (report-only).
+ON_CHANGED_CARDS = Group(kind="kb", name="cases on changed cards")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -207,6 +214,10 @@ class Comparison:
     min_group_n: int = MIN_GROUP_N
     # Judged at the base revision: what the pull request changes of its own gate.
     pull_request: PullRequestChanges | None = None
+    # The cases on the cards the pull request changes (ON_CHANGED_CARDS), report-only.
+    kb_deltas: tuple[MetricDelta, ...] = ()
+    # How much of the KB changed since the baseline's commit (None: not known here).
+    kb_turnover: KbTurnover | None = None
 
     @property
     def baseline_source(self) -> str:
@@ -423,6 +434,7 @@ def compare_to_baseline(
     seed: str = BOOTSTRAP_SEED,
     min_group_n: int = MIN_GROUP_N,
     pull_request: PullRequestChanges | None = None,
+    kb_turnover: KbTurnover | None = None,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
@@ -443,6 +455,7 @@ def compare_to_baseline(
         edit=edit,
         min_group_n=min_group_n,
         pull_request=pull_request,
+        kb_turnover=kb_turnover,
     )
     if baseline is None:
         return outline
@@ -488,8 +501,23 @@ def compare_to_baseline(
             min_group_n=min_group_n,
         )
     moves = find_moves(pairs, k=current.k)
+    on_changed = frozenset(pull_request.kb.on_changed) if pull_request and pull_request.kb else ()
+    kb_deltas: list[MetricDelta] = []
+    if on_changed:
+        in_base = {c.case_id for c in scored_base if c.case_id in on_changed}
+        in_cur = {c.case_id for c in scored_cur if c.case_id in on_changed}
+        kb_deltas = _group_deltas(
+            ON_CHANGED_CARDS,
+            [(b, c) for b, c in pairs if c.case_id in on_changed],
+            n_baseline=len(in_base),
+            n_current=len(in_cur),
+            n_total=len(in_base | in_cur),
+            seed=seed,
+            min_group_n=min_group_n,
+        )
     return replace(
         outline,
+        kb_deltas=tuple(kb_deltas),
         stale=stale,
         deltas=tuple(deltas),
         flips=tuple(m for m in moves if m.direction in ("lost", "gained")),

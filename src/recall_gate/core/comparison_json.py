@@ -13,16 +13,38 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from recall_gate.core.base_judging import PullRequestChanges
-from recall_gate.core.compare import BaselineEdit, BaselineStatus, Comparison, StaleReason
+from recall_gate.core.compare import (
+    BaselineEdit,
+    BaselineStatus,
+    Comparison,
+    MetricDelta,
+    StaleReason,
+)
 from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
+from recall_gate.core.kb_diff import ChangeKind, KbChanges, KbTurnover
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, Direction, missed_cases
-from recall_gate.core.records import Aggregates, CaseResult, Latency, MetricSummary, OutsideKb
+from recall_gate.core.records import (
+    Aggregates,
+    CaseResult,
+    KbCoverageCounts,
+    Latency,
+    MetricSummary,
+    OutsideKb,
+)
+from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.staleness import SettingChange
+from recall_gate.core.traffic_record import TrafficRecord
 
 __all__ = [
     "COMPARISON_KIND",
@@ -158,11 +180,35 @@ class RunRecord(_Part):
     latency: Latency | None  # query latency of the capture (report-only)
     # Retrieved documents that map to no KB card, counted with examples (None: none).
     outside_kb: OutsideKb | None = None
+    kb_coverage: KbCoverageCounts | None = None  # absent: no KB or no cases to tell
+    kb_retrieved: KbCoverageCounts | None = None  # the cards some case's top k holds
 
 
 class NewCaseRecord(_Part):
     case_id: str
     hit: bool | None  # None: no gold to hit
+
+
+class CardChangeRecord(_Part):
+    """One card a pull request changes, with the judged cases citing it."""
+
+    kind: ChangeKind
+    card_id: str
+    base_id: str | None
+    path: str
+    title: str
+    language: str
+    text: bool  # title or body changed (False: front matter only)
+    cases: tuple[str, ...]
+
+
+class KbChangesRecord(_Part):
+    """The KB changes of a pull request: the changed cards, and the cases on
+    edited or renamed cards base → pull request (``deltas``, report-only)."""
+
+    cards: tuple[CardChangeRecord, ...]
+    on_changed: tuple[str, ...]
+    deltas: tuple[DeltaRecord, ...]
 
 
 class PullRequestRecord(_Part):
@@ -179,6 +225,19 @@ class PullRequestRecord(_Part):
     relabelled: tuple[str, ...]
     not_captured: tuple[str, ...]
     oracle: str | None = None  # the base's cases, when not from a cases file
+    kb: KbChangesRecord | None = None  # absent: the KB diff was not read
+
+
+class KbTurnoverRecord(_Part):
+    """Cards added, deleted, renamed or rewritten since the baseline's commit
+    ``ref``, of every card either side had (``reaudit``: above the share at which
+    the report calls the labels worth re-auditing)."""
+
+    ref: str
+    changed: int
+    cards: int
+    share: float
+    reaudit: bool
 
 
 class BaselineRecord(_Part):
@@ -197,6 +256,8 @@ class BaselineRecord(_Part):
     latency: Latency | None
     # The baseline's scored cases that held fewer than k distinct cards.
     short_of_k: int = 0
+    kb_turnover: KbTurnoverRecord | None = None  # absent: not known where it ran
+    kb_retrieved: KbCoverageCounts | None = None  # the baseline's own (its KB's)
     # The baseline's retrieved documents that mapped to no KB card (None: none).
     outside_kb: OutsideKb | None = None
 
@@ -275,6 +336,19 @@ class ComparisonDocument(_Part):
     cases: CasesRecord
     run: RunRecord
     pull_request: PullRequestRecord | None
+    # The query log's label-free diff against the base snapshot (docs/query-logs.md);
+    # absent from the JSON of a run without a query log.
+    traffic: TrafficRecord | None = None
+    # capture --repeat N: what the retriever changed between identical runs (A/A).
+    self_agreement: SelfAgreement | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_absent_parts(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        for part in ("traffic", "self_agreement"):
+            if isinstance(data, dict) and data.get(part, ...) is None:
+                del data[part]
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -359,10 +433,66 @@ def stale_record(reason: StaleReason) -> StaleRecord:
     )
 
 
-def _pull_request(pr: PullRequestChanges | None) -> PullRequestRecord | None:
+def _turnover(turnover: KbTurnover | None) -> KbTurnoverRecord | None:
+    if turnover is None:
+        return None
+    return KbTurnoverRecord(
+        ref=turnover.ref,
+        changed=turnover.changed,
+        cards=turnover.cards,
+        share=turnover.share,
+        reaudit=turnover.reaudit,
+    )
+
+
+def _delta(d: MetricDelta) -> DeltaRecord:
+    return DeltaRecord(
+        metric=d.metric,
+        group=d.group.label,
+        baseline=d.baseline,
+        current=d.current,
+        delta=d.delta,
+        n=d.n_compared,
+        n_total=d.n_total,
+        p_value=d.noise.p_value,
+        ci_low=d.noise.ci_low,
+        ci_high=d.noise.ci_high,
+        small_n=d.noise.small_n,
+        significant=d.noise.significant,
+        lost=d.noise.lost,
+        gained=d.noise.gained,
+    )
+
+
+def _kb_changes(kb: KbChanges | None, deltas: tuple[MetricDelta, ...]) -> KbChangesRecord | None:
+    if kb is None:
+        return None
+    return KbChangesRecord(
+        cards=tuple(
+            CardChangeRecord(
+                kind=c.kind,
+                card_id=c.card_id,
+                base_id=c.base_id,
+                path=c.path,
+                title=c.title,
+                language=c.language,
+                text=c.text,
+                cases=kb.citing.get(c.card_id, ()),
+            )
+            for c in kb.changes
+        ),
+        on_changed=kb.on_changed,
+        deltas=tuple(_delta(d) for d in deltas),
+    )
+
+
+def _pull_request(
+    pr: PullRequestChanges | None, kb_deltas: tuple[MetricDelta, ...] = ()
+) -> PullRequestRecord | None:
     if pr is None:
         return None
     return PullRequestRecord(
+        kb=_kb_changes(pr.kb, kb_deltas),
         ref=pr.ref,
         config=pr.config,
         config_at_base=pr.config_at_base,
@@ -462,6 +592,8 @@ def comparison_document(
             overall=_summaries(baseline.aggregates.overall) if baseline else {},
             latency=baseline.latency if baseline else None,
             short_of_k=baseline.cases_short_of_k if baseline else 0,
+            kb_turnover=_turnover(comparison.kb_turnover),
+            kb_retrieved=baseline.kb_retrieved if baseline else None,
             outside_kb=baseline.outside_kb if baseline else None,
         ),
         gate=GateRecord(
@@ -484,25 +616,7 @@ def comparison_document(
             FloorRecord(metric=s.metric, floor=s.floor, observed=s.observed, n=s.n)
             for s in verdict.suggested_floors
         ),
-        deltas=tuple(
-            DeltaRecord(
-                metric=d.metric,
-                group=d.group.label,
-                baseline=d.baseline,
-                current=d.current,
-                delta=d.delta,
-                n=d.n_compared,
-                n_total=d.n_total,
-                p_value=d.noise.p_value,
-                ci_low=d.noise.ci_low,
-                ci_high=d.noise.ci_high,
-                small_n=d.noise.small_n,
-                significant=d.noise.significant,
-                lost=d.noise.lost,
-                gained=d.noise.gained,
-            )
-            for d in comparison.deltas
-        ),
+        deltas=tuple(_delta(d) for d in comparison.deltas),
         flips=FlipsRecord(
             hit_to_miss=tuple(_move(f) for f in comparison.lost),
             miss_to_hit=tuple(_move(f) for f in comparison.gained),
@@ -525,7 +639,7 @@ def comparison_document(
             removed=tuple(comparison.cases.removed),
             relabelled=tuple(comparison.cases.relabelled),
         ),
-        pull_request=_pull_request(comparison.pull_request),
+        pull_request=_pull_request(comparison.pull_request, comparison.kb_deltas),
         run=RunRecord(
             scored=scored,
             unscored=len(current.cases) - scored,
@@ -536,5 +650,7 @@ def comparison_document(
             failed_cases=current.failed_cases,
             latency=current.latency,
             outside_kb=current.outside_kb,
+            kb_coverage=current.kb_coverage,
+            kb_retrieved=current.kb_retrieved,
         ),
     )

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from recall_gate.core.records import Card, Case, CaseLabel
-from recall_gate.core.site_urls import resolve_address
+from recall_gate.core.site_urls import CardIds, resolve_address
 
 __all__ = [
     "GOLD_REQUIRED",
@@ -166,22 +166,29 @@ def find_problems(
     cases: Sequence[tuple[str, CaseLabel]],
     skipped: Mapping[str, str] | None = None,
     card_ids: frozenset[str] | None = None,
+    reported: frozenset[str] = frozenset(),
 ) -> list[Problem]:
-    """Every integrity problem: duplicate card or case ids, golden and
-    adversarial cases without gold, and gold or relevant ids that resolve to no
-    card (with the nearest existing id as a hint). Field validity (languages,
-    case types) is enforced when files are loaded."""
+    """Every integrity problem: duplicate card ids in one language, duplicate case
+    ids, golden and adversarial cases without gold, and gold or relevant ids that
+    resolve to no card (with the nearest existing id as a hint), except the
+    ``reported`` ones, which a problem of their own names (a card a pull request
+    deletes). ``card_ids``: the KB's, with the URLs its site publishes
+    (``core.site_urls``); ``skipped``: the pages that are no card (id → why).
+    Field validity (languages, case types) is enforced when files are loaded."""
     problems = _duplicate_cards(cards)
     problems += label_problems(cases)
     if card_ids is None:  # else the caller's, with the URLs its site publishes
         card_ids = frozenset(c.id for _, c in cards)
+    known = card_ids | reported
+    if isinstance(card_ids, CardIds):  # a union is a plain set: keep the URLs
+        known = CardIds(known, card_ids.addresses)
     for where, case in cases:
         problems += unresolved_gold(
             where,
             case.id,
             must_cite_one_of=case.must_cite_one_of,
             relevant_ids=case.relevant_ids,
-            card_ids=card_ids,
+            card_ids=known,
             skipped=skipped,
         )
     return problems

@@ -35,6 +35,8 @@ __all__ = [
     "Chunk",
     "CitationOutcome",
     "Coverage",
+    "CoverageCount",
+    "KbCoverageCounts",
     "Language",
     "Latency",
     "LatencyStats",
@@ -357,6 +359,25 @@ class OutsideKb(_Record):
     share_by_case_type: dict[str, float] = Field(default_factory=dict)
 
 
+class CoverageCount(_Record):
+    """Cards some labelled case cites, of a language's (or the KB's) cards."""
+
+    covered: int = Field(ge=0)
+    cards: int = Field(ge=0)
+
+    @property
+    def share(self) -> float | None:
+        """``covered / cards``; ``None`` for no cards (nothing to cover)."""
+        return self.covered / self.cards if self.cards else None
+
+
+class KbCoverageCounts(_Record):
+    """KB coverage (see core/coverage.py): overall and per card language."""
+
+    overall: CoverageCount
+    by_language: dict[str, CoverageCount] = Field(default_factory=dict)
+
+
 class Results(_Record):
     """The ``--json`` output of ``score`` and ``run``."""
 
@@ -377,6 +398,10 @@ class Results(_Record):
     # Queries of a run (`score --run --qrels`) that the qrels do not judge: left
     # out of every mean and n, as trec_eval leaves them out.
     unjudged_queries: int = Field(default=0, ge=0)
+    # The share of the KB's cards the labelled cases cite (None: no KB or no cases).
+    kb_coverage: KbCoverageCounts | None = None
+    # The KB's cards some case's top k holds; the rest were never retrieved.
+    kb_retrieved: KbCoverageCounts | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_capture_facts(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -392,4 +417,8 @@ class Results(_Record):
                 del data["failed_cases"]
             if data.get("unjudged_queries") == 0:
                 del data["unjudged_queries"]
+            if data.get("kb_coverage", 0) is None:
+                del data["kb_coverage"]
+            if data.get("kb_retrieved", 0) is None:
+                del data["kb_retrieved"]
         return data

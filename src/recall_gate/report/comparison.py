@@ -63,6 +63,7 @@ from recall_gate.core.profile import comment_marker
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
+from recall_gate.report.kb_changes import kb_changes_section, kb_turnover_note
 from recall_gate.report.markup import (
     Format,
     escape_markdown,
@@ -71,6 +72,7 @@ from recall_gate.report.markup import (
     shorten_query,
     table,
 )
+from recall_gate.report.noise_floor import self_agreement_section
 from recall_gate.report.outside_kb import render_outside_share_changes
 from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
@@ -79,6 +81,7 @@ from recall_gate.report.results import (
     failures_note,
     latency_table,
 )
+from recall_gate.report.traffic import traffic_failure_phrase, traffic_section
 
 __all__ = [
     "JOB_SUMMARY_POINTER",
@@ -1052,6 +1055,8 @@ def _verdict_summary(doc: ComparisonDocument) -> str:
         if gate.failed_floors:
             n = len(gate.failed_floors)
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
+        if doc.traffic is not None and doc.traffic.failed:
+            reasons.append(traffic_failure_phrase(doc.traffic))
         return "Failed: " + "; ".join(reasons) + "."
     if doc.verdict == "pass":
         if gate.tolerances:
@@ -1201,6 +1206,9 @@ def _notes(doc: ComparisonDocument, style: Style, *, legend: Sequence[str]) -> s
         gold_checked=run.gold_checked,
         outside_kb=run.outside_kb,
         fmt=style.fmt,
+        kb_coverage=run.kb_coverage,
+        kb_retrieved=run.kb_retrieved,
+        baseline_retrieved=doc.baseline.kb_retrieved if _comparable(doc) else None,
     ):
         notes.append(note if style.md else note.replace("`", "").replace("\\*", "*"))
     if _comparable(doc) and doc.baseline.short_of_k:
@@ -1209,6 +1217,9 @@ def _notes(doc: ComparisonDocument, style: Style, *, legend: Sequence[str]) -> s
             f"{_short_phrase(doc.baseline.short_of_k, _baseline_scored(doc), k, past=True)}: "
             "a delta on those cases compares a shorter list with this run's."
         )
+    turnover = kb_turnover_note(doc.baseline.kb_turnover, style)
+    if turnover:
+        notes.append(turnover)
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(_language_note(doc))
     min_group_n = doc.gate.min_group_n
@@ -1307,7 +1318,15 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
         _missed_section(doc, style),
         _instead_section(doc, style),
         _cases_section(doc, style),
+        kb_changes_section(
+            doc.pull_request.kb if doc.pull_request else None,
+            style,
+            metric_name=lambda m: metric_label(m, doc.k),
+            noise=lambda d: _noise(d, doc.gate.min_group_n),
+        ),
         _capture_section(doc, style),
+        traffic_section(doc.traffic, style),
+        self_agreement_section(doc.self_agreement, style),
     ):
         if section:
             parts.append(section)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from recall_gate.core.coverage import render_coverage, render_never_retrieved
 from recall_gate.core.gate import GateResult, suggest_floors
 from recall_gate.core.metric_registry import (
     CITATION_COVERAGE,
@@ -21,6 +22,7 @@ from recall_gate.core.moves import missed_cases
 from recall_gate.core.records import (
     Aggregates,
     CaseResult,
+    KbCoverageCounts,
     Latency,
     LatencyStats,
     MetricSummary,
@@ -144,9 +146,13 @@ def capture_notes(
     gold_checked: bool,
     outside_kb: OutsideKb | None = None,
     fmt: Format = "markdown",
+    kb_coverage: KbCoverageCounts | None = None,
+    kb_retrieved: KbCoverageCounts | None = None,
+    baseline_retrieved: KbCoverageCounts | None = None,
 ) -> list[str]:
     """What a reader must know about the capture behind the numbers: cases scored
-    on fewer than k cards, pages outside the KB, and gold ids no KB vouched for."""
+    on fewer than k cards, pages outside the KB, gold ids no KB vouched for, and
+    the share of the KB the cases cite."""
     notes = []
     if short_of_k:
         held = "holds" if short_of_k == 1 else "hold"
@@ -168,6 +174,16 @@ def capture_notes(
         notes.append(
             "Gold ids were not checked against a KB (none was given): a mistyped gold id "
             "scores as a miss. Set `kb:` in recall-gate.yaml, or run `recall-gate check`."
+        )
+    if kb_coverage is not None:
+        notes.append(
+            f"{render_coverage(kb_coverage)}: a card no case cites moves no metric here "
+            "(`recall-gate cards --uncovered` lists them)."
+        )
+    if kb_retrieved is not None:
+        notes.append(
+            render_never_retrieved(kb_retrieved, k=k, baseline=baseline_retrieved)
+            + ": a card no case retrieves is a card the gate cannot see lost from the index."
         )
     return notes
 
@@ -191,6 +207,8 @@ def render_report(
         short_of_k=results.cases_short_of_k,
         gold_checked=results.provenance.kb_fingerprint is not None,
         outside_kb=results.outside_kb,
+        kb_coverage=results.kb_coverage,
+        kb_retrieved=results.kb_retrieved,
     )
 
 
@@ -258,6 +276,8 @@ def render_summary(
     outside_kb: OutsideKb | None = None,
     latency: Latency | None = None,
     failed_cases: Sequence[str] = (),
+    kb_coverage: KbCoverageCounts | None = None,
+    kb_retrieved: KbCoverageCounts | None = None,
 ) -> str:
     """:func:`render_report` from the counts alone (the scorer keeps no cases).
 
@@ -289,6 +309,8 @@ def render_summary(
         gold_checked=gold_checked,
         outside_kb=outside_kb,
         fmt=fmt,
+        kb_coverage=kb_coverage,
+        kb_retrieved=kb_retrieved,
     ):
         parts.append(note if fmt == "markdown" else note.replace("`", "").replace("\\*", "*"))
     star = "\\*" if short_of_k and fmt == "markdown" else "*" if short_of_k else ""

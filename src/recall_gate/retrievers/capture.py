@@ -6,7 +6,9 @@ each case's query goes through the adapter of the retriever's framework
 returned document is mapped to its KB card id, and every artifact line
 carries its case's fields, so the capture is self-contained for ``score``.
 The cases are scheduled by :mod:`~recall_gate.retrievers.executor` (bounded
-concurrency, retries, timeout) and written back in case order.
+concurrency, retries, timeout, ``max_qps``) and written back in case order.
+Logged queries (a query log, see :mod:`recall_gate.core.logged_query`) are asked
+in the same run, after the cases: only their top-k card ids are kept.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,7 @@ from recall_gate.core.fingerprint import (
     fingerprint_queries,
     fingerprint_settings,
 )
+from recall_gate.core.logged_query import UNDETERMINED, LoggedQuery
 from recall_gate.core.records import Artifact, Case, Coverage, RetrievedItem, Retriever
 from recall_gate.core.shards import SHARD_RULE, Shard, parse_shard
 from recall_gate.errors import InputError
@@ -70,6 +73,9 @@ class Capture:
     k: int
     # Set when the capture holds part of a case set (``--shard``).
     coverage: Coverage | None = None
+    # The logged queries' top-k card ids, best first (query id → ids), in log order;
+    # a logged query the retriever could not answer is absent.
+    logged: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def failed(self) -> tuple[Artifact, ...]:
@@ -196,7 +202,23 @@ def _artifact(case: Case, answer: Answer[Retrieved]) -> Artifact:
     )
 
 
-def _failure_message(answer: Answer[Any], *, max_failures: int) -> InputError:
+def _as_case(logged: LoggedQuery) -> Case:
+    """A logged query in the shape the executor asks (no gold: it is never scored)."""
+    return Case(
+        id=logged.id,
+        language=logged.language or UNDETERMINED,
+        case_type="capability",
+        query=logged.query,
+    )
+
+
+def _card_ranking(result: Retrieved, k: int) -> tuple[str, ...]:
+    """The first ``k`` distinct card ids of an answer (a page outside the KB by its id)."""
+    cards = (i.card_id if isinstance(i, RetrievedItem) else i for i in result.items)
+    return tuple(dict.fromkeys(cards))[:k]
+
+
+def _failure_message(answer: Answer[Any], *, max_failures: int, what: str = "case") -> InputError:
     case = answer.case
     tries = f"; {answer.attempts} attempts" if answer.attempts > 1 else ""
     budget = (
@@ -205,7 +227,7 @@ def _failure_message(answer: Answer[Any], *, max_failures: int) -> InputError:
         else ""
     )
     return InputError(
-        f"case {case.id!r}: the retriever {answer.error} (query {case.query!r}{tries}{budget})",
+        f"{what} {case.id!r}: the retriever {answer.error} (query {case.query!r}{tries}{budget})",
         fix="make the retriever answer this query (credentials, network, index built?) and "
         "capture again (--resume asks only the cases not yet answered), or allow failures "
         "with --max-failures N (they score as misses); nothing was written",
@@ -235,6 +257,42 @@ def _run(coroutine_factory: Callable[[], Any]) -> None:
         raise failure[0]
 
 
+def _provenance(adapter: Adapter, *, k: int, id_from: str | None, label: str | None) -> Retriever:
+    params = {"k": k, **adapter.params()}
+    if id_from:
+        params["id_from"] = id_from
+    return Retriever(adapter=adapter.kind, name=adapter.name, label=label, params=params)
+
+
+def _checked_pacing(
+    *,
+    k: int,
+    concurrency: int,
+    retries: int,
+    timeout: float | None,
+    max_failures: int,
+    max_qps: float | None,
+    shard: Shard | str | None,
+) -> tuple[Pacing, Shard | None]:
+    """The capture's settings checked (one message each), the shard parsed."""
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise InputError(f"k must be a positive integer, got {k!r}", fix="pass k=5 or similar")
+    if isinstance(shard, str):
+        try:
+            shard = parse_shard(shard)
+        except ValueError as exc:
+            raise InputError(f"shard: {exc}", fix=f"write the shard as {SHARD_RULE}") from None
+    try:
+        # Shards run side by side share the rate: each takes its 1/N.
+        rate = max_qps if max_qps is None or shard is None else max_qps / shard.count
+        pacing = Pacing(concurrency=concurrency, retries=retries, timeout=timeout, max_qps=rate)
+    except ValueError as exc:
+        raise InputError(str(exc), fix="see the capture options in the docs") from None
+    if max_failures < 0:
+        raise InputError(f"max_failures must be 0 or more, got {max_failures}", fix="pass 0")
+    return pacing, shard
+
+
 def capture(
     retriever: Any,
     cases: str | Path | Iterable[Case | Mapping[str, Any]],
@@ -248,6 +306,8 @@ def capture(
     retries: int = DEFAULT_RETRIES,
     timeout: float | None = DEFAULT_TIMEOUT,
     max_failures: int = 0,
+    max_qps: float | None = None,
+    queries: Sequence[LoggedQuery] = (),
     shard: Shard | str | None = None,
     answered: Mapping[str, Artifact] | None = None,
     on_artifact: Callable[[Artifact], None] | None = None,
@@ -278,26 +338,27 @@ def capture(
     backoff; ``timeout`` seconds bound each attempt. Up to ``max_failures``
     cases that still fail are recorded (``error``, no documents: they score as
     misses); one more raises :class:`~recall_gate.errors.InputError` naming
-    the case, as does retriever code that exits. ``shard`` (``"2/3"``): capture
-    only that deterministic part of the cases (see :mod:`recall_gate.core.shards`),
-    to be merged with the others. ``answered``: artifacts of
+    the case, as does retriever code that exits. ``max_qps``: at most that many
+    requests a second across all lanes, retries included (a token bucket; with
+    ``shard``, each of the N shards takes 1/N of it, so N shards run side by side
+    stay under it). ``queries``: logged queries (a query log) asked in the same run
+    after the cases, under the same settings and failure budget; their top-k card
+    ids come back in :attr:`Capture.logged`. ``shard`` (``"2/3"``): capture
+    only that deterministic part of the cases and logged queries (see
+    :mod:`recall_gate.core.shards`), to be merged with the others. ``answered``: artifacts of
     cases already captured (a resumed capture), not asked again;
     ``on_artifact`` receives each new artifact as it completes (a journal).
     The artifacts come back in case order whatever the completion order.
     """
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-        raise InputError(f"k must be a positive integer, got {k!r}", fix="pass k=5 or similar")
-    try:
-        pacing = Pacing(concurrency=concurrency, retries=retries, timeout=timeout)
-    except ValueError as exc:
-        raise InputError(str(exc), fix="see the capture options in the docs") from None
-    if max_failures < 0:
-        raise InputError(f"max_failures must be 0 or more, got {max_failures}", fix="pass 0")
-    if isinstance(shard, str):
-        try:
-            shard = parse_shard(shard)
-        except ValueError as exc:
-            raise InputError(f"shard: {exc}", fix=f"write the shard as {SHARD_RULE}") from None
+    pacing, shard = _checked_pacing(
+        k=k,
+        concurrency=concurrency,
+        retries=retries,
+        timeout=timeout,
+        max_failures=max_failures,
+        max_qps=max_qps,
+        shard=shard,
+    )
     adapter = adapt(retriever)
     all_cases = _cases_of(cases)
     gold = frozenset(g for c in all_cases for g in (*c.must_cite_one_of, *(c.relevant_ids or ())))
@@ -316,6 +377,7 @@ def capture(
             cases_fingerprint=fingerprint_case_set(all_cases),
         )
         all_cases = [c for c in all_cases if shard.holds(c.id)]
+        queries = [q for q in queries if shard.holds(q.id)]
     # A resumed capture asks again the cases it could not answer before.
     done: dict[str, Artifact] = {
         c.id: answered[c.id]
@@ -323,10 +385,18 @@ def capture(
         if answered and c.id in answered and answered[c.id].error is None
     }
     todo = [c for c in all_cases if c.id not in done]
+    # Logged queries come after the cases in one run (one rate, one budget); an
+    # answer's index says which it is. They are not journaled: a resume asks them again.
+    logged_cases = [_as_case(q) for q in queries]
+    logged: dict[str, tuple[str, ...]] = {}
     failed: list[Artifact] = []
     started = time.perf_counter()
+    total = len(all_cases) + len(logged_cases)
 
     def on_answer(answer: Answer[Retrieved]) -> None:
+        if answer.index >= len(todo):
+            on_logged(answer)
+            return
         artifact = _artifact(answer.case, answer)
         if artifact.error is not None:
             failed.append(artifact)
@@ -335,10 +405,21 @@ def capture(
         done[artifact.case_id] = artifact
         if on_artifact is not None:
             on_artifact(artifact)
+        report_progress()
+
+    def on_logged(answer: Answer[Retrieved]) -> None:
+        if answer.result is None:
+            failed.append(_artifact(answer.case, answer))
+            if len(failed) > max_failures:
+                raise _failure_message(answer, max_failures=max_failures, what="logged query")
+        else:
+            logged[answer.case.id] = _card_ranking(answer.result, k)
+        report_progress()
+
+    def report_progress() -> None:
         if on_progress is not None:
-            on_progress(
-                Progress(len(done), len(all_cases), len(failed), time.perf_counter() - started)
-            )
+            elapsed = time.perf_counter() - started
+            on_progress(Progress(len(done) + len(logged), total, len(failed), elapsed))
 
     def ask(case: Case) -> Retrieved:
         return ask_case(adapter, mapper, case, k)
@@ -349,7 +430,7 @@ def capture(
     try:
         _run(
             lambda: run_cases(
-                todo,
+                [*todo, *logged_cases],
                 ask=ask,
                 aask=aask if adapter.asearch is not None else None,
                 pacing=pacing,
@@ -361,14 +442,11 @@ def capture(
             f"case {exc.case.id!r}: the retriever {exc.what} (query {exc.case.query!r})",
             fix=EXIT_FIX,
         ) from None
-    params = {"k": k, **adapter.params()}
-    if id_from:
-        params["id_from"] = id_from
-    provenance = Retriever(
-        adapter=adapter.kind,
-        name=adapter.name,
-        label=label,
-        params=params,
-    )
     artifacts = _refuse_all_outside(tuple(done[c.id] for c in all_cases), mapper)
-    return Capture(artifacts=artifacts, retriever=provenance, k=k, coverage=coverage)
+    return Capture(
+        artifacts=artifacts,
+        retriever=_provenance(adapter, k=k, id_from=id_from, label=label),
+        k=k,
+        coverage=coverage,
+        logged={q.id: logged[q.id] for q in queries if q.id in logged},
+    )

@@ -12,6 +12,8 @@ deep) is the caller's: this module only schedules, times, retries and stops.
   connection errors, timeouts, HTTP 429/5xx) is asked again up to ``retries``
   times after an exponential backoff with jitter (``Retry-After`` honoured);
   any other exception fails the case at once.
+- ``max_qps`` (optional) caps the requests a second across all lanes, retries
+  included (:class:`~recall_gate.retrievers.rate_limit.RateLimit`).
 - ``timeout`` bounds each attempt. A sync retriever that hangs cannot be
   stopped from Python: its worker thread is abandoned (a daemon, so it never
   holds the process open) and replaced.
@@ -37,6 +39,7 @@ from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAUL
 from recall_gate.core.records import Case
 from recall_gate.errors import RecallGateError
 from recall_gate.retrievers.failures import describe, is_transient
+from recall_gate.retrievers.rate_limit import RateLimit
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
@@ -58,12 +61,14 @@ _RETRY_AFTER_CAP = 60.0
 @dataclass(frozen=True)
 class Pacing:
     """How the cases are asked: ``concurrency`` in flight, ``retries`` per case
-    for transient failures, ``timeout`` seconds per attempt (None: no limit)."""
+    for transient failures, ``timeout`` seconds per attempt (None: no limit),
+    at most ``max_qps`` requests a second (None: no limit)."""
 
     concurrency: int = DEFAULT_CONCURRENCY
     retries: int = DEFAULT_RETRIES
     timeout: float | None = DEFAULT_TIMEOUT
     backoff: float = _BACKOFF_BASE
+    max_qps: float | None = None
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -72,6 +77,8 @@ class Pacing:
             raise ValueError(f"retries must be 0 or more, got {self.retries}")
         if self.timeout is not None and not self.timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
+        if self.max_qps is not None:
+            RateLimit(self.max_qps)  # raises for a rate that is not positive
 
 
 @dataclass(frozen=True)
@@ -186,6 +193,7 @@ class _Asking(Generic[T]):
         self.ask, self.aask, self.pacing, self.on_answer = ask, aask, pacing, on_answer
         self.rng = random.Random(seed)  # noqa: S311 - jitter, not a secret
         self.workers = None if aask is not None else _Workers(self.lanes(len(cases)) or 1)
+        self.limit = None if pacing.max_qps is None else RateLimit(pacing.max_qps)
         self.pending = iter(enumerate(cases))
         self.stopped: list[tuple[int, Exception]] = []
 
@@ -210,6 +218,8 @@ class _Asking(Generic[T]):
         tries = 0
         while True:
             tries += 1
+            if self.limit is not None:
+                await self.limit.acquire()
             started = time.perf_counter()
             try:
                 outcome = await asyncio.wait_for(self.attempt(case), pacing.timeout)

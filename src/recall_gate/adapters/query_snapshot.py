@@ -1,0 +1,177 @@
+"""The query snapshot: each logged query's top-k card ids (adapter: files, git).
+
+Written by ``capture`` beside its artifacts and by ``baseline update`` beside the
+baseline (``baselines/<profile>.queries.jsonl``), read back from the base
+revision in a pull request, like the baseline. Compact and deterministic: JSON
+Lines, the first line a header holding ``k`` and the sorted table of every card
+id once, then one ``["query id", [card index, …]]`` line per query in id order.
+Gzipped (``.jsonl.gz``, no timestamp, so the bytes depend on the content only)
+once it passes :data:`GZIP_ABOVE` bytes; the reader takes either.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from recall_gate.adapters.files import atomic_file
+from recall_gate.adapters.git import BaseTree
+from recall_gate.errors import InputError
+
+__all__ = [
+    "GZIP_ABOVE",
+    "SCHEMA",
+    "QuerySnapshot",
+    "decode_snapshot",
+    "encode_snapshot",
+    "load_snapshot",
+    "read_snapshot",
+    "read_snapshot_at",
+    "snapshot_paths",
+    "write_snapshot",
+]
+
+SCHEMA = "recall-gate/query-snapshot"
+_VERSION = 1
+GZIP_ABOVE = 64 * 1024  # bytes of JSON Lines: a diff stays reviewable below it
+_FIX = (
+    "write the snapshot again (`recall-gate baseline update` beside the baseline, or "
+    "`recall-gate capture` with `queries:` in the config); do not edit it by hand"
+)
+
+
+@dataclass(frozen=True)
+class QuerySnapshot:
+    """Query id → its top ``k`` card ids, best first."""
+
+    k: int
+    rankings: Mapping[str, tuple[str, ...]]
+
+
+def snapshot_paths(path: Path) -> tuple[Path, Path]:
+    """The snapshot beside ``path`` (a baseline or an artifacts file): its plain
+    and gzipped names, ``NAME.queries.jsonl`` and ``NAME.queries.jsonl.gz``."""
+    stem = path.name.removesuffix(".gz")
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    plain = path.with_name(f"{stem}.queries.jsonl")
+    return plain, plain.with_name(plain.name + ".gz")
+
+
+def encode_snapshot(snapshot: QuerySnapshot) -> tuple[bytes, bool]:
+    """The snapshot's bytes, and whether they are gzipped (past :data:`GZIP_ABOVE`)."""
+    cards = sorted({card for ranking in snapshot.rankings.values() for card in ranking})
+    index = {card: i for i, card in enumerate(cards)}
+    header = {"schema": SCHEMA, "version": _VERSION, "k": snapshot.k, "cards": cards}
+    lines = [json.dumps(header, ensure_ascii=False, separators=(",", ":"), sort_keys=True)]
+    for query_id in sorted(snapshot.rankings):
+        ranks = [index[card] for card in snapshot.rankings[query_id]]
+        lines.append(json.dumps([query_id, ranks], ensure_ascii=False, separators=(",", ":")))
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    if len(data) <= GZIP_ABOVE:
+        return data, False
+    return gzip.compress(data, compresslevel=9, mtime=0), True
+
+
+def _bad(source: str, what: str) -> InputError:
+    return InputError(f"{source}: not a recall-gate query snapshot: {what}", fix=_FIX)
+
+
+def _ranking(line: Any, cards: Sequence[str], *, where: str, source: str) -> tuple[str, list[str]]:
+    if (
+        not isinstance(line, list)
+        or len(line) != 2
+        or not isinstance(line[0], str)
+        or not isinstance(line[1], list)
+    ):
+        raise _bad(source, f'{where}: expected ["query id", [card index, …]]')
+    ranking = []
+    for i in line[1]:
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(cards):
+            raise _bad(source, f"{where}: card index {i!r} is not in the header's card table")
+        ranking.append(cards[i])
+    return line[0], ranking
+
+
+def decode_snapshot(data: bytes, *, source: str) -> QuerySnapshot:
+    """A snapshot from its bytes (gzipped or not); a bad one is an error naming ``source``."""
+    try:
+        if data[:2] == b"\x1f\x8b":
+            data = gzip.decompress(data)
+        lines = data.decode("utf-8").split("\n")
+        header = json.loads(lines[0])
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError):
+        raise _bad(source, "unreadable (line 1)") from None
+    if not isinstance(header, dict) or header.get("schema") != SCHEMA:
+        raise _bad(source, f'line 1 has no "schema": "{SCHEMA}" header')
+    if header.get("version") != _VERSION:
+        raise _bad(source, f"version {header.get('version')!r}; this recall-gate reads {_VERSION}")
+    k, cards = header.get("k"), header.get("cards")
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cards, list):
+        raise _bad(source, "line 1 needs a positive k and a cards list")
+    rankings: dict[str, tuple[str, ...]] = {}
+    for number, text in enumerate(lines[1:], start=2):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+        except json.JSONDecodeError:
+            raise _bad(source, f"line {number} is not JSON") from None
+        query_id, ranking = _ranking(line, cards, where=f"line {number}", source=source)
+        rankings[query_id] = tuple(ranking)
+    return QuerySnapshot(k=k, rankings=rankings)
+
+
+def write_snapshot(path: Path, snapshot: QuerySnapshot) -> Path:
+    """Write the snapshot beside ``path`` atomically (plain or gzipped by size, the
+    other variant removed); returns the file written."""
+    data, zipped = encode_snapshot(snapshot)
+    plain, packed = snapshot_paths(path)
+    target, other = (packed, plain) if zipped else (plain, packed)
+    with atomic_file(target) as handle:
+        handle.write(data)
+    other.unlink(missing_ok=True)
+    return target
+
+
+def load_snapshot(path: Path) -> QuerySnapshot:
+    """The snapshot file ``path`` itself (plain or gzipped)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(
+            f"{path}: cannot read the query snapshot ({exc.strerror or exc})",
+            fix="pass the NAME.queries.jsonl (or .jsonl.gz) that `recall-gate capture` wrote "
+            "beside its artifacts",
+        ) from None
+    return decode_snapshot(data, source=str(path))
+
+
+def read_snapshot(path: Path) -> QuerySnapshot | None:
+    """The snapshot beside ``path`` (either variant), or None when there is none."""
+    for candidate in snapshot_paths(path)[::-1]:
+        try:
+            data = candidate.read_bytes()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            raise InputError(
+                f"{candidate}: cannot read the query snapshot: {exc}", fix=_FIX
+            ) from None
+        return decode_snapshot(data, source=str(candidate))
+    return None
+
+
+def read_snapshot_at(tree: BaseTree, path: Path) -> QuerySnapshot | None:
+    """The snapshot beside ``path`` as the base revision has it, or None."""
+    for candidate in snapshot_paths(path)[::-1]:
+        relative = tree.relative(candidate)
+        if relative is None:
+            return read_snapshot(path)  # outside the work tree: no pull request edits it
+        data = tree.read(relative)
+        if data is not None:
+            return decode_snapshot(data, source=tree.source(relative))
+    return None

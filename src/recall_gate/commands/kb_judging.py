@@ -1,0 +1,118 @@
+"""The KB diff of a pull request as the commands use it: read once from git
+when a base revision judges (:mod:`recall_gate.adapters.kb_revision`), and
+applied to the labelled cases (:mod:`recall_gate.core.kb_diff`): renames
+followed, deleted gold named, new cards without a case listed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TypeVar
+from weakref import WeakKeyDictionary
+
+from recall_gate.adapters.git import BaseTree
+from recall_gate.adapters.kb_revision import read_kb_diff
+from recall_gate.commands.context import Console
+from recall_gate.commands.settings import Settings
+from recall_gate.core.coverage import cited_ids
+from recall_gate.core.kb_diff import KbDiff, KbTurnover, follow_renames, kb_turnover
+from recall_gate.core.records import CaseLabel
+from recall_gate.errors import GateFailure, InputError
+from recall_gate.report.kb_changes import new_cards_line
+
+__all__ = [
+    "baseline_kb_turnover",
+    "follow_located",
+    "new_card_coverage_failure",
+    "pull_request_kb",
+    "write_kb_changes",
+]
+
+L = TypeVar("L", bound=CaseLabel)
+
+
+# One read per base tree and KB: a command asks for the diff where it judges the
+# cases and again where it reports.
+_READ: WeakKeyDictionary[BaseTree, dict[tuple[Path, str], KbDiff | None]] = WeakKeyDictionary()
+
+
+def pull_request_kb(settings: Settings) -> KbDiff | None:
+    """The card changes of the pull request a base revision judges; ``None``
+    without a base, or for a KB that is no folder of the repository."""
+    if settings.base is None or settings.kb is None:
+        return None
+    tree, files = settings.base.tree, settings.kb_files()
+    read = _READ.setdefault(tree, {})
+    key = (settings.kb, repr(files))
+    if key not in read:
+        read[key] = read_kb_diff(tree, settings.kb, files)
+    return read[key]
+
+
+def baseline_kb_turnover(
+    settings: Settings, *, git_sha: str | None, cards_now: int | None
+) -> KbTurnover | None:
+    """How much of the KB changed since the baseline's commit (report-only):
+    ``None`` when that cannot be told here (no KB folder, no commit recorded,
+    no git, or the commit not in this checkout, as in a shallow clone)."""
+    if settings.kb is None or not settings.kb.is_dir() or not git_sha or cards_now is None:
+        return None
+    try:
+        tree = BaseTree(git_sha, cwd=settings.kb, given_as="the baseline's git_sha")
+        diff = read_kb_diff(tree, settings.kb, settings.kb_files())
+    except InputError:
+        return None
+    if diff is None:
+        return None
+    return kb_turnover(diff, ref=git_sha, cards_now=cards_now)
+
+
+def follow_located(located: Sequence[tuple[str, L]], diff: KbDiff | None) -> list[tuple[str, L]]:
+    """The cases with the gold a rename moved named by its new id."""
+    if diff is None or not diff.renames:
+        return list(located)
+    return [(where, follow_renames(case, diff.renames)) for where, case in located]
+
+
+def new_card_coverage_failure(
+    diff: KbDiff, *, floor: float | None, cases: Sequence[CaseLabel]
+) -> GateFailure | None:
+    """``gate.min_new_card_coverage``: the failure when fewer of the cards the pull
+    request adds than ``floor`` are cited by some case (None: unset, no card
+    added, or enough covered)."""
+    new = diff.new_cards(cases)
+    if floor is None or not new:
+        return None
+    covered = sum(1 for citing in new.values() if citing)
+    if covered / len(new) >= floor:
+        return None
+    bare = [card for card, citing in new.items() if not citing]
+    return GateFailure(
+        f"new-card coverage {covered}/{len(new)} ({covered / len(new):.0%}) is below "
+        f"gate.min_new_card_coverage {floor:g}: no case cites {', '.join(bare)}",
+        fix="add cases whose gold (must_cite_one_of or relevant_ids) names the new cards, "
+        "or lower gate.min_new_card_coverage in recall-gate.yaml",
+    )
+
+
+def write_kb_changes(
+    diff: KbDiff, *, ref: str, cases: Sequence[CaseLabel], console: Console
+) -> None:
+    """What ``check`` says of the pull request's KB changes: their count, each
+    rename followed (with the cases that still name the old id, to relabel
+    before merge), and the new cards no case cites."""
+    if not diff.changes:
+        return
+    out = console.stdout
+    out.write(f"recall-gate check: KB changes since {ref}: {diff.summary()}\n")
+    for old, moved in diff.renames.items():
+        naming = [c.id for c in cases if old in cited_ids(c)]
+        if naming:
+            console.stderr.write(
+                f"recall-gate check: warning: card {old!r} is renamed to {moved!r} (followed); "
+                f"relabel {', '.join(naming)} to {moved!r} before merge: on the merged branch "
+                "there is no rename to follow\n"
+            )
+    new = diff.new_cards(cases)
+    if new:
+        out.write(f"recall-gate check: {new_cards_line(new)}\n")

@@ -1,0 +1,77 @@
+"""The query log's diff as the commands judge it: this capture's snapshot (beside
+its artifacts) against the base's (beside the baseline), over the config's
+query log. When a base revision judges (a pull request), the snapshot and the
+log (its weights and languages) are read as the base has them, like the
+baseline: a pull request that edits either is still judged by the base's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from recall_gate.adapters.dataset import load_cards
+from recall_gate.adapters.query_log import load_query_log, load_query_log_at
+from recall_gate.adapters.query_snapshot import (
+    QuerySnapshot,
+    read_snapshot,
+    read_snapshot_at,
+    snapshot_paths,
+)
+from recall_gate.commands.context import Console, display_path
+from recall_gate.commands.settings import Settings
+from recall_gate.core.traffic_diff import diff_traffic
+from recall_gate.core.traffic_record import TrafficRecord, traffic_record
+
+__all__ = ["base_snapshot", "card_titles", "judge_traffic"]
+
+
+def base_snapshot(settings: Settings) -> QuerySnapshot | None:
+    """The snapshot beside the baseline: at the base revision when one judges."""
+    if settings.base is not None:
+        return read_snapshot_at(settings.base.tree, settings.baseline)
+    return read_snapshot(settings.baseline)
+
+
+def card_titles(settings: Settings) -> dict[str, str]:
+    """Card id → title, when the settings name a KB."""
+    if settings.kb is None:
+        return {}
+    return {c.id: c.title for _, c in load_cards(settings.kb, files=settings.kb_files())}
+
+
+def judge_traffic(settings: Settings, console: Console, *, artifacts: Path) -> TrafficRecord | None:
+    """The traffic diff of a run with a query log (``queries:``), or None: no log,
+    no snapshot beside ``artifacts`` (the capture did not ask the log), or no
+    snapshot at the base yet (said on stderr: ``baseline update`` writes it)."""
+    config = settings.config
+    if config is None or config.queries is None:
+        return None
+    current = read_snapshot(artifacts)
+    if current is None:
+        return None
+    base = base_snapshot(settings)
+    if base is None:
+        console.stderr.write(
+            "recall-gate: no query snapshot beside the baseline yet "
+            f"({display_path(snapshot_paths(settings.baseline)[0], console)}): the query "
+            "log is compared once `recall-gate baseline update` has written one\n"
+        )
+        return None
+    if settings.base is not None:
+        queries = load_query_log_at(settings.base.tree, config.queries)
+        if queries is None:
+            console.stderr.write(
+                f"recall-gate: the base ({settings.base.ref}) has no query log at "
+                f"{display_path(config.queries, console)}: the logged queries are compared "
+                "once it has\n"
+            )
+            return None
+    else:
+        queries = load_query_log(config.queries)
+    diff = diff_traffic(
+        queries,
+        base=base.rankings,
+        current=current.rankings,
+        k=min(settings.k, base.k, current.k),
+    )
+    titles = card_titles(settings) if diff.movers else {}
+    return traffic_record(diff, titles=titles, max_moved_share=config.gate.max_moved_share)

@@ -1,0 +1,134 @@
+"""KB coverage (pure): which cards some labelled case cites, and which some
+case retrieves (a card in no case's top k is "never retrieved").
+
+A card is *covered* when at least one case names it as gold
+(``must_cite_one_of``) or as relevant (``relevant_ids``): a change to a card no
+case cites cannot move any metric, so an uncovered card is a blind spot of the
+gate, not a card that retrieves well. Coverage is counted overall and per card
+language (the card's, not the case's: a Spanish card cited by an English case
+is covered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence, Set
+from dataclasses import dataclass
+
+from recall_gate.core.records import Card, CaseLabel, CoverageCount, KbCoverageCounts
+
+__all__ = [
+    "KbCoverage",
+    "cited_ids",
+    "kb_coverage",
+    "kb_retrieved",
+    "render_coverage",
+    "render_never_retrieved",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class KbCoverage:
+    """The cases citing each card (in case order), and the shares they make."""
+
+    citing: Mapping[str, tuple[str, ...]]  # every card id, in KB order
+    overall: CoverageCount
+    by_language: Mapping[str, CoverageCount]  # sorted by tag
+
+    @property
+    def counts(self) -> KbCoverageCounts:
+        """The shares alone, as results files keep them."""
+        return KbCoverageCounts(overall=self.overall, by_language=dict(self.by_language))
+
+    @property
+    def uncovered(self) -> tuple[str, ...]:
+        """The card ids no case cites, in KB order."""
+        return tuple(card for card, cases in self.citing.items() if not cases)
+
+
+def cited_ids(case: CaseLabel) -> tuple[str, ...]:
+    """The card ids a case cites: its gold, then its relevant ids, each once."""
+    return tuple(dict.fromkeys((*case.must_cite_one_of, *(case.relevant_ids or ()))))
+
+
+def kb_coverage(cards: Sequence[Card], cases: Sequence[CaseLabel]) -> KbCoverage:
+    """Which cases cite each card, and the covered share overall and per language.
+    Ids no card has (an integrity problem, reported by the check) count nowhere."""
+    citing: dict[str, list[str]] = {card.id: [] for card in cards}
+    for case in cases:
+        for card_id in cited_ids(case):
+            if card_id in citing:
+                citing[card_id].append(case.id)
+    counts: dict[str, list[int]] = {}
+    for card in cards:
+        tally = counts.setdefault(card.language, [0, 0])
+        tally[0] += bool(citing[card.id])
+        tally[1] += 1
+    covered = sum(1 for ids in citing.values() if ids)
+    return KbCoverage(
+        citing={card: tuple(ids) for card, ids in citing.items()},
+        overall=CoverageCount(covered=covered, cards=len(citing)),
+        by_language={
+            lang: CoverageCount(covered=c, cards=t) for lang, (c, t) in sorted(counts.items())
+        },
+    )
+
+
+def _share(part: CoverageCount) -> str:
+    share = part.share
+    return "n/a" if share is None else f"{share:.1%}"
+
+
+def render_coverage(coverage: KbCoverage | KbCoverageCounts) -> str:
+    """One line: ``KB coverage: 3 of 4 cards (75.0%) cited by a case — en 2/2 (100.0%), …``."""
+    overall = coverage.overall
+    line = (
+        f"KB coverage: {overall.covered} of {overall.cards} "
+        f"card{'' if overall.cards == 1 else 's'} ({_share(overall)}) cited by a case"
+    )
+    if len(coverage.by_language) > 1:
+        line += " — " + ", ".join(
+            f"{lang} {part.covered}/{part.cards} ({_share(part)})"
+            for lang, part in coverage.by_language.items()
+        )
+    return line
+
+
+def kb_retrieved(cards: Sequence[Card], retrieved: Set[str]) -> KbCoverageCounts:
+    """How many cards some case's top k holds (``covered``), overall and per card
+    language: the rest are never retrieved by any labelled case, the early sign
+    of an index that lost a section when it grows against the baseline."""
+    counts: dict[str, list[int]] = {}
+    for card in cards:
+        tally = counts.setdefault(card.language, [0, 0])
+        tally[0] += card.id in retrieved
+        tally[1] += 1
+    return KbCoverageCounts(
+        overall=CoverageCount(
+            covered=sum(c for c, _ in counts.values()), cards=sum(t for _, t in counts.values())
+        ),
+        by_language={
+            lang: CoverageCount(covered=c, cards=t) for lang, (c, t) in sorted(counts.items())
+        },
+    )
+
+
+def render_never_retrieved(
+    retrieved: KbCoverageCounts, *, k: int, baseline: KbCoverageCounts | None = None
+) -> str:
+    """``Never retrieved: 2 of 32 cards (6.2%) are in no case's top 5 — de 1/12, en 1/20
+    (baseline: 0 of 31)``."""
+    overall = retrieved.overall
+    never = overall.cards - overall.covered
+    line = (
+        f"Never retrieved: {never} of {overall.cards} card{'' if overall.cards == 1 else 's'} "
+        f"({never / overall.cards if overall.cards else 0:.1%}) in no case's top {k}"
+    )
+    if len(retrieved.by_language) > 1:
+        line += " — " + ", ".join(
+            f"{lang} {part.cards - part.covered}/{part.cards}"
+            for lang, part in retrieved.by_language.items()
+        )
+    if baseline is not None:
+        then = baseline.overall
+        line += f" (baseline: {then.cards - then.covered} of {then.cards})"
+    return line

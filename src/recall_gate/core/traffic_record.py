@@ -1,0 +1,121 @@
+"""The traffic diff as the comparison document carries it (pure): the figures
+of :mod:`recall_gate.core.traffic_diff`, the biggest movers with their cards'
+titles, and the verdict of the optional ``max_moved_share`` gate.
+
+Report-only unless ``gate.max_moved_share`` is set: then the gate fails when
+the traffic-weighted share of logged queries whose top-k set changed is above
+it. A change is not a regression: the gate says "more moved than we allow
+without a look", not "it got worse".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from recall_gate.core.records import FLOAT_DIGITS
+from recall_gate.core.traffic_diff import TrafficDiff, TrafficFigures
+
+__all__ = ["MoverRecord", "ShareRecord", "TrafficGroupRecord", "TrafficRecord", "traffic_record"]
+
+RBO_VARIANT = "RBO_ext (Webber, Moffat & Zobel 2010, Eq. 32)"
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ShareRecord(_Part):
+    top1_changed: float
+    moved: float
+    rbo: float
+    jaccard: float
+
+
+class TrafficGroupRecord(_Part):
+    n: int
+    weight: float
+    weighted: ShareRecord
+    unweighted: ShareRecord
+
+
+class MoverRecord(_Part):
+    id: str
+    query: str
+    language: str
+    weight: float
+    rbo: float
+    top1_changed: bool
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+
+
+class TrafficRecord(_Part):
+    k: int
+    rbo_variant: str
+    p: float
+    groups: dict[str, TrafficGroupRecord]  # "overall" first, then by language
+    movers: tuple[MoverRecord, ...]
+    titles: dict[str, str]  # card id → title, for the movers' cards the KB names
+    not_in_base: int
+    not_captured: int
+    max_moved_share: float | None
+    failed: bool
+
+
+def _shares(f: TrafficFigures, *, weighted: bool) -> ShareRecord:
+    def r(value: float) -> float:
+        return round(value, FLOAT_DIGITS)
+
+    if weighted:
+        return ShareRecord(
+            top1_changed=r(f.weighted_top1_changed),
+            moved=r(f.weighted_moved),
+            rbo=r(f.weighted_rbo),
+            jaccard=r(f.weighted_jaccard),
+        )
+    return ShareRecord(
+        top1_changed=r(f.top1_changed), moved=r(f.moved), rbo=r(f.rbo), jaccard=r(f.jaccard)
+    )
+
+
+def traffic_record(
+    diff: TrafficDiff, *, titles: Mapping[str, str], max_moved_share: float | None
+) -> TrafficRecord:
+    """The diff as recorded, its gate judged (``failed``: the weighted moved share
+    is above ``max_moved_share``; never when that is unset)."""
+    cards = {card for m in diff.movers for card in (*m.before, *m.after)}
+    moved = round(diff.overall.weighted_moved, FLOAT_DIGITS)
+    return TrafficRecord(
+        k=diff.k,
+        rbo_variant=RBO_VARIANT,
+        p=diff.p,
+        groups={
+            name: TrafficGroupRecord(
+                n=f.n,
+                weight=round(f.weight, FLOAT_DIGITS),
+                weighted=_shares(f, weighted=True),
+                unweighted=_shares(f, weighted=False),
+            )
+            for name, f in diff.groups.items()
+        },
+        movers=tuple(
+            MoverRecord(
+                id=m.id,
+                query=m.query,
+                language=m.language,
+                weight=m.weight,
+                rbo=round(m.rbo, FLOAT_DIGITS),
+                top1_changed=m.top1_changed,
+                before=m.before,
+                after=m.after,
+            )
+            for m in diff.movers
+        ),
+        titles={card: titles[card] for card in sorted(cards) if card in titles},
+        not_in_base=len(diff.not_in_base),
+        not_captured=len(diff.not_captured),
+        max_moved_share=max_moved_share,
+        failed=max_moved_share is not None and moved > max_moved_share,
+    )
