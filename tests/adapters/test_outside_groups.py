@@ -44,28 +44,30 @@ def test_a_language_none_of_whose_documents_maps_is_refused_naming_it() -> None:
 
 
 def test_a_case_type_over_the_share_is_refused_when_every_language_is_under_it() -> None:
-    # en: 2 of 4 outside (50 %), es: 2 of 4 (50 %); adversarial: 3 of 4 (75 %).
+    # en: 9 of 10 outside (90 %), es: 9 of 10 (90 %); adversarial: 10 of 10 (100 %).
+    outside = tuple(f"x{n}" for n in range(5))
     seen = watch(
-        ("1", "en", "golden", ("en/a", "x1")),
-        ("2", "en", "adversarial", ("x2", "en/b")),
-        ("3", "es", "golden", ("es/a", "es/b")),
-        ("4", "es", "adversarial", ("x3", "x4")),
+        ("1", "en", "golden", ("en/a", *outside[:4])),
+        ("2", "en", "adversarial", outside),
+        ("3", "es", "golden", ("es/a", *outside[:4])),
+        ("4", "es", "adversarial", outside),
     )
-    assert refusal(seen).startswith("c.jsonl: case type adversarial: 3 of 4 retrieved")
+    assert refusal(seen).startswith("c.jsonl: case type adversarial: 10 of 10 retrieved")
 
 
 def test_a_share_at_the_limit_is_scored_and_reported_per_group() -> None:
-    seen = watch(("1", "en", "golden", ("en/a", "blog/post")))
-    seen.refuse_outside(strict=False)  # 1 of 2 = 50 %: not more than the limit
-    outside = seen.outside_kb()
-    assert outside is not None
-    assert outside.share_by_language == {"en": 0.5}
-    assert outside.share_by_case_type == {"golden": 0.5}
+    outside = tuple(f"blog/post-{n}" for n in range(9))
+    seen = watch(("1", "en", "golden", ("en/a", *outside)))
+    seen.refuse_outside(strict=False)  # 9 of 10 = 90 %: not more than the limit
+    report = seen.outside_kb()
+    assert report is not None
+    assert report.share_by_language == {"en": 0.9}
+    assert report.share_by_case_type == {"golden": 0.9}
 
 
-def test_the_limit_is_more_than_half() -> None:
-    assert MAX_OUTSIDE_SHARE == 0.5
-    assert not GroupTally(retrieved=2, outside=1).unusable()
-    assert GroupTally(retrieved=3, outside=2).unusable()
+def test_the_limit_is_more_than_90_percent() -> None:
+    assert MAX_OUTSIDE_SHARE == 0.9
+    assert not GroupTally(retrieved=10, outside=9).unusable()
+    assert GroupTally(retrieved=11, outside=10).unusable()
     assert GroupTally(retrieved=1, outside=1).unusable()
     assert not GroupTally().unusable()  # nothing retrieved: nothing to judge

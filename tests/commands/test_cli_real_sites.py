@@ -99,18 +99,19 @@ def test_a_url_returning_retriever_maps_every_published_page(
 def test_a_capture_that_maps_for_some_languages_and_not_others_exits_2_naming_the_language(
     tmp_path: Path,
 ) -> None:
-    # Hugo serves English at the root: /en/docs/... is no page of this site.
-    pages = {
-        q: u.replace("example.docsy.dev/docs", "example.docsy.dev/en/docs")
-        for q, u in HUGO_URLS.items()
-    }
-    pages["How do I launch a ponycopter?"] = "/en/docs/tasks/ponycopters/launching-ponycopters"
+    # The English pages come back under a base path the site's config does not
+    # name (/goldydocs/): they map to nothing, the other languages map.
+    pages = dict(HUGO_URLS)
+    for query in ("Is this project for me?", "How do I launch a ponycopter?"):
+        pages[query] = (
+            "https://example.docsy.dev/goldydocs" + HUGO_URLS[query].split("example.docsy.dev")[-1]
+        )
+    pages["Where is the documentation?"] = "https://example.docsy.dev/goldydocs/docs/"
     root = site_copy(tmp_path, "hugo-docsy", pages)
     run = capture(root)
     assert run.code == 2, run.err
-    # /en/docs/overview/ still ends in the card's path id (en/docs/overview): it maps.
-    assert "language en: 2 of 3 retrieved documents (67%) map to no KB card" in run.err
-    assert "'https://example.docsy.dev/en/docs/' (nearest card: 'en/docs/_index')" in run.err
+    assert "language en: 3 of 3 retrieved documents (100%) map to no KB card" in run.err
+    assert "'https://example.docsy.dev/goldydocs/docs/overview/' (nearest card: " in run.err
     assert "--id-from" in run.err
     assert not (root / "r.json").exists()
 

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 __all__ = ["MAX_OUTSIDE_SHARE", "GroupTally", "OutsideTally"]
 
-# More than half of a group's retrieved documents outside the KB is a mapping
-# problem, not an index that also holds a few other pages.
-MAX_OUTSIDE_SHARE = 0.5
+# An index may hold more than the KB (a blog, API pages, other products' docs),
+# so a group may retrieve many pages outside it; more than 90 % outside is a
+# mapping problem, not such an index.
+MAX_OUTSIDE_SHARE = 0.9
 
 
 @dataclass
