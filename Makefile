@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: judge-lock install run check lint types test test-fast test-act docs bench bench-scale zizmor clean
+.PHONY: judge-lock install run check lint types test test-fast test-act docs schema bench bench-scale zizmor clean
 
 # TORCH_INDEX_URL (CI): torch alone, without its dependencies, from that index
 # (e.g. the CPU wheels); everything else from the default index only.
@@ -55,6 +55,13 @@ test-act: $(STAMP)
 # The documentation site: every page in the nav builds, every link and anchor resolves.
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# The capture line's JSON Schema in the docs, generated from its one definition
+# (tests/core/test_capture_line.py fails when the committed copy is out of date).
+schema: $(STAMP)
+	$(BIN)/python -c "import json; from recall_gate.core.capture_line import capture_line_schema; \
+	print(json.dumps(capture_line_schema(), indent=2, sort_keys=True, ensure_ascii=False))" \
+	> docs/reference/capture-line.schema.json
 
 check: lint types zizmor docs test
 

@@ -16,7 +16,8 @@ The error contract, the same for every command:
 * **130** interrupted (Ctrl-C).
 
 Never a traceback otherwise, and the GitHub token (``GITHUB_TOKEN``) is masked
-in everything written to stdout and stderr.
+in everything written to stdout and stderr. No line written there can start a
+workflow command, whatever a user's text holds (:mod:`recall_gate.adapters.log_lines`).
 
 The commands live in the private ``recall_gate.commands`` package, one module
 per concept; each adds its subparsers here and hands back its handlers, which
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib
 import io as io_module
 import os
 import sys
@@ -37,22 +39,12 @@ from pathlib import Path
 from typing import Final, TextIO
 
 from recall_gate import __version__
-from recall_gate.commands import (
-    baselines,
-    capturing,
-    cards,
-    converting,
-    evaluation,
-    github_actions,
-    merging,
-    proposing,
-    queueing,
-)
+from recall_gate.adapters.log_lines import end_output, guarded
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
 from recall_gate.errors import INTERNAL_ERROR_EXIT, Interrupted, RecallGateError
 
-__all__ = ["DEBUG_ENV", "entry_point", "main"]
+__all__ = ["COMMAND_MODULES", "DEBUG_ENV", "entry_point", "main"]
 
 DEBUG_ENV: Final = "RECALL_GATE_DEBUG"
 _DEBUG_FLAG: Final = "--debug"
@@ -66,23 +58,48 @@ _ENVIRONMENT_ERRNOS: Final = frozenset(
 _INTERNAL_MESSAGE_CHARS: Final = 200
 
 
-def _build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
-    """The parser of every command, and each command's handler by name."""
+# The command modules, in the order of `recall-gate --help`, and the commands each
+# adds (a test holds this table to what their add_commands returns). A command
+# imports its own module only: `score` never loads capture's or comment's code.
+COMMAND_MODULES: Final = {
+    "evaluation": ("check", "score", "run"),
+    "cards": ("cards",),
+    "capturing": ("capture",),
+    "merging": ("merge",),
+    "queueing": ("queue",),
+    "converting": ("convert",),
+    "baselines": ("compare", "baseline", "floors", "history"),
+    "github_actions": ("comment", "actions-report"),
+    "proposing": ("propose-baseline",),
+}
+_TOP_FLAGS_WITH_NO_VALUE: Final = frozenset({_DEBUG_FLAG})
+
+
+def _modules_for(argv: Sequence[str]) -> list[str]:
+    """The command modules a parse of ``argv`` needs: the one of its command, or
+    every one (no command, ``--help`` / ``--version``, or a name none of them has)."""
+    for arg in argv:
+        if arg in _TOP_FLAGS_WITH_NO_VALUE:
+            continue
+        for module, commands in COMMAND_MODULES.items():
+            if arg in commands:
+                return [module]
+        break
+    return list(COMMAND_MODULES)
+
+
+def _build_parser(
+    argv: Sequence[str] = (),
+) -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
+    """The parser of ``argv``'s command (of every command when it names none), and
+    each command's handler by name."""
     parser = Parser(prog="recall-gate", description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--version", action="version", version=f"recall-gate {__version__}")
     sub = add_subcommands(parser, dest="command", metavar="COMMAND")
-    # The order here is the order of `recall-gate --help`.
-    handlers = {
-        **evaluation.add_commands(sub),
-        **cards.add_commands(sub),
-        **capturing.add_commands(sub),
-        **merging.add_commands(sub),
-        **queueing.add_commands(sub),
-        **converting.add_commands(sub),
-        **baselines.add_commands(sub),
-        **github_actions.add_commands(sub),
-        **proposing.add_commands(sub),
-    }
+    handlers: dict[str, Handler] = {}
+    for name in _modules_for(argv):
+        module = importlib.import_module(f"recall_gate.commands.{name}")
+        handlers.update(module.add_commands(sub))
     _add_debug(parser, top=True)
     return parser, handlers
 
@@ -182,14 +199,15 @@ def main(
     env = os.environ if environ is None else environ
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = _debug_requested(arguments, env)
+    # Every line checked once, here: no user text starts a workflow command.
     console = Console(
-        stdout=_masked(stdout or sys.stdout, env),
-        stderr=_masked(stderr or sys.stderr, env),
+        stdout=guarded(_masked(stdout or sys.stdout, env)),
+        stderr=guarded(_masked(stderr or sys.stderr, env)),
         environ=env,
         cwd=cwd or Path.cwd(),
     )
     try:
-        parser, handlers = _build_parser()
+        parser, handlers = _build_parser(arguments)
         try:
             args = parser.parse_args(arguments)
         except SystemExit as exc:  # --help / --version: argparse printed them
@@ -202,6 +220,9 @@ def main(
     except (Exception, KeyboardInterrupt, SystemExit) as exc:
         console.stderr.write(_error_message(exc, debug=debug))
         return _exit_code(exc)
+    finally:
+        end_output(console.stdout)
+        end_output(console.stderr)
 
 
 def _exit_code(exc: BaseException) -> int:

@@ -1,19 +1,27 @@
-"""One artifacts schema: a line validated natively (pydantic-core reads the JSON
-and validates it against `Artifact` in one pass) gets exactly what the full
-validation gives (`json` → Python objects → `Artifact`): the same artifact, or
-the same message naming the file, line, case, field and fix."""
+"""One artifacts schema: a line read natively — by pydantic-core (JSON read and
+validated against `Artifact` in one pass), or by msgspec into the Struct derived
+from `Artifact` (what `score` reads) — gets exactly what the full validation
+gives (`json` → Python objects → `Artifact`): the same artifact, or the same
+message naming the file, line, case, field and fix."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from recall_gate.adapters.dataset import parse_artifact_line
+from recall_gate.adapters.dataset import (
+    iter_artifacts,
+    iter_capture_lines,
+    parse_artifact_line,
+    parse_capture_line,
+)
 from recall_gate.adapters.files import describe_validation_error
 from recall_gate.core.records import Artifact, RetrievedItem
 from recall_gate.errors import InputError
@@ -45,9 +53,19 @@ def full_validation(line: str, number: int = 7) -> Artifact | str:
         return f"{where}: {describe_validation_error(exc)}\n  fix: {FIX}"
 
 
-def native_path(line: str, number: int = 7) -> Artifact | str:
+def _as_model(line: Any) -> Artifact:
+    """A decoded line as the model it mirrors (its Struct, field for field)."""
+    return (
+        line if isinstance(line, Artifact) else Artifact.model_validate(msgspec.to_builtins(line))
+    )
+
+
+READERS = {"pydantic-core": parse_artifact_line, "msgspec": parse_capture_line}
+
+
+def native_path(line: str, number: int = 7, *, reader: str = "pydantic-core") -> Artifact | str:
     try:
-        return parse_artifact_line(line, number=number, source=SOURCE)
+        return _as_model(READERS[reader](line, number=number, source=SOURCE))
     except InputError as exc:
         return str(exc)
 
@@ -94,14 +112,41 @@ MALFORMED = [
     '{"case_id": "c1\x01", "retrieved": []}',
     '{"case_id": "\\ud800", "retrieved": []}',
     '{"case_id": "c1", "retrieved": [{"id": "a", "score": 1e400x}]}',
+    '{"case_id": "c1", "retrieved": [], "depth": 0}',
+    '{"case_id": "c1", "retrieved": [], "depth": 1.5}',
+    '{"case_id": "c1", "retrieved": [], "latency_ms": -1}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "outside_kb": "maybe"}]}',
+    '{"case_id": "c1", "retrieved": [], "retriever": {"adapter": "x", "name": ""}}',
+    '{"case_id": "c1", "retrieved": [], "retriever": {"adapter": "x", "name": "y", "k": 5}}',
+    '{"case_id": "c1", "retrieved": [], "retriever": {"adapter": "x", "name": "y", '
+    '"params": {"k": [5]}}}',
+    '{"case_id": "c1", "retrieved": [], "coverage": {"shards": [2, 1], "of": 3, "cases": 9, '
+    '"cases_fingerprint": "f"}}',
+    '{"case_id": "c1", "retrieved": [], "coverage": {"shards": [4], "of": 3, "cases": 9, '
+    '"cases_fingerprint": "f"}}',
+    '{"case_id": "c1", "retrieved": [], "coverage": {"shards": [], "of": 3, "cases": 9, '
+    '"cases_fingerprint": "f"}}',
+    '{"case_id": "c1", "retrieved": [], "language": "PT-br", "case_type": "golden", "x": 1}',
 ]
 
 
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("line", MALFORMED)
-def test_a_malformed_line_gets_the_full_validations_message_word_for_word(line: str) -> None:
+def test_a_malformed_line_gets_the_full_validations_message_word_for_word(
+    line: str, reader: str
+) -> None:
     expected = full_validation(line)
     assert isinstance(expected, str), "the line is malformed"
-    assert native_path(line) == expected
+    assert native_path(line, reader=reader) == expected
+
+
+@pytest.mark.parametrize("field", ["extra", "query", "retrieved"])
+def test_the_nesting_cap_holds_for_the_struct_reader(field: str) -> None:
+    line = '{"case_id": "c1", "%s": %s}' % (field, "[" * 100_000 + "]" * 100_000)  # noqa: UP031
+    expected = native_path(line, reader="pydantic-core")
+    assert isinstance(expected, str)
+    assert "nest" in expected
+    assert native_path(line, reader="msgspec") == expected
 
 
 ODD_BUT_VALID = [
@@ -117,14 +162,22 @@ ODD_BUT_VALID = [
     '{"case_id": "c1", "retrieved": [], "query": "uno\u2028dos\x85tres"}',
     '  {"case_id": "c1", "retrieved": ["a"]}\r',
     '{"case_id": "caf\\u00e9", "retrieved": ["\\ud83d\\ude00"]}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "outside_kb": true}], "depth": 20}',
+    '{"case_id": "c1", "retrieved": [], "latency_ms": 0, "error": "timeout"}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "outside_kb": "yes"}], "depth": 2.0}',
+    '{"case_id": "c1", "retrieved": [], "retriever": {"adapter": "callable", "name": "m.f", '
+    '"label": "v2", "params": {"k": 5, "mmr": true, "t": 0.5, "e": "bge", "n": null}}}',
+    '{"case_id": "c1", "retrieved": [], "coverage": {"shards": [1, 3], "of": 3, "cases": 9, '
+    '"cases_fingerprint": "f"}}',
 ]
 
 
+@pytest.mark.parametrize("reader", READERS)
 @pytest.mark.parametrize("line", ODD_BUT_VALID)
-def test_a_line_the_full_validation_accepts_is_read_the_same(line: str) -> None:
+def test_a_line_the_full_validation_accepts_is_read_the_same(line: str, reader: str) -> None:
     expected = full_validation(line)
     assert isinstance(expected, Artifact), expected
-    got = native_path(line)
+    got = native_path(line, reader=reader)
     assert isinstance(got, Artifact)
     # NaN != NaN: compare the JSON dumps.
     assert got.model_dump_json() == expected.model_dump_json()
@@ -147,7 +200,11 @@ _items = st.one_of(
     st.text(max_size=3),
     st.fixed_dictionaries(
         {"id": st.text(max_size=3)},
-        optional={"parent_id": st.one_of(st.none(), st.text(max_size=3)), "score": _values},
+        optional={
+            "parent_id": st.one_of(st.none(), st.text(max_size=3)),
+            "score": _values,
+            "outside_kb": _values,
+        },
     ),
     _values,
 )
@@ -161,16 +218,38 @@ _fields = {
     "case_type": st.one_of(st.sampled_from(["golden", "capability", "x"]), _values),
     "query": _values,
     "timings_ms": st.one_of(st.dictionaries(st.text(max_size=2), st.floats()), _values),
+    "depth": st.one_of(st.integers(-1, 3), _values),
+    "latency_ms": st.one_of(st.floats(-1, 5), _values),
+    "error": _values,
+    "retriever": st.one_of(
+        st.fixed_dictionaries(
+            {"adapter": st.text(max_size=2), "name": st.text(max_size=2)},
+            optional={"label": _values, "params": _values},
+        ),
+        _values,
+    ),
+    "coverage": st.one_of(
+        st.fixed_dictionaries(
+            {
+                "shards": st.lists(st.integers(0, 3), max_size=3),
+                "of": st.integers(0, 3),
+                "cases": st.integers(-1, 3),
+                "cases_fingerprint": st.text(max_size=2),
+            }
+        ),
+        _values,
+    ),
     "extra": _values,
 }
 
 
+@pytest.mark.parametrize("reader", READERS)
 @settings(max_examples=400, deadline=None)
 @given(obj=st.fixed_dictionaries({}, optional=_fields) | _values)
-def test_any_line_gets_what_the_full_validation_gives(obj: Any) -> None:
+def test_any_line_gets_what_the_full_validation_gives(obj: Any, reader: str) -> None:
     line = json.dumps(obj)
     expected = full_validation(line)
-    got = native_path(line)
+    got = native_path(line, reader=reader)
     if isinstance(expected, str):
         assert got == expected
     else:
@@ -214,3 +293,38 @@ def test_python_items_keep_their_kind_under_the_ordered_union(
     smart = _SmartUnionArtifact(case_id="c", retrieved=tuple(items))
     assert ordered.retrieved == smart.retrieved
     assert [type(i) for i in ordered.retrieved] == [type(i) for i in smart.retrieved]
+
+
+GOOD = b'{"case_id": "c1", "retrieved": ["a", {"id": "b#1", "parent_id": "b"}]}'
+FILES = {
+    "plain": GOOD + b"\n" + GOOD.replace(b"c1", b"c2") + b"\n",
+    "no final newline": GOOD,
+    "a byte-order mark": b"\xef\xbb\xbf" + GOOD + b"\n",
+    "CRLF": GOOD + b"\r\n" + GOOD.replace(b"c1", b"c2") + b"\r\n",
+    "blank lines, ASCII and Unicode": b"\n  \n" + GOOD + b"\n\xc2\xa0\xe2\x80\xa8\n\x1c\n",
+    "only Unicode blanks": b"\xc2\xa0\n\xe2\x80\xa8\n",
+    "empty": b"",
+    "only blanks": b" \n\t\n",
+    "not UTF-8 on line 2": GOOD + b"\n" + GOOD.replace(b"c1", b"c\xff") + b"\n",
+    "not UTF-8 after a bad line": b'{"case_id": 1}\n' + b"\xff\n",
+    "binary": b"\x00\x01\x02" + GOOD,
+    "a bad line": GOOD + b'\n{"case_id": "c2", "retrieved": [""]}\n',
+    "a language in another case": b'{"case_id": "c", "retrieved": [], "language": "PT-br"}\n',
+    "NaN score": b'{"case_id": "c", "retrieved": [{"id": "a", "score": NaN}]}\n',
+}
+
+
+def _read_all(reader: Any, path: Path) -> list[tuple[int, str]] | str:
+    try:
+        return [(n, _as_model(a).model_dump_json()) for n, a in reader(path)]
+    except InputError as exc:
+        return str(exc)
+
+
+@pytest.mark.parametrize("content", FILES.values(), ids=FILES.keys())
+def test_a_capture_file_reads_the_same_with_the_struct_reader(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(content)
+    assert _read_all(iter_capture_lines, path) == _read_all(iter_artifacts, path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,7 @@ def test_a_line_much_longer_than_a_block_is_never_re_copied_per_block() -> None:
     _CountingBlock.copied = 0
     blocks = [_CountingBlock("y" * 64) for _ in range(2_000)] + [_CountingBlock("\nz")]
 
-    lines = list(files._split_lines(blocks))
+    lines = list(files._split_lines(blocks, "\n"))
 
     assert lines == ["y" * 128_000, "z"]
     # Each character is copied a bounded number of times, however many blocks
@@ -223,3 +224,46 @@ def test_writing_onto_a_folder_is_an_input_error_naming_it(tmp_path: Path) -> No
     assert caught.value.message == f"{tmp_path / 'report.md'}: cannot write: Is a directory"
     assert caught.value.fix == "pass a file path, not a folder"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["report.md"]
+
+
+def test_a_line_over_the_cap_is_refused_after_the_lines_before_it() -> None:
+    blocks = ["a\n" + "b" * 20 + "\nc\n", "d\n"]
+    seen: list[str] = []
+    with pytest.raises(files._LineTooLong):
+        seen.extend(files._split_lines(blocks, "\n", limit=10))
+    assert seen == ["a"]
+
+
+def test_a_line_over_the_cap_across_blocks_is_refused_before_it_is_held_whole() -> None:
+    def blocks() -> Iterator[str]:
+        yield "a\n" + "b" * 8
+        yield "b" * 8
+        raise AssertionError("read on after the line passed the cap")
+
+    seen: list[str] = []
+    with pytest.raises(files._LineTooLong):
+        seen.extend(files._split_lines(blocks(), "\n", limit=10))
+    assert seen == ["a"]
+
+
+def test_the_scorers_byte_reader_keeps_the_line_cap(tmp_path: Path) -> None:
+    """score reads capture lines as bytes (msgspec): the same cap, before the line is whole."""
+    from recall_gate.adapters.dataset import iter_capture_lines
+
+    capture = tmp_path / "capture.jsonl"
+    good = '{"case_id": "a", "retrieved": ["x"]}\n'
+    capture.write_text(good + '{"case_id": "b", "retrieved": ["' + "y" * (1 << 20) + '"]}\n')
+    lines = iter_capture_lines(capture)
+    assert next(lines)[0] == 1
+    with pytest.raises(InputError, match=r"capture.jsonl:2: a line longer than 1,048,576"):
+        next(lines)
+
+
+def test_the_scorers_byte_reader_keeps_the_retrieved_items_cap(tmp_path: Path) -> None:
+    from recall_gate.adapters.dataset import iter_capture_lines
+
+    capture = tmp_path / "capture.jsonl"
+    items = ", ".join(f'"c{i}"' for i in range(10_001))
+    capture.write_text('{"case_id": "a", "retrieved": [' + items + "]}\n")
+    with pytest.raises(InputError, match=r"10,001 retrieved items \(the cap is 10,000"):
+        list(iter_capture_lines(capture))

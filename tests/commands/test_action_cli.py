@@ -145,3 +145,98 @@ def test_an_error_log_without_recall_gates_own_line_shows_its_last_lines(tmp_pat
     comment = (tmp_path / "c.md").read_text()
     assert "the evaluation failed; its log ends with the lines below" in comment
     assert "> Boom" in comment
+
+
+@pytest.fixture
+def regressed(tmp_path: Path) -> Path:
+    """A real comparison with enforced regressions: v2 against a v1 baseline, 0.01 tolerance."""
+    for name in ("v1", "v2"):
+        made = run_cli(
+            ["score", "--artifacts", str(DATA / f"capture-{name}.jsonl"), "--json", f"{name}.json"],
+            cwd=tmp_path,
+        )
+        assert made.code == 0, made.err
+    made = run_cli(
+        ["baseline", "update", "--results", "v1.json", "--git-sha", "a" * 40], cwd=tmp_path
+    )
+    assert made.code == 0, made.err
+    made = run_cli(
+        [
+            "compare",
+            "--current",
+            "v2.json",
+            "--comparison-json",
+            "comparison.json",
+            "--max-regression",
+            "0.01",
+            "--min-group-n",
+            "1",
+            "--require-significance",
+            "false",
+        ],
+        cwd=tmp_path,
+    )
+    assert made.code == 1, made.out + made.err
+    return tmp_path
+
+
+def _edit(path: Path, edit: dict[str, object]) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**doc, **edit}), encoding="utf-8")
+
+
+def _verdict_output(folder: Path, comparison: str) -> tuple[CliRun, str]:
+    environ = {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(folder / "output")}
+    done = run(["actions-report", "--comparison", comparison], environ, cwd=folder)
+    return done, (folder / "output").read_text(encoding="utf-8")
+
+
+def test_actions_report_derives_the_verdict_from_the_regressions_never_the_verdict_field(
+    regressed: Path,
+) -> None:
+    enforced = len(json.loads((regressed / "comparison.json").read_text())["gate"]["regressions"])
+    assert enforced > 0
+    _edit(regressed / "comparison.json", {"verdict": "pass", "regressions": 0})
+
+    done, output = _verdict_output(regressed, "comparison.json")
+
+    assert done.code == 0, done.err
+    assert "\nfail\n" in output
+    assert "\npass\n" not in output
+    assert "regressions<<" in output
+    assert f"\n{enforced}\n" in output
+    assert "recall-gate%3A comparison edited" in done.out
+
+
+def test_actions_report_derives_the_verdict_from_the_floors_never_the_verdict_field(
+    compared: Path,
+) -> None:
+    doc = json.loads((compared / "comparison.json").read_text())
+    gate = {**doc["gate"], "failed_floors": []}  # the floor still says 0.9, the mean 0.833
+    _edit(compared / "comparison.json", {"verdict": "pass", "gate": gate})
+
+    done, output = _verdict_output(compared, "comparison.json")
+
+    assert "\nfail\n" in output, done.out
+    assert "\npass\n" not in output
+
+
+def test_actions_report_counts_an_exemption_its_numbers_do_not_bear_out_as_a_regression(
+    regressed: Path,
+) -> None:
+    doc = json.loads((regressed / "comparison.json").read_text())
+    moved = [{**r, "status": "exempt_small_n"} for r in doc["gate"]["regressions"]]
+    gate = {**doc["gate"], "regressions": [], "exempt": moved}  # n ≥ min-group-n 1
+    _edit(regressed / "comparison.json", {"verdict": "pass", "regressions": 0, "gate": gate})
+
+    _, output = _verdict_output(regressed, "comparison.json")
+
+    assert "\nfail\n" in output
+    assert "\npass\n" not in output
+
+
+def test_actions_report_leaves_an_unedited_comparison_as_it_is(regressed: Path) -> None:
+    done, output = _verdict_output(regressed, "comparison.json")
+
+    assert "\nfail\n" in output
+    assert "comparison edited" not in done.out

@@ -560,3 +560,175 @@ def test_a_pr_that_turns_one_tolerance_into_tolerances_by_metric_names_each_chan
     assert "gate.max_regression.hit 0.05 → 0.5; gate.max_regression.mrr 0.05 → unset" in run.out
     assert "gate.max_regression.recall 0.05 → unset" in run.out
     assert "gate.max_regression.ndcg" not in run.out
+
+
+# --- merge queue: the group's base SHA judges ------------------------------------------
+
+
+def actions_event(tmp_path: Path, name: str, payload: Mapping[str, object]) -> dict[str, str]:
+    """The environment of an Actions run of event ``name`` whose payload is ``{name: payload}``."""
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({name: payload}), encoding="utf-8")
+    return {"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": name, "GITHUB_EVENT_PATH": str(event)}
+
+
+def test_a_merge_group_run_is_judged_at_the_group_base_sha(repo: Path, tmp_path: Path) -> None:
+    base = git(repo, "rev-parse", "HEAD")
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    # The queued pull request lowered its own committed baseline to its regressed run.
+    assert cli(repo, "score", "--artifacts", str(bad), "--json", "bad.json").code == 1
+    lowered = cli(repo, "baseline", "update", "--results", "bad.json", "--reason", "noise")
+    assert lowered.code == 0, lowered.err
+    environ = actions_event(tmp_path, "merge_group", {"base_sha": base, "head_sha": "f" * 40})
+    run = cli(repo, "score", "--artifacts", str(bad), environ=environ)
+    assert run.code == 1, run.out + run.err
+    assert f"at {base[:12]}" in run.out
+
+
+def test_a_merge_group_event_without_a_base_sha_is_refused(repo: Path, tmp_path: Path) -> None:
+    environ = actions_event(tmp_path, "merge_group", {"head_sha": "f" * 40})
+    good = write_capture(repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(repo, "score", "--artifacts", str(good), environ=environ)
+    assert run.code == 2, run.out + run.err
+    assert "merge_group" in run.err
+    assert "base_sha" in run.err
+
+
+# --- the config is found in the base's tree, from the working directory up --------------
+
+
+def test_a_nearer_config_a_pr_adds_never_judges_and_is_named_as_applying_after_merge(
+    repo: Path,
+) -> None:
+    sub = repo / "service"
+    sub.mkdir()
+    # The PR adds service/recall-gate.yaml: no tolerance, the same cases.
+    (sub / "recall-gate.yaml").write_text(
+        CONFIG.replace("max_regression: 0.05", "max_regression: null").replace(
+            "cases: cases.yaml", "cases: ../cases.yaml"
+        ),
+        encoding="utf-8",
+    )
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    run = cli(sub, "score", "--artifacts", str(bad), "--baseline-ref", "main")
+    assert run.code == 1, run.out + run.err
+    assert "This pull request adds recall-gate.yaml, nearer the working directory" in run.out
+    assert "judged by the base's config ../recall-gate.yaml at main" in run.out
+    assert "the base has no config" not in run.out
+
+
+def test_a_nearer_config_a_pr_adds_is_named_in_the_comparison_json(repo: Path) -> None:
+    sub = repo / "service"
+    sub.mkdir()
+    (sub / "recall-gate.yaml").write_text("k: 5\n", encoding="utf-8")
+    bad = write_capture(repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    run = cli(
+        sub,
+        "score",
+        "--artifacts",
+        str(bad),
+        "--baseline-ref",
+        "main",
+        "--comparison-json",
+        "c.json",
+    )
+    assert run.code == 1, run.out + run.err
+    doc = json.loads((sub / "c.json").read_text(encoding="utf-8"))
+    assert doc["pull_request"]["config_after_merge"] == "recall-gate.yaml"
+    assert doc["verdict"] == "fail"
+
+
+def test_a_sub_folder_run_without_pr_change_is_judged_by_the_parent_config_silently(
+    repo: Path,
+) -> None:
+    sub = repo / "service"
+    sub.mkdir()
+    good = write_capture(repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(sub, "score", "--artifacts", str(good), "--baseline-ref", "main")
+    assert run.code == 0, run.out + run.err
+    assert "This pull request" not in run.out
+
+
+# --- score --run --qrels: the base's qrels are the oracle ---------------------------------
+
+
+def write_qrels(repo: Path, gold: Mapping[int, str]) -> None:
+    lines = [f"case-{i:02d} 0 {card} 1" for i, card in sorted(gold.items())]
+    (repo / "qrels.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def qrels_repo(tmp_path: Path) -> Path:
+    """``main``: a config without cases, TREC qrels, the baseline of a good run."""
+    root = tmp_path / "trec"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "recall-gate.yaml").write_text(
+        CONFIG.replace("cases: cases.yaml\n", ""), encoding="utf-8"
+    )
+    write_qrels(root, {i: f"card-{i}" for i in range(N)})
+    good = write_capture(root, "good.jsonl", GOOD_MISSES, range(N))
+    made = cli(root, "score", "--run", str(good), "--qrels", "qrels.txt", "--json", "good.json")
+    assert made.code == 0, made.out + made.err
+    made = cli(root, "baseline", "update", "--results", "good.json", "--reason", "base")
+    assert made.code == 0, made.err
+    git(root, "add", "recall-gate.yaml", "qrels.txt", "baselines/default.json")
+    git(root, "commit", "-q", "-m", "base")
+    return root
+
+
+def test_qrels_a_pr_edits_never_become_the_oracle(qrels_repo: Path) -> None:
+    # The PR makes each regressed query's relevant document the one it now ranks first.
+    write_qrels(
+        qrels_repo, {i: (f"other-{i}-0" if i in REGRESSED else f"card-{i}") for i in range(N)}
+    )
+    bad = write_capture(qrels_repo, "bad.jsonl", GOOD_MISSES | REGRESSED, range(N))
+    run = cli(qrels_repo, "score", "--run", str(bad), "--qrels", "qrels.txt")
+    assert run.code == 0, "without a base, the edited qrels judge (the control)"
+    run = cli(
+        qrels_repo, "score", "--run", str(bad), "--qrels", "qrels.txt", "--baseline-ref", "main"
+    )
+    assert run.code == 1, run.out + run.err
+    assert "this pull request changes qrels.txt: it is judged by the base's version at main" in (
+        run.err
+    )
+
+
+def test_an_unchanged_qrels_file_judged_at_the_base_says_nothing_of_it(qrels_repo: Path) -> None:
+    good = write_capture(qrels_repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(
+        qrels_repo, "score", "--run", str(good), "--qrels", "qrels.txt", "--baseline-ref", "main"
+    )
+    assert run.code == 0, run.out + run.err
+    assert "changes qrels.txt" not in run.err
+
+
+def test_a_malformed_qrels_file_at_the_base_is_named_at_the_ref(qrels_repo: Path) -> None:
+    (qrels_repo / "qrels.txt").write_text("case-00 card-0 1\n", encoding="utf-8")
+    git(qrels_repo, "commit", "-q", "-am", "broken qrels")
+    write_qrels(qrels_repo, {i: f"card-{i}" for i in range(N)})
+    good = write_capture(qrels_repo, "good2.jsonl", GOOD_MISSES, range(N))
+    run = cli(
+        qrels_repo, "score", "--run", str(good), "--qrels", "qrels.txt", "--baseline-ref", "main"
+    )
+    assert run.code == 2, run.out + run.err
+    assert "main:qrels.txt" in run.err
+    assert "recall-gate-base." not in run.err
+
+
+def test_a_capture_line_for_a_case_neither_side_has_exits_2_naming_the_id_and_line(
+    repo: Path,
+) -> None:
+    capture = write_capture(repo, "c.jsonl", GOOD_MISSES, range(N))
+    with capture.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"case_id": "case-99", "retrieved": ["card-1"]}) + "\n")
+    run = cli(repo, "score", "--artifacts", str(capture), "--baseline-ref", "main")
+    assert run.code == 2, run.out + run.err
+    assert f"c.jsonl:{N + 1}: artifact for unknown case 'case-99'" in run.err
+
+
+def test_a_second_capture_line_of_a_base_case_exits_2_naming_both_lines(repo: Path) -> None:
+    capture = write_capture(repo, "c.jsonl", GOOD_MISSES, [*range(N), 4])
+    run = cli(repo, "score", "--artifacts", str(capture), "--baseline-ref", "main")
+    assert run.code == 2, run.out + run.err
+    assert f"c.jsonl:{N + 1}: second artifact for case 'case-04' (first on line 5)" in run.err

@@ -321,3 +321,15 @@ def test_a_broken_event_file_is_an_input_error(step: Step, tmp_path: Path) -> No
 
     assert code == 2
     assert "the event payload is not JSON" in step.stderr.getvalue()
+
+
+def test_a_merge_group_event_is_skipped_as_no_pull_request(step: Step) -> None:
+    event = {
+        "merge_group": {"base_sha": "b" * 40, "head_sha": NEWER},
+        "repository": {"full_name": REPO},
+    }
+
+    assert step.run(step.environ(event)) == 0
+
+    assert step.fake.requests == []
+    assert "not about a pull request" in step.stdout.getvalue()

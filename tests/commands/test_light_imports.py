@@ -4,12 +4,17 @@ baseline, comment and history leave torch, sentence-transformers and chromadb
 
 from __future__ import annotations
 
+import importlib
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from recall_gate import cli
+from recall_gate.commands.arguments import Parser, add_subcommands
 
 HEAVY = ("torch", "sentence_transformers", "chromadb", "bm25s", "transformers")
 
@@ -91,3 +96,46 @@ def run(cwd: Path, argv: list[str], *preload: str) -> dict[str, object]:
 def test_the_probe_sees_a_model_library_once_imported(workdir: Path) -> None:
     done = run(workdir, COMMANDS["check"], "chromadb")
     assert done["heavy"] == ["chromadb"]
+
+
+OTHER_COMMANDS = [f"recall_gate.commands.{m}" for m in cli.COMMAND_MODULES if m != "evaluation"]
+
+
+def test_a_command_imports_only_its_own_command_module(workdir: Path) -> None:
+    done = run_probe(workdir, COMMANDS["score"], OTHER_COMMANDS)
+    assert done["code"] == 0
+    assert done["heavy"] == [], f"score imported {done['heavy']}"
+
+
+def test_the_probe_sees_another_command_module_once_imported(workdir: Path) -> None:
+    done = run_probe(workdir, COMMANDS["score"], OTHER_COMMANDS, "recall_gate.commands.capturing")
+    assert done["heavy"] == ["recall_gate.commands.capturing"]
+
+
+def run_probe(cwd: Path, argv: list[str], watched: list[str], *preload: str) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, json.dumps(argv), json.dumps(watched), *preload],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    result: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
+    return result
+
+
+def test_the_command_table_names_what_each_module_adds() -> None:
+    for module, commands in cli.COMMAND_MODULES.items():
+        parser = Parser(prog="recall-gate")
+        sub = add_subcommands(parser, dest="command", metavar="COMMAND")
+        added = importlib.import_module(f"recall_gate.commands.{module}").add_commands(sub)
+        assert tuple(added) == commands, module
+
+
+def test_the_top_level_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--help"], environ={}, stderr=io.StringIO()) == 0
+    listed = capsys.readouterr().out
+    for commands in cli.COMMAND_MODULES.values():
+        for command in commands:
+            assert f"    {command} " in listed or f"    {command}\n" in listed, command

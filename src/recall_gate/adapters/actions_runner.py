@@ -41,6 +41,7 @@ from typing import Final, TextIO
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from recall_gate.adapters.files import describe_validation_error, read_text, too_deep
+from recall_gate.adapters.log_lines import write_workflow_command
 from recall_gate.core.annotations import AnnotationLevel
 from recall_gate.core.github_limits import SUMMARY_MAX_BYTES
 from recall_gate.errors import InputError
@@ -139,7 +140,7 @@ class ActionsRunner:
             self.stream.write(prefix + message + "\n")
             return
         props = f" title={escape_property(title)}" if title else ""
-        self.stream.write(f"::{level}{props}::{escape_data(message)}\n")
+        write_workflow_command(self.stream, f"::{level}{props}::{escape_data(message)}")
 
     # -- internals ---------------------------------------------------------------
 
@@ -199,9 +200,15 @@ class _WorkflowRun(_EventRecord):
     pull_requests: tuple[_RunPull, ...] = ()
 
 
+class _MergeGroup(_EventRecord):
+    # A merge queue's group: base_sha is the commit the queued changes merge onto.
+    base_sha: str
+
+
 class _Event(_EventRecord):
     pull_request: _PullRequest | None = None
     workflow_run: _WorkflowRun | None = None
+    merge_group: _MergeGroup | None = None
     repository: _Repository | None = None
 
 
@@ -213,6 +220,7 @@ class EventContext:
     ``pull_request_target``), never read from anything a PR author controls.
     For ``workflow_run`` the run's ``head_sha`` and ``head_label``
     (``owner:branch``) are given, and the PR has to be found from them.
+    For ``merge_group`` (a merge queue) the group's ``base_sha`` judges.
     """
 
     repository: str | None = None
@@ -265,4 +273,8 @@ def load_event(path: Path) -> EventContext:
             head_label=label,
             base_sha=base.sha if base is not None else None,
         )
+    if event.merge_group is not None:
+        group = event.merge_group
+        # No head: a merge group's commit is no pull request's head to comment on.
+        return EventContext(repository=repository, base_sha=group.base_sha)
     return EventContext(repository=repository)

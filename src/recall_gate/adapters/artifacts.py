@@ -8,11 +8,14 @@ line that carries one must agree with the others.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import TypeGuard
 
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
+from recall_gate.core.capture_line import as_retriever, with_fields
 from recall_gate.core.integrity import (
     GOLD_REQUIRED,
     Problem,
@@ -72,7 +75,7 @@ def refuse_partial(source: str, number: int, coverage: Coverage) -> InputError:
     )
 
 
-def _all_ids(items: Sequence[RetrievedItem | str]) -> bool:
+def _all_ids(items: Sequence[RetrievedItem | str]) -> TypeGuard[Sequence[str]]:
     """Whether every item is a bare id (``str.join`` refuses anything else, at C speed)."""
     try:
         "".join(items)  # type: ignore[arg-type]
@@ -83,12 +86,11 @@ def _all_ids(items: Sequence[RetrievedItem | str]) -> bool:
 
 # A file path holds one of these (see ``looks_like_file_path``): ids without any
 # (``card-0042``, ``faq#3``) need no pattern search.
-_PATH_MARKS = ("/", "\\", ".", "~", ":")
+_PATH_MARK = re.compile(r"[/\\.~:]")
 
 
 def _may_be_paths(ids: Sequence[str]) -> bool:
-    joined = "\n".join(ids)
-    return any(mark in joined for mark in _PATH_MARKS)
+    return _PATH_MARK.search("\n".join(ids)) is not None
 
 
 class CaptureWatch:
@@ -185,7 +187,7 @@ class CaptureWatch:
         changed = False
         for item in artifact.retrieved:
             ident = item if isinstance(item, str) else item.card_id
-            if ident in kb_ids or (isinstance(item, RetrievedItem) and item.outside_kb):
+            if ident in kb_ids or (not isinstance(item, str) and item.outside_kb):
                 items.append(item)
                 continue
             card = card_of_path(ident, kb_ids)
@@ -196,8 +198,8 @@ class CaptureWatch:
             if isinstance(item, str):
                 items.append(card)
             else:
-                items.append(item.model_copy(update={"parent_id": card}))
-        return artifact.model_copy(update={"retrieved": tuple(items)}) if changed else artifact
+                items.append(with_fields(item, parent_id=card))
+        return with_fields(artifact, retrieved=tuple(items)) if changed else artifact
 
     def _see_outside(self, artifact: Artifact) -> None:
         kb_ids = self.kb_ids
@@ -208,15 +210,13 @@ class CaptureWatch:
             if _all_ids(retrieved):
                 return
             outside = [
-                item.card_id
-                for item in retrieved
-                if isinstance(item, RetrievedItem) and item.outside_kb
+                item.card_id for item in retrieved if not isinstance(item, str) and item.outside_kb
             ]
         else:
             outside = [
                 ident
                 for ident, item in zip(artifact.ranked_card_ids(), retrieved, strict=True)
-                if (isinstance(item, RetrievedItem) and item.outside_kb) or ident not in kb_ids
+                if (not isinstance(item, str) and item.outside_kb) or ident not in kb_ids
             ]
             language, case_type = self.groups.get(
                 artifact.case_id, (artifact.language, artifact.case_type)
@@ -296,14 +296,17 @@ class CaptureWatch:
         )
 
     def _see_paths(self, artifact: Artifact) -> None:
-        gold_ids = (*(artifact.must_cite_one_of or ()), *(artifact.relevant_ids or ()))
-        if _may_be_paths(gold_ids):
+        gold_ids = artifact.must_cite_one_of or ()
+        if artifact.relevant_ids:
+            gold_ids = (*gold_ids, *artifact.relevant_ids)
+        if gold_ids and _may_be_paths(gold_ids):
             for gold in gold_ids:
                 if looks_like_file_path(gold):
                     self._gold_paths = True
                     return
         if len(self._path_examples) < 3:
-            ranked = artifact.ranked_card_ids()
+            retrieved = artifact.retrieved
+            ranked = retrieved if _all_ids(retrieved) else artifact.ranked_card_ids()
             if not _may_be_paths(ranked):
                 return
             for ident in ranked:
@@ -323,7 +326,8 @@ class CaptureWatch:
                 "without extension)",
             )
 
-    def _see_retriever(self, number: int, retriever: Retriever) -> None:
+    def _see_retriever(self, number: int, line_retriever: Retriever) -> None:
+        retriever = as_retriever(line_retriever)
         if self.retriever is None:
             self.retriever, self._retriever_line = retriever, number
         elif retriever != self.retriever:

@@ -9,17 +9,56 @@ loader and the same errors as the working tree's, each file named
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from recall_gate.adapters.dataset import load_cases
 from recall_gate.adapters.git import BaseTree
 from recall_gate.core.records import Case
 from recall_gate.errors import InputError
 
-__all__ = ["load_cases_at"]
+__all__ = ["find_config_at", "load_cases_at", "read_at"]
 
 _CASE_SUFFIXES = (".yaml", ".yml", ".jsonl")
+
+T = TypeVar("T")
+
+
+def read_at(tree: BaseTree, path: Path, read: Callable[[Path, str], T]) -> T | None:
+    """``read(file, shown)`` of the revision's version of ``path`` (qrels, say),
+    copied to a temporary file of the same name; ``shown`` (``REF:path``) is how
+    messages name it, and an error names it so too. ``None`` when the revision
+    has no such file. A path outside the work tree is read as it is."""
+    relative = tree.relative(path)
+    if relative is None:
+        return read(path, str(path))
+    data = tree.read(relative)
+    if data is None:
+        return None
+    shown = tree.source(relative)
+    with tempfile.TemporaryDirectory(prefix="recall-gate-base.") as scratch:
+        copy = Path(scratch) / path.name
+        copy.write_bytes(data)
+        try:
+            return read(copy, shown)
+        except InputError as exc:
+            raise InputError(exc.message.replace(str(copy), shown), fix=exc.fix) from None
+
+
+def find_config_at(tree: BaseTree, start: Path, name: str) -> Path | None:
+    """The nearest file called ``name`` at the revision, from ``start`` up to
+    the work tree's root, as :func:`~recall_gate.adapters.config.find_config`
+    finds it on disk; ``None`` when the revision has none on that path. A
+    config a pull request adds nearer to ``start`` is not the base's, so it is
+    never found here."""
+    for folder in (start, *start.parents):
+        relative = tree.relative(folder / name)
+        if relative is None:
+            return None  # above the work tree's root
+        if tree.read(relative) is not None:
+            return folder / name
+    return None
 
 
 def load_cases_at(tree: BaseTree, paths: Sequence[Path]) -> list[tuple[str, Case]] | None:

@@ -32,12 +32,21 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
+import msgspec
 from pydantic import BaseModel, ValidationError
 
 from recall_gate.adapters.beir import is_beir_line, read_beir_corpus, read_beir_queries
+from recall_gate.adapters.capture_limits import (
+    MAX_LINE_CHARS,
+    MAX_LINES,
+    check_artifact_size,
+    too_many_lines,
+)
 from recall_gate.adapters.files import (
+    decoded_line,
     describe_validation_error,
     ensure_readable,
+    iter_jsonl_byte_lines,
     iter_jsonl_lines,
     parse_yaml,
     read_text,
@@ -46,6 +55,7 @@ from recall_gate.adapters.files import (
 from recall_gate.adapters.front_matter import skip_reason, split_front_matter, strip_shortcodes
 from recall_gate.adapters.site_layout import Site, detect_site
 from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE, judgment_labels, read_qrels
+from recall_gate.core.capture_line import ArtifactLine, decode_line, needs_full_validation
 from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Artifact, Card, Case
 from recall_gate.core.site_urls import (
@@ -66,6 +76,7 @@ __all__ = [
     "card_ids_of",
     "clean_title",
     "iter_artifacts",
+    "iter_capture_lines",
     "json_line",
     "kb_files",
     "load_artifacts",
@@ -74,6 +85,7 @@ __all__ = [
     "load_cases",
     "load_kb",
     "parse_artifact_line",
+    "parse_capture_line",
     "read_kb",
     "report_all",
 ]
@@ -847,16 +859,72 @@ def iter_artifacts(path: Path) -> Iterator[tuple[int, Artifact]]:
 
     The errors of :func:`read_text` for a file that cannot be read (missing,
     binary, not UTF-8, empty), else of :func:`parse_artifact_line` for the
-    first bad line.
+    first bad line, else of a line over a cap
+    (:mod:`~recall_gate.adapters.capture_limits`).
     """
     source = str(path)
-    for number, line in iter_jsonl_lines(path, what=ARTIFACTS_WHAT):
+    lines = iter_jsonl_lines(path, what=ARTIFACTS_WHAT, max_line_chars=MAX_LINE_CHARS)
+    for number, line in lines:
+        if number > MAX_LINES:
+            raise too_many_lines(source, cap=MAX_LINES)
         try:
             artifact = parse_artifact_line(line, number=number, source=source)
         except InputError:
             ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
             raise
+        check_artifact_size(artifact, line_chars=len(line), where=f"{source}:{number}")
         yield number, artifact
+
+
+def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
+    """:func:`iter_artifacts` for the scorer: the same lines accepted, the same
+    errors and caps (a line's cap counted in UTF-8 bytes), each line's bytes
+    decoded by msgspec into an :data:`ArtifactLine` (no model object per line, no
+    text decoding of a good line)."""
+    source = str(path)
+    decode, flagged = decode_line, needs_full_validation
+    content = False
+    lines = iter_jsonl_byte_lines(path, what=ARTIFACTS_WHAT, max_line_bytes=MAX_LINE_CHARS)
+    for number, raw in lines:
+        if number > MAX_LINES:
+            raise too_many_lines(source, cap=MAX_LINES)
+        try:
+            artifact = decode(raw)
+        except (msgspec.DecodeError, RecursionError):
+            artifact = None
+        if artifact is None or flagged(artifact):
+            line = decoded_line(path, raw, what=ARTIFACTS_WHAT)
+            if line.isspace():  # blank as text (U+00A0, U+2028 …), as iter_artifacts skips it
+                continue
+            try:
+                artifact = _fully_validated(line, number=number, source=source)
+            except InputError:
+                ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
+                raise
+        check_artifact_size(artifact, line_chars=len(raw), where=f"{source}:{number}")
+        content = True
+        yield number, artifact
+    if not content:
+        read_text(path, what=ARTIFACTS_WHAT)  # raises: empty
+
+
+def parse_capture_line(line: str, *, number: int, source: str) -> ArtifactLine:
+    """One artifacts JSONL line decoded into an :data:`ArtifactLine`: what
+    :func:`parse_artifact_line` accepts, with its values and its errors."""
+    try:
+        artifact = decode_line(line)
+    except (msgspec.DecodeError, RecursionError):
+        return _fully_validated(line, number=number, source=source)
+    if needs_full_validation(artifact):
+        return _fully_validated(line, number=number, source=source)
+    return artifact
+
+
+def _fully_validated(line: str, *, number: int, source: str) -> ArtifactLine:
+    """A line msgspec refused or flagged, judged by the pydantic model: its error
+    (naming file, line, case, field and fix), or its value as a Struct."""
+    artifact = parse_artifact_line(line, number=number, source=source)
+    return msgspec.convert(artifact.model_dump(), ArtifactLine)
 
 
 def _artifact_at(obj: Any, *, number: int, source: str) -> Artifact:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import itertools
 import json
 import os
 import re
@@ -26,7 +27,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, AnyStr, Final
 
 from pydantic import ValidationError
 from ruamel.yaml import YAML
@@ -40,10 +41,12 @@ __all__ = [
     "MAX_NESTING",
     "atomic_file",
     "atomic_write_text",
+    "decoded_line",
     "describe_validation_error",
     "dump_json",
     "encode_text",
     "ensure_readable",
+    "iter_jsonl_byte_lines",
     "iter_jsonl_lines",
     "parse_json",
     "parse_yaml",
@@ -245,14 +248,29 @@ def describe_validation_error(exc: ValidationError) -> str:
 _BLOCK_CHARS = 1 << 22
 
 
-def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
+def _line_too_long(path: Path, number: int, limit: int | None, what: str) -> InputError:
+    return InputError(
+        f"{path}:{number}: a line longer than {limit:,} characters (the cap of a line of "
+        f"an {what})",
+        fix="one line holds one record; check the program that wrote the file",
+    )
+
+
+class _LineTooLong(Exception):
+    """A line longer than the reader's cap (its number is the reader's to give)."""
+
+
+def iter_jsonl_lines(
+    path: Path, *, what: str, max_line_chars: int | None = None
+) -> Iterator[tuple[int, str]]:
     """The non-blank lines of a JSONL file with their numbers, streamed in blocks.
 
     What ``_jsonl(read_text(path, what=what))`` walks, in flat memory: lines are
     split on "\n" only and numbered the same way. An unreadable, undecodable or
     empty file raises :func:`read_text`'s error. A caller that rejects a line must
     call :func:`ensure_readable` first: a binary or non-UTF-8 file is reported as
-    such even when the bad byte comes after the bad line.
+    such even when the bad byte comes after the bad line. ``max_line_chars``: a
+    longer line is an InputError naming it, raised before it is held whole.
     """
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
@@ -263,11 +281,15 @@ def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
     content = False
     with handle:
         try:
-            for line in _split_lines(iter(lambda: handle.read(_BLOCK_CHARS), "")):
+            for line in _split_lines(
+                iter(lambda: handle.read(_BLOCK_CHARS), ""), "\n", limit=max_line_chars
+            ):
                 number += 1
                 if line and not line.isspace():  # i.e. line.strip()
                     content = True
                     yield number, line
+        except _LineTooLong:
+            raise _line_too_long(path, number + 1, max_line_chars, what) from None
         except UnicodeDecodeError:
             read_text(path, what=what)  # raises: binary or not UTF-8
             raise
@@ -275,26 +297,82 @@ def iter_jsonl_lines(path: Path, *, what: str) -> Iterator[tuple[int, str]]:
         read_text(path, what=what)  # raises: empty
 
 
-def _split_lines(blocks: Iterable[str]) -> Iterator[str]:
-    """The "\n"-separated lines of a text given in blocks, in time linear in its size.
+def iter_jsonl_byte_lines(
+    path: Path, *, what: str, max_line_bytes: int | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """:func:`iter_jsonl_lines` as UTF-8 bytes, for a decoder that reads bytes
+    (and checks their UTF-8 itself): the same lines, numbers and errors, but a
+    line is not decoded here. A caller that cannot use a line decodes it with
+    :func:`decoded_line`, which raises :func:`read_text`'s error for bad UTF-8.
+    ``max_line_bytes``: a longer line is an InputError naming it, raised before it
+    is held whole."""
+    try:
+        handle = path.open("rb")
+    except OSError:
+        read_text(path, what=what)  # raises the message of an unreadable path
+        raise
+    number = 0
+    content = False
+    with handle:
+        first = handle.read(_BLOCK_CHARS).removeprefix(codecs.BOM_UTF8)
+        blocks = itertools.chain((first,), iter(lambda: handle.read(_BLOCK_CHARS), b""))
+        try:
+            for line in _split_lines(blocks, b"\n", limit=max_line_bytes):
+                number += 1
+                if line and not line.isspace():
+                    content = True
+                    yield number, line
+        except _LineTooLong:
+            raise _line_too_long(path, number + 1, max_line_bytes, what) from None
+    if not content:
+        read_text(path, what=what)  # raises: empty, binary or not UTF-8
+
+
+def decoded_line(path: Path, line: bytes, *, what: str) -> str:
+    """A line of :func:`iter_jsonl_byte_lines` as text; read_text's error if it is not UTF-8."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        read_text(path, what=what)  # raises: binary or not UTF-8
+        raise
+
+
+def _split_lines(
+    blocks: Iterable[AnyStr], newline: AnyStr, *, limit: int | None = None
+) -> Iterator[AnyStr]:
+    """The ``newline``-separated lines of a text given in blocks, in time linear in its size.
 
     A line longer than a block is gathered as a list of pieces and joined once
     when its end arrives: re-joining the partial line to every new block would
     copy it again per block (quadratic: 25 s for a 400 MB line). The last line
-    is yielded even without a final "\n", unless it is empty.
+    is yielded even without a final newline, unless it is empty. ``limit``: a
+    line longer than that (characters, or bytes) raises :class:`_LineTooLong` as
+    soon as it is seen.
     """
-    partial: list[str] = []
+    partial: list[AnyStr] = []
+    empty = newline[:0]
+    held = 0  # characters (or bytes) in ``partial``
     for block in blocks:
-        lines = block.split("\n")
+        lines = block.split(newline)
         if len(lines) == 1:
             partial.append(block)
+            held += len(block)
+            if limit is not None and held > limit:
+                raise _LineTooLong
             continue
         if partial:
             partial.append(lines[0])
-            lines[0] = "".join(partial)
+            lines[0] = empty.join(partial)
         partial = [lines.pop()]
+        held = len(partial[0])
+        if limit is not None and lines and max(map(len, lines)) > limit:
+            long = next(i for i, line in enumerate(lines) if len(line) > limit)
+            yield from lines[:long]
+            raise _LineTooLong
         yield from lines
-    tail = "".join(partial)
+        if limit is not None and held > limit:
+            raise _LineTooLong
+    tail = empty.join(partial)
     if tail:
         yield tail
 

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Literal
 
 from recall_gate.adapters.files import atomic_write_text, ensure_readable, iter_jsonl_lines
+from recall_gate.core.capture_line import with_fields
 from recall_gate.core.records import Artifact, CaseLabel
 from recall_gate.errors import InputError
 
@@ -342,7 +343,7 @@ class JudgedRun:
                 self.unjudged.append(artifact.case_id)
                 continue
             seen.add(artifact.case_id)
-            yield number, artifact.model_copy(update=_LABEL_FIELDS)
+            yield number, with_fields(artifact, **_LABEL_FIELDS)
         for qid in self._order:
             if qid not in seen:
                 self.unretrieved.append(qid)

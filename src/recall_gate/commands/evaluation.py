@@ -14,14 +14,10 @@ from typing import Literal, TypeVar
 
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
-from recall_gate.adapters.base_revision import load_cases_at
+from recall_gate.adapters.base_revision import load_cases_at, read_at
 from recall_gate.adapters.baseline_store import read_baseline_in
 from recall_gate.adapters.config import Config
-from recall_gate.adapters.dataset import (
-    card_ids_of,
-    iter_artifacts,
-    load_cases,
-)
+from recall_gate.adapters.dataset import card_ids_of, iter_capture_lines, load_cases
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.query_log import load_query_log
@@ -68,6 +64,7 @@ from recall_gate.core.base_judging import (
     plan_cases,
     relabels,
 )
+from recall_gate.core.capture_line import with_fields
 from recall_gate.core.coverage import kb_coverage, kb_retrieved, render_coverage
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
@@ -251,7 +248,7 @@ _LABEL_FIELDS = ("must_cite_one_of", "relevant_ids", "language", "case_type")
 
 def _unlabelled(artifact: Artifact) -> Artifact:
     """The line without its case fields: the cases that judge it label it."""
-    return artifact.model_copy(update=dict.fromkeys(_LABEL_FIELDS))
+    return with_fields(artifact, **dict.fromkeys(_LABEL_FIELDS))
 
 
 def split_for_plan(
@@ -622,7 +619,7 @@ def _cmd_score(args: argparse.Namespace, console: Console) -> int:
     plan = None
     if case_paths:
         located, plan = judged_cases(settings, working_tree_cases(settings))
-    artifacts: Iterable[tuple[int, Artifact]] = iter_artifacts(args.artifacts)
+    artifacts: Iterable[tuple[int, Artifact]] = iter_capture_lines(args.artifacts)
     added: list[Artifact] = []
     not_captured: list[str] = []
     relabelled: list[str] = []
@@ -690,31 +687,49 @@ def _score_run(args: argparse.Namespace, settings: Settings, console: Console) -
             fix="pass --run PATH (a TREC run, or artifacts JSONL) and --qrels PATH "
             "(TREC or BEIR qrels, or cases)",
         )
-    qrels_format = args.qrels_format or detect_qrels_format(args.qrels)
-    located: list[tuple[str, CaseLabel]]
-    if qrels_format == "jsonl":
-        located = list(load_cases([args.qrels]))
-    else:
-        judgments = read_qrels(args.qrels, qrels_format)
-        config = settings.config
-        language = (config.default_language if config else None) or UNDETERMINED_LANGUAGE
-        located = [
-            (f"{args.qrels} (query {label.id})", label)
+    config = settings.config
+    language = (config.default_language if config else None) or UNDETERMINED_LANGUAGE
+
+    def read_judgments(path: Path, shown: str) -> tuple[list[tuple[str, CaseLabel]], bool]:
+        """The qrels' labels (with where each is defined), and whether any is graded."""
+        qrels_format = args.qrels_format or detect_qrels_format(path)
+        if qrels_format == "jsonl":
+            return [(s.replace(str(path), shown), c) for s, c in load_cases([path])], False
+        judgments = read_qrels(path, qrels_format)
+        return [
+            (f"{shown} (query {label.id})", label)
             for label in judgment_labels(judgments, language=language)
-        ]
-        if judgments.graded:
+        ], judgments.graded
+
+    located: list[tuple[str, CaseLabel]]
+    qrels_source = str(args.qrels)
+    base = settings.base
+    # In a pull request the qrels are the oracle, like cases: the base's version judges.
+    at_base = read_at(base.tree, args.qrels, read_judgments) if base is not None else None
+    if base is not None and at_base is not None:
+        located, graded = at_base
+        mine, _ = read_judgments(args.qrels, qrels_source) if args.qrels.is_file() else ([], False)
+        if {c.id: c for _, c in mine} != {c.id: c for _, c in located}:
             console.stderr.write(
-                f"recall-gate: note: {args.qrels} grades some documents above 1; every grade "
-                "above 0 counts as relevant, and nDCG uses binary gains (trec_eval's ndcg_cut "
-                "uses the grades as gains)\n"
+                f"recall-gate: this pull request changes {display_path(args.qrels, console)}: "
+                "it is judged by the "
+                f"base's version at {base.ref}; the change applies after merge\n"
             )
+    else:
+        located, graded = read_judgments(args.qrels, qrels_source)
+    if graded:
+        console.stderr.write(
+            f"recall-gate: note: {args.qrels} grades some documents above 1; every grade "
+            "above 0 counts as relevant, and nDCG uses binary gains (trec_eval's ndcg_cut "
+            "uses the grades as gains)\n"
+        )
     run_format = args.run_format or (
         detect_run_format(run_path) if args.run is not None else "jsonl"
     )
     if run_format == "jsonl":
         refuse_unfinished_capture(run_path)
     artifacts = (
-        iter_artifacts(run_path)
+        iter_capture_lines(run_path)
         if run_format == "jsonl"
         else run_artifacts(read_trec_run(run_path))
     )

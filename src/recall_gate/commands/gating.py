@@ -43,6 +43,7 @@ def pull_request_changes(
         ref=base.ref,
         config=base.config_shown,
         config_at_base=base.config_source is not None,
+        config_after_merge=base.config_after_merge,
         gate=base.gate_changes,
         **cases,
         **found,

@@ -228,6 +228,7 @@ def _cmd_actions_report(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.actions_runner import ActionsRunner
     from recall_gate.adapters.files import read_text
     from recall_gate.adapters.results_store import read_comparison
+    from recall_gate.core.comparison_json import judged
     from recall_gate.report.actions import comparison_annotations, comparison_outputs
 
     runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
@@ -238,7 +239,15 @@ def _cmd_actions_report(args: argparse.Namespace, console: Console) -> int:
             "actions-report needs --comparison (or --error-log)",
             fix="pass the `--comparison-json` output as --comparison PATH",
         )
-    comparison = read_comparison(args.comparison)
+    # The verdict comes from the comparison's own checks, never its `verdict` field.
+    comparison, edited = judged(read_comparison(args.comparison))
+    if edited:
+        runner.annotate(
+            "warning",
+            f"{args.comparison}: its verdict / regressions fields disagree with its own "
+            f"floors and regressions; judged {comparison.verdict} from those",
+            title="recall-gate: comparison edited",
+        )
     outputs = comparison_outputs(comparison)
     runner.set_outputs(outputs)
     if args.summary is not None:

@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from recall_gate.adapters.log_lines import write_terminal_control
 from recall_gate.retrievers.capture import Progress
 
 __all__ = ["PLAIN_EVERY", "ProgressLine"]
@@ -76,9 +77,8 @@ class ProgressLine:
         if self.live:
             filled = _BAR_WIDTH * progress.done // max(progress.total, 1)
             bar = "█" * filled + "░" * (_BAR_WIDTH - filled)
-            self.stream.write(
-                f"\r\x1b[2Krecall-gate: {bar} {describe(progress, since=self._first)}"
-            )
+            write_terminal_control(self.stream, "\r\x1b[2K")
+            self.stream.write(f"recall-gate: {bar} {describe(progress, since=self._first)}")
             self._drawn = True
             if final:
                 self.end()

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from recall_gate.adapters.actions_runner import load_event
+from recall_gate.adapters.base_revision import find_config_at
 from recall_gate.adapters.config import (
     Config,
     GateSettings,
@@ -96,7 +97,7 @@ GATE_KEYS: tuple[str, ...] = tuple(
 )
 
 # Events whose payload names the pull request's base commit.
-_PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "workflow_run")
+_PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target", "merge_group", "workflow_run")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,6 +111,9 @@ class BaseJudge:
     config_shown: str | None  # the config's path, as the report names it
     cases: tuple[Path, ...]  # the base config's cases paths (read at the ref)
     gate_changes: tuple[SettingChange, ...]
+    # A config nearer the working directory that only the working tree has: it
+    # applies after merge and never judges (shown as the report names it).
+    config_after_merge: str | None = None
 
     @property
     def ref(self) -> str:
@@ -252,10 +256,14 @@ def _load_config(
                     fix=f"create {DEFAULT_CONFIG} (docs/reference/config.md) or pass --config PATH",
                 )
             return None, None
+    return path, _read_config(args, console, path)
+
+
+def _read_config(args: argparse.Namespace, console: Console, path: Path) -> Config:
     allow = _flag_or_env(args, console, "allow_outside_repo", strict_boolean)
-    return path, load_config(
+    return load_config(
         path,
-        overrides=overrides,
+        overrides=getattr(args, "set", None) or (),
         warn=lambda line: warn(console, line),
         allow_outside_repository=bool(allow),
     )
@@ -433,8 +441,9 @@ def _event_base_sha(console: Console) -> str | None:
         return None
     sha = load_event(_against_cwd(console, path)).base_sha
     if sha is None and event != "workflow_run":
+        field = "merge_group.base_sha" if event == "merge_group" else "pull_request.base.sha"
         raise InputError(
-            f"{path}: the {event} event names no pull_request.base.sha",
+            f"{path}: the {event} event names no {field}",
             fix="run the check on a pull request event, or set the baseline-ref input",
         )
     return sha
@@ -458,6 +467,11 @@ def _baseline_ref(
     return None
 
 
+def _relative(path: Path, console: Console) -> str:
+    """A found config as the report names it: relative to the current directory."""
+    return Path(os.path.relpath(path, console.cwd)).as_posix()
+
+
 def _base_judge(
     args: argparse.Namespace,
     console: Console,
@@ -466,10 +480,17 @@ def _base_judge(
     given_as: str,
     config_path: Path | None,
     config: Config | None,
-) -> tuple[BaseJudge, Config | None]:
+    discovered: bool,
+) -> tuple[BaseJudge, Path | None, Config | None]:
     """Open the base revision, read its config, and say what the working tree
-    changes of the gate. Returns the judge and the config that applies: the
-    working tree's, with the base's gate settings."""
+    changes of the gate. Returns the judge, the config file that judges and the
+    config that applies: the working tree's copy of the base's config file, with
+    the base's gate settings.
+
+    ``discovered``: no flag or variable named the config, so it is found in the
+    base's tree from the current directory up, as on disk; a nearer config that
+    only the working tree has is named (:attr:`BaseJudge.config_after_merge`)
+    and never judges."""
     folder = config_path.resolve().parent if config_path is not None else console.cwd
     tree = BaseTree(
         ref,
@@ -477,6 +498,14 @@ def _base_judge(
         given_as=given_as,
         fetch=console.environ.get("GITHUB_ACTIONS") == "true",
     )
+    after_merge = None
+    if discovered:
+        at_base = find_config_at(tree, console.cwd, DEFAULT_CONFIG)
+        if at_base is not None and at_base != config_path:
+            if config_path is not None and at_base.parent in config_path.parents:
+                after_merge = _relative(config_path, console)  # only the working tree has it
+            config_path = at_base
+            config = _read_config(args, console, at_base) if at_base.is_file() else None
     # The config the base has at the same place (a pull request may delete its own).
     where = config_path if config_path is not None else console.cwd / DEFAULT_CONFIG
     relative = tree.relative(where)
@@ -514,10 +543,14 @@ def _base_judge(
             tree=tree,
             given_as=given_as,
             config_source=source,
-            config_shown=display_path(where, console) if (config or base_config) else None,
+            config_shown=(_relative(where, console) if discovered else display_path(where, console))
+            if (config or base_config)
+            else None,
             cases=base_config.cases if base_config is not None else (),
             gate_changes=changes,
+            config_after_merge=after_merge,
         ),
+        config_path if config_path is not None else where,
         applied,
     )
 
@@ -542,16 +575,17 @@ def resolve_settings(
     baseline_ref = None
     if judged and (found := _baseline_ref(args, console, config_path, config)) is not None:
         baseline_ref, given_as = found
-        base, config = _base_judge(
+        base, judging_path, config = _base_judge(
             args,
             console,
             ref=baseline_ref,
             given_as=given_as,
             config_path=config_path,
             config=config,
+            discovered=config_path is None or config_discovered,
         )
-        if config is not None and config_path is None:
-            config_path = console.cwd / DEFAULT_CONFIG  # the base's, deleted by the pull request
+        if config is not None:
+            config_path = judging_path  # the base's (perhaps deleted by the pull request)
     folder = config_path.resolve().parent if config_path is not None else console.cwd
 
     profile = _flag_or_env(args, console, "profile", profile_name)

@@ -121,17 +121,20 @@ class PullRequestChanges:
     """What a pull request changes of its own gate, judged at base revision ``ref``.
 
     ``gate``: settings the base's ``recall-gate.yaml`` has otherwise (base →
-    pull request). ``removed`` / ``relabelled``: cases still judged by the
-    base's version. ``not_captured``: base cases the scored capture lacks,
-    scored as misses. ``added``: new cases, reported only. ``oracle``: where
-    the base's cases come from when not from a cases file (a capture that
-    labels itself is judged by the case records of the base's baseline).
-    ``kb``: the KB's changes (``None`` when its diff is not read).
+    pull request). ``config_after_merge``: a config nearer the working
+    directory that only the pull request has; it never judges. ``removed`` /
+    ``relabelled``: cases still judged by the base's version.
+    ``not_captured``: base cases the scored capture lacks, scored as misses.
+    ``added``: new cases, reported only. ``oracle``: where the base's cases
+    come from when not from a cases file (a capture that labels itself is
+    judged by the case records of the base's baseline). ``kb``: the KB's
+    changes (``None`` when its diff is not read).
     """
 
     ref: str
     config: str | None = None  # the config file's path, when there is one
     config_at_base: bool = True
+    config_after_merge: str | None = None
     cases_at_base: bool = True
     gate: tuple[SettingChange, ...] = ()
     added: tuple[NewCase, ...] = ()
@@ -143,4 +146,11 @@ class PullRequestChanges:
 
     @property
     def changes_anything(self) -> bool:
-        return bool(self.gate or self.added or self.removed or self.relabelled or self.not_captured)
+        return bool(
+            self.gate
+            or self.config_after_merge
+            or self.added
+            or self.removed
+            or self.relabelled
+            or self.not_captured
+        )

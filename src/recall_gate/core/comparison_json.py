@@ -51,6 +51,7 @@ __all__ = [
     "COMPARISON_SCHEMA_VERSION",
     "ComparisonDocument",
     "comparison_document",
+    "judged",
     "stale_record",
 ]
 
@@ -68,7 +69,8 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    `gate.max_regression`; a version-4 document still reads (its one
 #    tolerance applies to every gated metric). Optional, absent in older
 #    documents: a case's `returned_before` / `returned_after` (fewer than k
-#    cards), `run.outside_kb`, `baseline.short_of_k`.
+#    cards), `run.outside_kb`, `baseline.short_of_k`,
+#    `pull_request.config_after_merge`.
 COMPARISON_SCHEMA_VERSION = 5
 
 
@@ -225,6 +227,8 @@ class PullRequestRecord(_Part):
     relabelled: tuple[str, ...]
     not_captured: tuple[str, ...]
     oracle: str | None = None  # the base's cases, when not from a cases file
+    # A nearer config only the pull request has (absent in older documents).
+    config_after_merge: str | None = None
     kb: KbChangesRecord | None = None  # absent: the KB diff was not read
 
 
@@ -368,6 +372,44 @@ class ComparisonDocument(_Part):
 _OUTPUTS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
 
 
+def _exemption_holds(record: RegressionRecord, gate: GateRecord) -> bool:
+    """Whether an exempt drop's stated reason is true of its own numbers."""
+    if record.status == "exempt_small_n":
+        return record.n < gate.min_group_n
+    if record.status == "exempt_not_significant":
+        return gate.require_significance and record.significant is not True
+    return False
+
+
+def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
+    """The document with its ``verdict`` and ``regressions`` recomputed from its
+    own checks, and whether the file's fields said otherwise.
+
+    A comparison file is data a pull request could have edited: its top-level
+    ``verdict`` is never trusted. It fails when a set floor is missed by the
+    overall mean the document records (or its ``gate.failed_floors`` lists
+    one), or, with a tolerance set, when a drop is listed in
+    ``gate.regressions`` or listed as exempt for a reason its own numbers do
+    not bear out. Dataset integrity needs no field: an integrity failure stops
+    the command before a comparison is written."""
+    gate = doc.gate
+    floors_missed = bool(gate.failed_floors) or any(
+        (observed := doc.metrics.get(name)) is None or observed < floor
+        for name, floor in gate.floors.items()
+    )
+    failing = len(gate.regressions) + sum(1 for r in gate.exempt if not _exemption_holds(r, gate))
+    verdict: Verdict
+    if floors_missed or (gate.tolerances and failing):
+        verdict = "fail"
+    elif gate.floors or gate.tolerances:
+        verdict = "pass"
+    else:
+        verdict = "report-only"
+    regressions = failing
+    edited = (verdict, regressions) != (doc.verdict, doc.regressions)
+    return doc.model_copy(update={"verdict": verdict, "regressions": regressions}), edited
+
+
 def _move(move: CaseMove) -> MoveRecord:
     return MoveRecord(
         case_id=move.case_id,
@@ -496,6 +538,7 @@ def _pull_request(
         ref=pr.ref,
         config=pr.config,
         config_at_base=pr.config_at_base,
+        config_after_merge=pr.config_after_merge,
         cases_at_base=pr.cases_at_base,
         gate=tuple(_setting_change(c) for c in pr.gate),
         added=tuple(NewCaseRecord(case_id=c.case_id, hit=c.hit) for c in pr.added),

@@ -63,6 +63,7 @@ from recall_gate.core.profile import comment_marker
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
+from recall_gate.report.config_after_merge import config_after_merge_sentence
 from recall_gate.report.kb_changes import kb_changes_section, kb_turnover_note
 from recall_gate.report.markup import (
     Format,
@@ -676,6 +677,12 @@ def _pull_request_banners(doc: ComparisonDocument, style: Style) -> list[str]:
         return []
     out = []
     ref = style.literal(pr.ref[:12] if len(pr.ref) == 40 else pr.ref)
+    if pr.config_after_merge:
+        judging = style.literal(pr.config) if pr.config and pr.config_at_base else None
+        added = config_after_merge_sentence(
+            added=style.literal(pr.config_after_merge), judging=judging, ref=ref
+        )
+        out.append(style.banner("IMPORTANT", [f"{style.bold('This pull request')} {added}"]))
     if pr.gate:
         changed = "; ".join(
             f"{style.user(c.label)} {style.user(c.baseline or 'unset')} → "
