@@ -5,6 +5,8 @@
 * ``runner`` — the built-in runner (``benchmarks/bench_runner.py``, when present);
 * ``capture`` — ``capture --concurrency`` over a retriever that sleeps
   (``python -m benchmarks capture --help``);
+* ``front-matter`` — front matter parsing of 10,000 pages (``python -m benchmarks
+  front-matter --help``);
 * ``traffic`` — the query log: the diff of 10^5 logged queries, the snapshot's
   bytes per query, ``--max-qps`` pacing (``python -m benchmarks traffic --help``);
 * ``pr-check`` — the action's PR check under act (score and capture mode): pip,
@@ -23,6 +25,7 @@ BENCHMARKS = {
     "runner": "benchmarks.bench_runner",
     "capture": "benchmarks.bench_capture",
     "pr-check": "benchmarks.bench_pr_check",
+    "front-matter": "benchmarks.bench_front_matter",
     "traffic": "benchmarks.bench_traffic",
     "kb-diff": "benchmarks.bench_kb_diff",
 }

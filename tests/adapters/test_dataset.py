@@ -161,7 +161,7 @@ def test_load_cards_empty_directory(tmp_path: Path) -> None:
         (card_md(language="french"), "front-matter `language: french` is not a BCP-47 tag"),
         (card_md(extra="tags: synthetic\n"), 'line 6 invalid YAML: found duplicate key "tags"'),
         ("---\nid: x\nlanguage: en\ntitle: a: b\n---\nbody\n", "line 4 invalid YAML"),
-        ("---\nid: x\nlanguage: en\ntitle: t\n---\n\n", "the page has no text below its front"),
+        ("---\nid: x\nlanguage: en\ntitle: t\n---\n\n", "the page is no card (no text)"),
     ],
 )
 def test_load_cards_bad_markdown_card(tmp_path: Path, content: str, expected: str) -> None:
@@ -219,9 +219,10 @@ def test_every_bad_kb_file_is_reported_in_one_run(tmp_path: Path) -> None:
     write(kb / "en" / "good.md", "# Good\n\nText.\n")
     first = write(kb / "en" / "bad-yaml.md", "---\ntitle: a: b\n---\nText.\n")
     second = write(kb / "misc" / "no-language.md", "# X\n\nText.\n")
-    third = write(kb / "en" / "empty-body.md", "---\ntitle: T\n---\n\n")
+    third = write(kb / "en" / "no-front-matter-close.md", "---\ntitle: T\n\nText.\n")
+    write(kb / "en" / "empty-body.md", "---\ntitle: T\n---\n\n")  # skipped: no error
     message = input_error(load_cards, kb)
-    assert message.startswith("3 of 4 KB card files are unusable:\n")
+    assert message.startswith("3 of 5 KB card files are unusable:\n")
     for path in (first, second, third):
         assert f"\n  {path}: " in message
     assert message.count("\n    fix: ") == 3

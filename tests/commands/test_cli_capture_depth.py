@@ -165,7 +165,14 @@ def test_a_page_outside_the_kb_keeps_its_rank_and_is_counted(project: Path) -> N
     outside = [i for i in lines(project / "c.jsonl")[0]["retrieved"] if i.get("outside_kb")]
     assert {i["parent_id"] for i in outside} == {"docs/blog/post.md"}
     results = json.loads((project / "r.json").read_text(encoding="utf-8"))
-    assert results["outside_kb"] == {"cases": 2, "entries": 2, "examples": ["docs/blog/post.md"]}
+    # 2 of the 26 documents retrieved (all English, all golden) are outside: 2 / 26 = 0.0769
+    assert results["outside_kb"] == {
+        "cases": 2,
+        "entries": 2,
+        "examples": ["docs/blog/post.md"],
+        "share_by_case_type": {"golden": 0.0769},
+        "share_by_language": {"en": 0.0769},
+    }
     assert (
         "Outside the KB: 2 retrieved documents in 2 cases map to no card (e.g. docs/blog/post.md): "
         "kept at their rank as non-relevant results (--strict refuses them)."

@@ -334,3 +334,18 @@ def test_the_comparison_shows_the_latency_change_against_a_baseline_that_has_it(
     table = second.out.split("against the baseline's:", 1)[1]
     overall = next(line for line in table.splitlines() if line.startswith("overall"))
     assert overall.count(" → ") == 3  # p50, p95 and max: before → after (±change)
+
+
+def test_a_first_query_far_slower_than_the_rest_does_not_set_the_eta() -> None:
+    stream, clock = io.StringIO(), Clock()
+    line = ProgressLine(stream, live=False, every=5.0, clock=clock)
+    # The first case takes 60 s (an index built on first use), then ten a second.
+    for done in range(1, 101):
+        clock.now = 60.0 + (done - 1) * 0.1
+        line(Progress(done=done, total=100, failed=0, elapsed=clock.now))
+    # At 51 done, 65.0 s: 50 cases in the 5 s since the first → 10/s, 49 left → 5 s
+    # (from the start, 51 / 65 s = 0.8/s would say ETA 1m02s).
+    assert stream.getvalue().splitlines() == [
+        "recall-gate: capturing: 1/100 cases · 0.0/s · ETA ?",  # one case: no rate yet
+        "recall-gate: capturing: 51/100 cases · 10.0/s · ETA 5s",
+    ]

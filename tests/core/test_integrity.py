@@ -166,3 +166,15 @@ def test_a_golden_or_adversarial_case_without_gold_is_a_problem() -> None:
             "when the answer must refuse), or make it a no_match case if no card applies",
         ),
     ]
+
+
+def test_a_translation_is_the_same_card_id_in_another_language_not_a_duplicate() -> None:
+    french = Card(id="intro", language="fr", title="T", body="B")
+    cards = [("docs/intro.md", card("intro")), ("i18n/fr/intro.md", french)]
+    assert find_problems(cards=cards, cases=[]) == []
+    # A repeat within one language still is, named with its language.
+    again = [*cards, ("docs/other.md", card("intro"))]
+    assert [str(p) for p in find_problems(cards=again, cases=[])] == [
+        "docs/other.md: duplicate card id 'intro' in language en (first defined at "
+        "docs/intro.md; give each card a unique id)"
+    ]

@@ -9,7 +9,7 @@ line that carries one must agree with the others.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeGuard
 
@@ -25,6 +25,7 @@ from recall_gate.core.integrity import (
     unresolved_gold,
 )
 from recall_gate.core.latency import summarize_latency
+from recall_gate.core.outside_share import MAX_OUTSIDE_SHARE, OutsideTally
 from recall_gate.core.records import (
     Artifact,
     Coverage,
@@ -33,6 +34,7 @@ from recall_gate.core.records import (
     RetrievedItem,
     Retriever,
 )
+from recall_gate.core.site_urls import nearest_card
 from recall_gate.errors import InputError
 
 __all__ = ["CaptureWatch", "dump_artifacts", "refuse_partial", "write_artifacts"]
@@ -106,8 +108,12 @@ class CaptureWatch:
         unmapped_paths: bool = False,
         gold_ids: frozenset[str] = frozenset(),
         kb_ids: frozenset[str] | None = None,
+        groups: Mapping[str, tuple[str, str]] | None = None,
     ) -> None:
         self.source = source
+        # case id → (language, case type), from the cases file; else each line's own.
+        self.groups = groups or {}
+        self.tally = OutsideTally()
         self.card_ids = card_ids
         self.self_labelled = self_labelled
         # With no KB to map them, retrieved ids that are file paths match no gold id:
@@ -212,6 +218,15 @@ class CaptureWatch:
                 for ident, item in zip(artifact.ranked_card_ids(), retrieved, strict=True)
                 if (not isinstance(item, str) and item.outside_kb) or ident not in kb_ids
             ]
+            language, case_type = self.groups.get(
+                artifact.case_id, (artifact.language, artifact.case_type)
+            )
+            self.tally.add(
+                language=language,
+                case_type=case_type,
+                retrieved=len(retrieved),
+                outside=outside,
+            )
         if outside:
             self.outside_entries += len(outside)
             self.outside_cases += 1
@@ -229,6 +244,8 @@ class CaptureWatch:
             entries=self.outside_entries,
             cases=self.outside_cases,
             examples=tuple(self.outside_examples),
+            share_by_language=self.tally.shares("language"),
+            share_by_case_type=self.tally.shares("case type"),
         )
 
     def refuse_outside(self, *, strict: bool) -> None:
@@ -244,6 +261,7 @@ class CaptureWatch:
                 fix="capture with the KB set (`kb:` in recall-gate.yaml, or --kb) so file "
                 "paths map to card ids, or check that `kb:` is the KB the retriever indexed",
             )
+        self._refuse_unmapped_group()
         if strict:
             raise InputError(
                 f"--strict: {self.outside_entries} retrieved document(s) in "
@@ -252,6 +270,30 @@ class CaptureWatch:
                 "(`kb_include` / `kb_exclude`), or score without --strict: they then count "
                 "as non-relevant results",
             )
+
+    def _refuse_unmapped_group(self) -> None:
+        """Exit 2 when, in one language or case type, no retrieved document maps to a
+        card, or more than ``MAX_OUTSIDE_SHARE`` map to none (core.outside_share)."""
+        found = self.tally.first_unusable()
+        if found is None or self.kb_ids is None:
+            return
+        kind, name, tally = found
+        kb_ids = self.kb_ids
+        examples = "; ".join(
+            f"{e!r} (nearest card: {near!r})"
+            if (near := nearest_card(e, kb_ids)) is not None
+            else f"{e!r} (no card near it)"
+            for e in tally.examples
+        )
+        raise InputError(
+            f"{self.source}: {kind} {name}: {tally.outside} of {tally.retrieved} retrieved "
+            f"documents ({tally.share:.0%}) map to no KB card (more than "
+            f"{MAX_OUTSIDE_SHARE:.0%} may not), e.g. {examples}: scoring it would report a "
+            "mapping problem as a retrieval failure",
+            fix="pass --id-from FIELD naming the field that holds the card id, file path or "
+            "page URL (`recall-gate cards` lists the URLs each card is found by), or point "
+            "`kb:` at the docs the retriever indexed",
+        )
 
     def _see_paths(self, artifact: Artifact) -> None:
         gold_ids = artifact.must_cite_one_of or ()

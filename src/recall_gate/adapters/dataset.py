@@ -52,28 +52,41 @@ from recall_gate.adapters.files import (
     read_text,
     too_deep,
 )
+from recall_gate.adapters.front_matter import skip_reason, split_front_matter, strip_shortcodes
+from recall_gate.adapters.site_layout import Site, detect_site
 from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE, judgment_labels, read_qrels
 from recall_gate.core.capture_line import ArtifactLine, decode_line, needs_full_validation
 from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Artifact, Card, Case
+from recall_gate.core.site_urls import (
+    CardIds,
+    card_ids_with_urls,
+    published_urls,
+    strip_language_suffix,
+)
 from recall_gate.errors import InputError
 
 __all__ = [
     "ARTIFACTS_WHAT",
     "MARKDOWN_SUFFIXES",
+    "Kb",
     "KbCard",
     "KbFiles",
+    "SkippedPage",
+    "card_ids_of",
     "clean_title",
     "iter_artifacts",
     "iter_capture_lines",
     "json_line",
     "kb_files",
     "load_artifacts",
+    "load_card_ids",
     "load_cards",
     "load_cases",
     "load_kb",
     "parse_artifact_line",
     "parse_capture_line",
+    "read_kb",
     "report_all",
 ]
 
@@ -155,6 +168,33 @@ class KbCard:
     path: str | None = None
     language_source: str = "card field"
     size: int = 0  # bytes of the file (Markdown) or of the card's body
+    # The URL paths the site publishes for the card (core.site_urls), when the
+    # KB is a Hugo, Docusaurus or MkDocs content folder.
+    urls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SkippedPage:
+    """A Markdown file of the KB that is no card, and why (``draft``, ``link only``,
+    ``no text``, ``partial``)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Kb:
+    """A KB as read: its cards, the pages that are none, the ``kb_include`` /
+    ``kb_exclude`` patterns that matched no file, and the site it belongs to."""
+
+    cards: list[KbCard]
+    skipped: list[SkippedPage] = field(default_factory=list)
+    unmatched: tuple[str, ...] = ()
+    site: Site | None = None
+
+    def skipped_ids(self) -> dict[str, str]:
+        """Each skipped page's id (its path without extension) → why it is no card."""
+        return {str(PurePosixPath(s.path).with_suffix("")): s.reason for s in self.skipped}
 
 
 @dataclass(frozen=True)
@@ -170,23 +210,6 @@ class KbFiles:
     # file and the key, not metadata. The text names the switch that asked for
     # it, so the fix line can say how to turn it off; None = off (the default).
     strict_front_matter: str | None = None
-
-
-def _split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
-    """The front matter (``{}`` when the file has none) and the body below it."""
-    lines = text.splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text.strip()
-    for end in range(1, len(lines)):
-        if lines[end].strip() in ("---", "..."):
-            # A leading newline stands in for the opening '---', so YAML errors
-            # name the line of the file, not of the front matter.
-            meta_text = "\n".join(lines[1:end])
-            meta = parse_yaml("\n" + meta_text if meta_text.strip() else "{}", source=source)
-            return meta, "\n".join(lines[end + 1 :]).strip()
-    raise InputError(
-        f"{source}: front matter is not closed", fix="add a '---' line after the card's fields"
-    )
 
 
 def clean_title(text: str) -> str:
@@ -285,13 +308,25 @@ def _language_of(relative: PurePosixPath, files: KbFiles) -> tuple[str, str] | N
     return None
 
 
-def _card_id(meta: Mapping[str, Any], relative: PurePosixPath, *, source: str) -> str:
-    """Front matter's ``id``, else the path under the KB root without extension."""
+def _card_id(
+    meta: Mapping[str, Any], relative: PurePosixPath, *, source: str, site: Site | None
+) -> str:
+    """Front matter's ``id``, else the path under the KB root without extension
+    (a Hugo translation ``page.es.md`` without its language: ``page``). A
+    Docusaurus ``id:`` names the doc within its folder, as Docusaurus reads it."""
     ident = meta.get("id")
     if ident is None:
-        return relative.with_suffix("").as_posix()
+        path = relative.with_suffix("")
+        if site is not None and site.layout.generator == "hugo":
+            stem, _ = strip_language_suffix(path.name, site.layout.languages)
+            path = path.with_name(stem)
+        return path.as_posix()
     if isinstance(ident, str | int) and not isinstance(ident, bool) and str(ident).strip():
-        return str(ident).strip()
+        text = str(ident).strip()
+        folder = relative.parent.as_posix()
+        if site is not None and site.layout.generator == "docusaurus" and folder != ".":
+            return f"{folder}/{text}"
+        return text
     raise InputError(
         f"{source}: front-matter `id` is {ident!r}, not a card id",
         fix="set `id:` to text, or remove it: the id is then the path under the KB root "
@@ -299,13 +334,34 @@ def _card_id(meta: Mapping[str, Any], relative: PurePosixPath, *, source: str) -
     )
 
 
+def _site_language(relative: PurePosixPath, site: Site | None) -> tuple[str, str] | None:
+    """A Hugo page's language from its file name (``page.es.md``) or from the
+    language's own content folder (``languages.no.contentDir``)."""
+    if site is None or site.layout.generator != "hugo":
+        return None
+    _, suffix = strip_language_suffix(relative.with_suffix("").name, site.layout.languages)
+    if suffix is not None:
+        return suffix, f"file name .{suffix}"
+    for language, folder in site.layout.content_dirs.items():
+        if folder and relative.is_relative_to(folder):
+            return language, f"contentDir {folder}/"
+    return None
+
+
 def _card_language(
-    meta: Mapping[str, Any], relative: PurePosixPath, files: KbFiles, *, source: str
+    meta: Mapping[str, Any],
+    relative: PurePosixPath,
+    files: KbFiles,
+    *,
+    source: str,
+    site: Site | None = None,
 ) -> tuple[str, str]:
     """The card's language and where it came from (front matter first)."""
     language = meta.get("language")
     if language is None:
-        found = _language_of(relative, files)
+        found = _site_language(relative, site) or _language_of(relative, files)
+        if found is None and site is not None and site.layout.default_language is not None:
+            found = site.layout.default_language, f"{site.config.name} default language"
         if found is None:
             raise InputError(
                 f"{source}: no language for this card",
@@ -324,12 +380,53 @@ def _card_language(
     return language, "front matter"
 
 
-def _card_from_markdown(path: Path, *, root: Path, files: KbFiles) -> KbCard:
-    """A Markdown card (see the module docstring for what is derived, and how)."""
+def _title_and_tags(
+    meta: Mapping[str, Any],
+    body: str,
+    *,
+    stem: str,
+    fields: dict[str, Any],
+    metadata: dict[str, Any],
+) -> None:
+    """The card's title (front matter, else first heading, else file name) and tags
+    into ``fields``; a title or tags that are not text go to ``metadata``."""
+    title = meta.get("title")
+    if isinstance(title, str | int | float) and not isinstance(title, bool) and str(title).strip():
+        fields["title"] = " ".join(str(title).split())
+    else:
+        if title is not None:
+            metadata["title"] = _json_safe(title)
+        fields["title"] = _first_heading(body) or stem
+    if "tags" in meta:
+        tags = _tags(meta["tags"])
+        if tags is None:
+            metadata["tags"] = _json_safe(meta["tags"])
+        else:
+            fields["tags"] = tags
+
+
+def _card_from_markdown(
+    path: Path,
+    *,
+    root: Path,
+    files: KbFiles,
+    site: Site | None = None,
+    locale: str | None = None,
+) -> KbCard | SkippedPage:
+    """A Markdown card (see the module docstring for what is derived, and how), or
+    the reason the page is none. ``locale``: a Docusaurus translation's language
+    (``root`` is then its translation folder, so the id is the source page's)."""
     source = str(path)
     relative = PurePosixPath(path.relative_to(root).as_posix())
+    shown = relative.as_posix() if locale is None else f"i18n/{locale}/{relative.as_posix()}"
+    if (
+        site is not None
+        and site.layout.generator == "docusaurus"
+        and any(p.startswith("_") for p in relative.parts)
+    ):
+        return SkippedPage(shown, "partial")  # Docusaurus publishes no `_` file
     raw = read_text(path, what="card")
-    meta, body = _split_front_matter(raw, source=source)
+    meta, body = split_front_matter(raw, source=source)
     if meta is None:
         meta = {}
     if not isinstance(meta, dict):
@@ -339,38 +436,39 @@ def _card_from_markdown(path: Path, *, root: Path, files: KbFiles) -> KbCard:
         )
     if path.suffix == ".mdx":
         body = _without_mdx_esm(body)
-    if not body:
-        raise InputError(
-            f"{source}: the page has no text below its front matter",
-            fix="write the page's text, or leave the file out of the KB with `kb_exclude:` "
-            "in recall-gate.yaml",
-        )
+    body = strip_shortcodes(body).strip()
+    reason = skip_reason(meta, body)
+    if reason is not None:
+        return SkippedPage(shown, reason)
     metadata = {str(k): _json_safe(v) for k, v in meta.items() if k not in _CARD_KEYS}
-    fields: dict[str, Any] = {"body": body, "id": _card_id(meta, relative, source=source)}
-    title = meta.get("title")
-    if isinstance(title, str | int | float) and not isinstance(title, bool) and str(title).strip():
-        fields["title"] = " ".join(str(title).split())
-    else:
-        if title is not None:
-            metadata["title"] = _json_safe(title)
-        fields["title"] = _first_heading(body) or path.stem
-    if "tags" in meta:
-        tags = _tags(meta["tags"])
-        if tags is None:
-            metadata["tags"] = _json_safe(meta["tags"])
-        else:
-            fields["tags"] = tags
+    fields: dict[str, Any] = {
+        "body": body,
+        "id": _card_id(meta, relative, source=source, site=site),
+    }
+    _title_and_tags(meta, body, stem=path.stem, fields=fields, metadata=metadata)
     if files.strict_front_matter is not None and metadata:
         raise _not_card_fields(source, metadata, switch=files.strict_front_matter)
-    fields["language"], language_source = _card_language(meta, relative, files, source=source)
+    if locale is not None and "language" not in meta:
+        fields["language"], language_source = locale, f"i18n/{locale}/"
+    else:
+        fields["language"], language_source = _card_language(
+            meta, relative, files, source=source, site=site
+        )
     fields["metadata"] = metadata
     card = _validate(Card, fields, where=source, fix=_CARD_FIX)
+    urls = published_urls(
+        relative.as_posix(),
+        language=card.language,
+        meta=meta,
+        site=None if site is None else site.layout,
+    )
     return KbCard(
         where=source,
         card=card,
-        path=relative.as_posix(),
+        path=shown,
         language_source=language_source,
         size=len(raw.encode("utf-8")),
+        urls=urls,
     )
 
 
@@ -397,9 +495,23 @@ def _not_card_fields(source: str, metadata: Mapping[str, Any], *, switch: str) -
     )
 
 
+def _expand_braces(glob: str) -> list[str]:
+    """``docs/{a,b}/*.md`` → ``docs/a/*.md``, ``docs/b/*.md`` (nested braces too)."""
+    match = re.search(r"\{([^{}]*,[^{}]*)\}", glob)
+    if match is None:
+        return [glob]
+    head, tail = glob[: match.start()], glob[match.end() :]
+    return [g for option in match.group(1).split(",") for g in _expand_braces(head + option + tail)]
+
+
 def _glob_pattern(glob: str) -> re.Pattern[str]:
     """A glob over paths under the KB root: ``*`` within a folder, ``**`` across
-    folders, ``?`` one character; a pattern without ``/`` matches a name at any depth."""
+    folders, ``?`` one character, ``{a,b}`` either; a pattern without ``/`` matches
+    a name at any depth."""
+    return re.compile("|".join(f"(?:{_glob_regex(g)})" for g in _expand_braces(glob)))
+
+
+def _glob_regex(glob: str) -> str:
     glob = glob.strip().strip("/")
     if "/" not in glob:
         glob = "**/" + glob
@@ -420,7 +532,7 @@ def _glob_pattern(glob: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(glob[i]))
             i += 1
-    return re.compile("".join(out))
+    return "".join(out)
 
 
 def _matches(relative: str, patterns: Sequence[re.Pattern[str]]) -> bool:
@@ -434,8 +546,16 @@ def kb_files(root: Path, *, include: Sequence[str] = (), exclude: Sequence[str] 
     """The Markdown files of a KB directory that are cards: every ``.md``,
     ``.markdown`` and ``.mdx`` file outside hidden folders, narrowed to the
     ``include`` globs when given, minus the ``exclude`` globs."""
+    return _kb_files(root, include=include, exclude=exclude)[0]
+
+
+def _kb_files(
+    root: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> tuple[list[Path], tuple[str, ...]]:
+    """:func:`kb_files`, and the ``include`` / ``exclude`` globs that matched no file."""
     included = [_glob_pattern(g) for g in include]
     excluded = [_glob_pattern(g) for g in exclude]
+    used: set[int] = set()
     files = []
     try:
         found = list(root.rglob("*"))
@@ -450,17 +570,32 @@ def kb_files(root: Path, *, include: Sequence[str] = (), exclude: Sequence[str] 
         relative = path.relative_to(root).as_posix()
         if any(part.startswith(".") for part in relative.split("/")[:-1]):
             continue
-        if included and not _matches(relative, included):
-            continue
-        if excluded and _matches(relative, excluded):
-            continue
+        if included:
+            hits = [i for i, p in enumerate(included) if _matches(relative, [p])]
+            used.update(hits)
+            if not hits:
+                continue
+        if excluded:
+            hits = [i for i, p in enumerate(excluded) if _matches(relative, [p])]
+            used.update(len(included) + i for i in hits)
+            if hits:
+                continue
         files.append(path)
-    return sorted(files)
+    globs = [*(f"kb_include: {g}" for g in include), *(f"kb_exclude: {g}" for g in exclude)]
+    unmatched = tuple(g for i, g in enumerate(globs) if i not in used)
+    return sorted(files), unmatched
 
 
-def _markdown_cards(root: Path, files: KbFiles) -> list[KbCard]:
-    paths = kb_files(root, include=files.include, exclude=files.exclude)
-    if not paths:
+def _markdown_kb(root: Path, files: KbFiles) -> Kb:
+    paths, unmatched = _kb_files(root, include=files.include, exclude=files.exclude)
+    site = detect_site(root)
+    translations: list[tuple[str | None, Path, Path]] = []
+    for tag, translated in site.translations.items() if site is not None else ():
+        found, missed = _kb_files(translated, include=files.include, exclude=files.exclude)
+        translations += [(tag, translated, path) for path in found]
+        # A pattern is unmatched only if it matched no page, translations included.
+        unmatched = tuple(g for g in unmatched if g in missed)
+    if not paths and not translations:
         narrowed = (
             " matching `kb_include` / outside `kb_exclude`"
             if (files.include or files.exclude)
@@ -471,18 +606,31 @@ def _markdown_cards(root: Path, files: KbFiles) -> list[KbCard]:
             fix="add Markdown files (front matter optional), point `kb` elsewhere, or widen "
             "`kb_include` / `kb_exclude` in recall-gate.yaml",
         )
-    results: list[KbCard | InputError] = []
-    real_root = root.resolve()
-    for path in paths:
+    jobs = [(None, root, p) for p in paths] + translations
+    results: list[KbCard | SkippedPage | InputError] = []
+    real_roots: dict[Path, Path] = {}
+    for locale, folder, path in jobs:
         try:
-            _refuse_outside(path, root=root, real_root=real_root)
-            results.append(_card_from_markdown(path, root=root, files=files))
+            real = real_roots.setdefault(folder, folder.resolve())
+            _refuse_outside(path, root=folder, real_root=real)
+            results.append(
+                _card_from_markdown(path, root=folder, files=files, site=site, locale=locale)
+            )
         except InputError as exc:
             results.append(exc)
     report_all(
-        [r for r in results if isinstance(r, InputError)], total=len(paths), what="KB card files"
+        [r for r in results if isinstance(r, InputError)], total=len(jobs), what="KB card files"
     )
-    return [r for r in results if isinstance(r, KbCard)]
+    cards = [r for r in results if isinstance(r, KbCard)]
+    skipped = [r for r in results if isinstance(r, SkippedPage)]
+    if not cards:
+        raise InputError(
+            f"{root}: none of the {len(jobs)} Markdown files is a card (drafts, link-only "
+            "pages and pages without text are skipped)",
+            fix="point `kb` at the folder of the docs' pages, or list the skipped pages with "
+            "`recall-gate cards --skipped`",
+        )
+    return Kb(cards=cards, skipped=skipped, unmatched=unmatched, site=site)
 
 
 def _refuse_outside(file: Path, *, root: Path, real_root: Path) -> None:
@@ -516,17 +664,44 @@ def _record_card(where: str, obj: Any) -> KbCard:
     return KbCard(where=where, card=card, size=len(card.body.encode("utf-8")))
 
 
-def load_kb(path: Path, files: KbFiles | None = None) -> list[KbCard]:
-    """The KB's cards with where each came from; see the module docstring for formats.
+def read_kb(path: Path, files: KbFiles | None = None) -> Kb:
+    """The KB as read: its cards with where each came from, the pages skipped, the
+    globs that matched nothing; see the module docstring for formats.
 
     Every bad Markdown file of a KB directory is reported in one error.
     """
     files = files or KbFiles()
     if path.is_dir():
-        return _markdown_cards(path, files)
-    source = str(path)
+        return _markdown_kb(path, files)
     if path.suffix in MARKDOWN_SUFFIXES:
-        return [_card_from_markdown(path, root=path.parent, files=files)]
+        entry = _card_from_markdown(path, root=path.parent, files=files)
+        if isinstance(entry, SkippedPage):
+            raise InputError(
+                f"{path}: the page is no card ({entry.reason})",
+                fix="point `kb` at a page with text, or at the folder of the docs' pages",
+            )
+        return Kb(cards=[entry])
+    return Kb(cards=_record_kb(path, files))
+
+
+def load_kb(path: Path, files: KbFiles | None = None) -> list[KbCard]:
+    """The KB's cards with where each came from (:func:`read_kb`'s cards)."""
+    return read_kb(path, files).cards
+
+
+def card_ids_of(entries: Sequence[KbCard]) -> CardIds:
+    """The KB's card ids with the URLs its site publishes for each: what a
+    retrieved id or a gold id is resolved against (``core.site_urls``)."""
+    return card_ids_with_urls((e.card.id, e.urls) for e in entries)
+
+
+def load_card_ids(path: Path, files: KbFiles | None = None) -> CardIds:
+    """:func:`card_ids_of` the KB at ``path``."""
+    return card_ids_of(load_kb(path, files))
+
+
+def _record_kb(path: Path, files: KbFiles) -> list[KbCard]:
+    source = str(path)
     text = read_text(path, what="KB file")
     if path.suffix in _JSONL_SUFFIXES:
         lines = list(_jsonl(text, source=source))

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from recall_gate import __version__
 from recall_gate.adapters.config import CaptureSettings, Config
-from recall_gate.adapters.dataset import load_cards
+from recall_gate.adapters.dataset import card_ids_of
 from recall_gate.adapters.journal import CaptureJournal
 from recall_gate.adapters.query_log import load_query_log
 from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
@@ -42,6 +42,7 @@ from recall_gate.commands.evaluation import (
     working_tree_cases,
 )
 from recall_gate.commands.gating import pull_request_changes
+from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.progress import ProgressLine
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.coverage import kb_coverage
@@ -381,11 +382,20 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     kb_fingerprint = card_ids = None
     cards = None
     if settings.kb is not None:
-        cards = load_cards(settings.kb, files=settings.kb_files())
+        read = read_kb_noted(settings.kb, settings.kb_files(), console)
+        cards = [(e.where, e.card) for e in read.cards]
         # A typo'd gold id fails before the retriever runs.
-        fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
+        fail_on_integrity_problems(
+            find_problems(
+                cards=cards,
+                cases=located,
+                skipped=read.skipped_ids(),
+                card_ids=card_ids_of(read.cards),
+            ),
+            console,
+        )
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
-        card_ids = frozenset(c.id for _, c in cards)
+        card_ids = card_ids_of(read.cards)
     else:
         fail_on_integrity_problems(label_problems(located), console)
     config_folder = settings.config_path.resolve().parent if settings.config_path else None

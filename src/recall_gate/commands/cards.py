@@ -12,17 +12,20 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from recall_gate.adapters.dataset import KbCard, load_cases, load_kb
+from recall_gate.adapters.dataset import Kb, KbCard, load_cases
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
+from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.coverage import KbCoverage, kb_coverage, render_coverage
 from recall_gate.errors import InputError
+from recall_gate.report.text_width import display_width, ljust_display
 
 __all__ = ["add_commands", "cards_json"]
 
 _TITLE_WIDTH = 40
+_GENERATORS = {"hugo": "Hugo", "docusaurus": "Docusaurus", "mkdocs": "MkDocs"}
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -49,6 +52,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="list only the cards no case cites (as gold or relevant id)",
     )
     p.add_argument("--json", type=Path, metavar="PATH", help="write the list as JSON here")
+    p.add_argument(
+        "--skipped",
+        action="store_true",
+        help="list the pages that are no card (drafts, link-only pages, pages without text) "
+        "and why",
+    )
     return {"cards": _cmd_cards}
 
 
@@ -68,12 +77,21 @@ def _by_language(entries: Sequence[KbCard]) -> dict[str, Counter[str]]:
 
 
 def cards_json(
-    entries: Sequence[KbCard], *, kb: str, coverage: KbCoverage | None = None
+    entries: Sequence[KbCard],
+    *,
+    kb: str,
+    coverage: KbCoverage | None = None,
+    read: Kb | None = None,
 ) -> dict[str, Any]:
-    """The ``--json`` document: every card, and the cards per language and folder;
-    with ``coverage``, the cases citing each card and the covered shares."""
+    """The ``--json`` document: every card (with the URLs its site publishes), the
+    cards per language and folder, and the pages skipped; with ``coverage``, the
+    cases citing each card and the covered shares."""
     document: dict[str, Any] = {
         "kb": kb,
+        "site": None if read is None or read.site is None else read.site.layout.generator,
+        "skipped": []
+        if read is None
+        else [{"path": s.path, "reason": s.reason} for s in read.skipped],
         "cards": [
             {
                 "id": e.card.id,
@@ -83,6 +101,7 @@ def cards_json(
                 "path": e.path,
                 "source": e.where,
                 "size": e.size,
+                "urls": list(e.urls),
                 "tags": list(e.card.tags),
                 "metadata": e.card.metadata,
                 **({} if coverage is None else {"cases": list(coverage.citing[e.card.id])}),
@@ -141,21 +160,22 @@ def render_cards(
             _short(e.card.title, _TITLE_WIDTH),
             e.path or e.where,
             _size(e.size),
+            " ".join(e.urls),
             *(() if coverage is None else (str(len(coverage.citing[e.card.id])),)),
         )
         for e in entries
         if not uncovered or coverage is None or not coverage.citing[e.card.id]
     ]
-    header = ("id", "language", "from", "title", "path", "size", "cases")[
-        : 6 if coverage is None else 7
+    header = ("id", "language", "from", "title", "path", "size", "urls", "cases")[
+        : 7 if coverage is None else 8
     ]
     if coverage is not None:
         lines += ["", render_coverage(coverage)]
         if uncovered:
             lines.append(f"Uncovered: {len(rows)} card{'' if len(rows) == 1 else 's'}")
-    widths = [max(len(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
+    widths = [max(display_width(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
     table = [
-        "  ".join(str(cell).ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip()
+        "  ".join(ljust_display(str(cell), w) for cell, w in zip(row, widths, strict=True)).rstrip()
         for row in (header, *rows)
     ]
     return "\n".join([*lines, "", *table]) + "\n"
@@ -168,7 +188,8 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
             "cards needs a KB",
             fix="pass --kb PATH, or set `kb:` in recall-gate.yaml",
         )
-    entries = load_kb(settings.kb, settings.kb_files())
+    read = read_kb_noted(settings.kb, settings.kb_files(), console)
+    entries = read.cards
     coverage = None
     if settings.cases:
         cases = [case for _, case in load_cases(settings.cases)]
@@ -182,9 +203,25 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
     if shown.startswith("/"):
         shown = Path(os.path.relpath(settings.kb, console.cwd)).as_posix()
     if args.json is not None:
-        atomic_write_text(args.json, dump_json(cards_json(entries, kb=shown, coverage=coverage)))
+        atomic_write_text(
+            args.json, dump_json(cards_json(entries, kb=shown, coverage=coverage, read=read))
+        )
+    site = "" if read.site is None else f", a {_GENERATORS[read.site.layout.generator]} site"
+    skipped = f", {len(read.skipped)} pages skipped" if read.skipped else ""
     console.stdout.write(
-        f"config: {settings.config_shown(console)}\nKB:     {shown} ({len(entries)} cards)\n\n"
+        f"config: {settings.config_shown(console)}\n"
+        f"KB:     {shown} ({len(entries)} cards{skipped}{site})\n\n"
     )
+    if args.skipped:
+        console.stdout.write(render_skipped(read))
+        return 0
     console.stdout.write(render_cards(entries, coverage=coverage, uncovered=args.uncovered))
     return 0
+
+
+def render_skipped(read: Kb) -> str:
+    """The pages that are no card, one a line, with the reason."""
+    if not read.skipped:
+        return "no page skipped\n"
+    width = max(len(s.path) for s in read.skipped)
+    return "".join(f"{s.path.ljust(width)}  {s.reason}\n" for s in read.skipped)

@@ -17,7 +17,7 @@ from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
 from recall_gate.adapters.base_revision import load_cases_at, read_at
 from recall_gate.adapters.baseline_store import read_baseline_in
 from recall_gate.adapters.config import Config
-from recall_gate.adapters.dataset import iter_capture_lines, load_cards, load_cases
+from recall_gate.adapters.dataset import card_ids_of, iter_capture_lines, load_cases
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.query_log import load_query_log
@@ -53,6 +53,7 @@ from recall_gate.commands.kb_judging import (
     pull_request_kb,
     write_kb_changes,
 )
+from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.query_traffic import judge_traffic
 from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
 from recall_gate.core.base_judging import (
@@ -370,6 +371,7 @@ def score_and_report(
             g for c in cases or () for g in (*c.must_cite_one_of, *(c.relevant_ids or ()))
         ),
         kb_ids=card_ids,
+        groups={c.id: (c.language, c.case_type) for c in cases or ()},
     )
     k = settings.k
     compares = _compares(args, settings)
@@ -456,6 +458,23 @@ def score_and_report(
     return exit_for(gate)
 
 
+def _refuse_translated_ids(cards: Sequence[Card]) -> None:
+    """The built-in runner indexes one card per id: a KB whose translations share
+    their source page's id (Docusaurus) is refused, not indexed half."""
+    languages: dict[str, set[str]] = {}
+    for card in cards:
+        languages.setdefault(card.id, set()).add(card.language)
+    shared = sorted(i for i, langs in languages.items() if len(langs) > 1)
+    if shared:
+        raise InputError(
+            f"the KB holds {len(shared)} card id(s) in more than one language (e.g. "
+            f"{shared[0]!r} in {', '.join(sorted(languages[shared[0]]))}): translations that "
+            "keep their page's id, which the built-in runner cannot index yet",
+            fix="capture your own retriever's results with `recall-gate capture` (translations "
+            "are cards there): the built-in runner indexes one language per card id",
+        )
+
+
 def _refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: int, k: int) -> None:
     if short and args.strict:
         raise InputError(
@@ -501,7 +520,8 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     files = settings.kb_files()
     if args.strict and files.strict_front_matter is None:
         files = dataclasses.replace(files, strict_front_matter="--strict")
-    cards = load_cards(kb, files=files)
+    read = read_kb_noted(kb, files, console)
+    cards = [(e.where, e.card) for e in read.cards]
     written = working_tree_cases(settings) if settings.base is not None else load_cases(case_paths)
     # Judged at a base revision: the base's cases too (as the base has them: they
     # judge the pull request), each rename the pull request makes followed, each
@@ -518,7 +538,13 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     logged = load_query_log(config.queries) if config and config.queries else None
     _warn_case_languages([c for _, c in cards], [c for _, c in cases], console)
     gone = frozenset(c.card_id for c in diff.of("deleted")) if diff is not None else frozenset()
-    problems = kb_problems + find_problems(cards=cards, cases=cases, reported=gone)
+    problems = kb_problems + find_problems(
+        cards=cards,
+        cases=cases,
+        reported=gone,
+        skipped=read.skipped_ids(),
+        card_ids=card_ids_of(read.cards),
+    )
     if problems:
         console.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
         for problem in problems:
@@ -762,14 +788,23 @@ def _score_labelled(
         labels = list(judged)
     kb_fingerprint = card_ids = coverage = kb_cards = None
     if settings.kb is not None:
-        cards = load_cards(settings.kb, files=settings.kb_files())
+        read = read_kb_noted(settings.kb, settings.kb_files(), console)
+        cards = [(e.where, e.card) for e in read.cards]
         kb_cards = [c for _, c in cards]
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
-        card_ids = frozenset(c.id for _, c in cards)
+        card_ids = card_ids_of(read.cards)
         if labels is not None:
             coverage = kb_coverage([c for _, c in cards], labels).counts
         if located is not None:
-            fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
+            fail_on_integrity_problems(
+                find_problems(
+                    cards=cards,
+                    cases=located,
+                    skipped=read.skipped_ids(),
+                    card_ids=card_ids_of(read.cards),
+                ),
+                console,
+            )
     elif located is not None:
         fail_on_integrity_problems(label_problems(located), console)
     cases = None if labels is None else [c for c in labels if isinstance(c, Case)]
@@ -881,9 +916,16 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
             fix="add --artifacts-out PATH (the judge scores that file with `recall-gate score`)",
         )
     refuse_outputs_without_score(args)
-    cards = load_cards(config.kb, files=settings.kb_files())
+    read = read_kb_noted(config.kb, settings.kb_files(), console)
+    cards = [(e.where, e.card) for e in read.cards]  # drafts and link-only pages are none
     located, plan = judged_cases(settings, working_tree_cases(settings))
-    fail_on_integrity_problems(find_problems(cards=cards, cases=located), console)
+    fail_on_integrity_problems(
+        find_problems(
+            cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids_of(read.cards)
+        ),
+        console,
+    )
+    _refuse_translated_ids([c for _, c in cards])
     cases = [case for _, case in located]
     judged = list(plan.judged) if plan is not None else cases
     if config.retrieval.same_language:

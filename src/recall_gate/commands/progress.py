@@ -28,11 +28,18 @@ def _duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m"
 
 
-def describe(progress: Progress) -> str:
-    """``120/600 cases · 41.3/s · ETA 12s`` (and the failures recorded, if any)."""
+def describe(progress: Progress, *, since: tuple[int, float] | None = None) -> str:
+    """``120/600 cases · 41.3/s · ETA 12s`` (and the failures recorded, if any).
+
+    ``since``: (cases done, seconds) when the first case came back. The rate is
+    measured from there, so a first query far slower than the rest (an index
+    built on first use, a model loaded) does not set the ETA."""
     rate = progress.done / progress.elapsed if progress.elapsed > 0 else 0.0
+    steady = since is None
+    if since is not None and progress.done > since[0] and progress.elapsed > since[1]:
+        rate, steady = (progress.done - since[0]) / (progress.elapsed - since[1]), True
     left = progress.total - progress.done
-    eta = _duration(left / rate) if rate > 0 else "?"
+    eta = _duration(left / rate) if rate > 0 and (steady or not left) else "?"
     text = f"{progress.done}/{progress.total} cases · {rate:.1f}/s · ETA {eta}"
     if progress.failed:
         text += f" · {progress.failed} failed"
@@ -57,8 +64,11 @@ class ProgressLine:
         self.clock = clock
         self._last = clock()
         self._drawn = False
+        self._first: tuple[int, float] | None = None  # when the first case came back
 
     def __call__(self, progress: Progress) -> None:
+        if self._first is None and progress.done:
+            self._first = (progress.done, progress.elapsed)
         now = self.clock()
         final = progress.done == progress.total
         if not final and now - self._last < self.every:
@@ -68,12 +78,12 @@ class ProgressLine:
             filled = _BAR_WIDTH * progress.done // max(progress.total, 1)
             bar = "█" * filled + "░" * (_BAR_WIDTH - filled)
             write_terminal_control(self.stream, "\r\x1b[2K")
-            self.stream.write(f"recall-gate: {bar} {describe(progress)}")
+            self.stream.write(f"recall-gate: {bar} {describe(progress, since=self._first)}")
             self._drawn = True
             if final:
                 self.end()
         elif not final:  # the final count is in the "captured …" line
-            self.stream.write(f"recall-gate: capturing: {describe(progress)}\n")
+            self.stream.write(f"recall-gate: capturing: {describe(progress, since=self._first)}\n")
         self.stream.flush()
 
     def end(self) -> None:

@@ -262,6 +262,8 @@ class BaselineRecord(_Part):
     short_of_k: int = 0
     kb_turnover: KbTurnoverRecord | None = None  # absent: not known where it ran
     kb_retrieved: KbCoverageCounts | None = None  # the baseline's own (its KB's)
+    # The baseline's retrieved documents that mapped to no KB card (None: none).
+    outside_kb: OutsideKb | None = None
 
 
 class GateRecord(_Part):
@@ -635,6 +637,7 @@ def comparison_document(
             short_of_k=baseline.cases_short_of_k if baseline else 0,
             kb_turnover=_turnover(comparison.kb_turnover),
             kb_retrieved=baseline.kb_retrieved if baseline else None,
+            outside_kb=baseline.outside_kb if baseline else None,
         ),
         gate=GateRecord(
             tolerances={floor_key(metric): t for metric, t in verdict.tolerances.values.items()},

@@ -8,10 +8,11 @@ from __future__ import annotations
 import difflib
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from recall_gate.core.records import Card, Case, CaseLabel
+from recall_gate.core.site_urls import CardIds, resolve_address
 
 __all__ = [
     "GOLD_REQUIRED",
@@ -69,6 +70,24 @@ def _duplicates(kind: str, located: Sequence[tuple[str, str]]) -> list[Problem]:
     ]
 
 
+def _duplicate_cards(cards: Sequence[tuple[str, Card]]) -> list[Problem]:
+    """Cards that repeat an id in one language. Card identity is (language, id): a
+    translation is the same card id in another language (Docusaurus requires it)."""
+    seen: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for where, card in cards:
+        seen[(card.language, card.id)].append(where)
+    return [
+        Problem(
+            where=place,
+            message=f"duplicate card id {ident!r}"
+            + ("" if len(seen) == len({i for _, i in seen}) else f" in language {language}"),
+            hint=f"first defined at {places[0]}; give each card a unique id",
+        )
+        for (language, ident), places in seen.items()
+        for place in places[1:]
+    ]
+
+
 def duplicate_cases(cases: Sequence[tuple[str, CaseLabel]]) -> list[Problem]:
     """Every repeated case id (what scoring needs without a KB at hand)."""
     return _duplicates("case", [(w, c.id) for w, c in cases])
@@ -88,11 +107,16 @@ _DOC_EXTENSION = re.compile(r"\.(?:md|markdown|mdx|txt|rst|html?|pdf|json|ya?ml)
 
 
 def card_of_path(value: str, card_ids: frozenset[str]) -> str | None:
-    """The card a retrieved id names: itself when it is a card id, else the
-    longest trailing part of it as a path, without a document extension, that
-    is one (``/srv/app/docs/de/setup.md`` → ``de/setup``); None when none is."""
+    """The card a retrieved id names: itself when it is a card id, else the card
+    whose published URL it is (when ``card_ids`` carries the site's URLs, see
+    :mod:`recall_gate.core.site_urls`), else the longest trailing part of it as a
+    path, without a document extension, that is one (``/srv/app/docs/de/setup.md``
+    → ``de/setup``); None when none is."""
     if value in card_ids:
         return value
+    published = resolve_address(value, card_ids)
+    if published is not None:
+        return published
     path = _DOC_EXTENSION.sub("", value.replace("\\", "/")).strip("/")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     for start in range(len(parts)):
@@ -140,23 +164,32 @@ def find_problems(
     *,
     cards: Sequence[tuple[str, Card]],
     cases: Sequence[tuple[str, CaseLabel]],
+    skipped: Mapping[str, str] | None = None,
+    card_ids: frozenset[str] | None = None,
     reported: frozenset[str] = frozenset(),
 ) -> list[Problem]:
-    """Every integrity problem: duplicate card or case ids, golden and
-    adversarial cases without gold, and gold or relevant ids that resolve to no
-    card (with the nearest existing id as a hint), except the ``reported``
-    ones, which a problem of their own names (a card a pull request deletes).
+    """Every integrity problem: duplicate card ids in one language, duplicate case
+    ids, golden and adversarial cases without gold, and gold or relevant ids that
+    resolve to no card (with the nearest existing id as a hint), except the
+    ``reported`` ones, which a problem of their own names (a card a pull request
+    deletes). ``card_ids``: the KB's, with the URLs its site publishes
+    (``core.site_urls``); ``skipped``: the pages that are no card (id → why).
     Field validity (languages, case types) is enforced when files are loaded."""
-    problems = _duplicates("card", [(w, c.id) for w, c in cards])
+    problems = _duplicate_cards(cards)
     problems += label_problems(cases)
-    card_ids = frozenset(c.id for _, c in cards)
+    if card_ids is None:  # else the caller's, with the URLs its site publishes
+        card_ids = frozenset(c.id for _, c in cards)
+    known = card_ids | reported
+    if isinstance(card_ids, CardIds):  # a union is a plain set: keep the URLs
+        known = CardIds(known, card_ids.addresses)
     for where, case in cases:
         problems += unresolved_gold(
             where,
             case.id,
             must_cite_one_of=case.must_cite_one_of,
             relevant_ids=case.relevant_ids,
-            card_ids=card_ids | reported,
+            card_ids=known,
+            skipped=skipped,
         )
     return problems
 
@@ -168,15 +201,31 @@ def unresolved_gold(
     must_cite_one_of: Sequence[str] | None,
     relevant_ids: Sequence[str] | None,
     card_ids: frozenset[str],
+    skipped: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """The gold and relevant ids of one case that resolve to no card, each with
-    the nearest existing id as a hint."""
+    the nearest existing id as a hint; an id of a page that is no card
+    (``skipped``: page id → why, e.g. ``draft``) says so."""
     known = card_ids
     problems = []
     for field, ids in (("must_cite_one_of", must_cite_one_of), ("relevant_ids", relevant_ids)):
         for gold_id in ids or ():
             if gold_id in known:
                 continue
+            if skipped and gold_id in skipped:
+                problems.append(
+                    Problem(
+                        where=where
+                        if where.endswith(f"(id {case_id})")
+                        else f"{where} (case {case_id})",
+                        message=f"{field} id {gold_id!r} is a page that is no card "
+                        f"({skipped[gold_id]})",
+                        hint="publish the page (a draft: remove `draft: true`) or cite a "
+                        "card the site publishes",
+                    )
+                )
+                continue
+            page = card_of_path(gold_id, known)
             near = difflib.get_close_matches(gold_id, sorted(known), n=1, cutoff=0.5)
             problems.append(
                 Problem(
@@ -184,7 +233,11 @@ def unresolved_gold(
                     if where.endswith(f"(id {case_id})")
                     else f"{where} (case {case_id})",
                     message=f"{field} id {gold_id!r} resolves to no card",
-                    hint=f"did you mean {near[0]!r}?" if near else "no similar card id",
+                    hint=f"that is the page of card {page!r}: write its card id"
+                    if page
+                    else f"did you mean {near[0]!r}?"
+                    if near
+                    else "no similar card id",
                 )
             )
     return problems

@@ -354,6 +354,9 @@ class OutsideKb(_Record):
     entries: int = Field(ge=0)
     cases: int = Field(ge=0)
     examples: tuple[str, ...] = ()
+    # The share of each group's retrieved documents outside the KB (0 to 1).
+    share_by_language: dict[str, float] = Field(default_factory=dict)
+    share_by_case_type: dict[str, float] = Field(default_factory=dict)
 
 
 class CoverageCount(_Record):

@@ -74,6 +74,7 @@ from recall_gate.report.markup import (
     table,
 )
 from recall_gate.report.noise_floor import self_agreement_section
+from recall_gate.report.outside_kb import render_outside_share_changes
 from recall_gate.report.results import (
     LANGUAGE_CAVEAT,
     RECALL_CAVEAT,
@@ -1283,6 +1284,11 @@ def _render(doc: ComparisonDocument, *, style: Style, truncated: bool) -> str:
     if style.md:
         parts.append(comment_marker(doc.profile))
     parts.append(_verdict_block(doc, style))
+    outside = render_outside_share_changes(
+        doc.run.outside_kb, doc.baseline.outside_kb, markdown=style.md
+    )
+    if outside is not None:
+        parts.append(outside if style.md else outside.replace("`", ""))
     parts += _banners(doc, style, truncated=truncated)
     checks = _checks_block(doc, style)
     if checks:

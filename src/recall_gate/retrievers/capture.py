@@ -33,6 +33,7 @@ from recall_gate.core.shards import SHARD_RULE, Shard, parse_shard
 from recall_gate.errors import InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
+from recall_gate.retrievers.case_context import asking
 from recall_gate.retrievers.depth import Retrieved, aretrieve_case, retrieve_case
 from recall_gate.retrievers.documents import IdMapper
 from recall_gate.retrievers.executor import (
@@ -132,10 +133,11 @@ def _card_ids(kb: str | Path | Iterable[str] | None) -> frozenset[str] | None:
     if kb is None:
         return None
     if isinstance(kb, str | Path):
-        from recall_gate.adapters.dataset import load_cards
+        from recall_gate.adapters.dataset import load_card_ids
 
-        return frozenset(card.id for _, card in load_cards(Path(kb)))
-    return frozenset(kb)
+        return load_card_ids(Path(kb))
+    # A set of card ids may carry the site's URLs (core.site_urls.CardIds): kept.
+    return kb if isinstance(kb, frozenset) else frozenset(kb)
 
 
 def _anchors(kb: str | Path | Iterable[str] | None) -> tuple[str, ...]:
@@ -173,12 +175,14 @@ def ask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> Retrieve
     (a page outside the KB kept at its rank); deeper than k when the k documents
     hold fewer than k distinct cards (:func:`~recall_gate.retrievers.depth.retrieve_case`).
     The result carries the depth fetched, which the artifact records."""
-    return retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
+    with asking(case):
+        return retrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
 
 
 async def aask_case(adapter: Adapter, mapper: IdMapper, case: Case, k: int) -> Retrieved:
     """:func:`ask_case` for a natively async retriever (awaited, no thread)."""
-    return await aretrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
+    with asking(case):
+        return await aretrieve_case(adapter, mapper, case.query, k=k, case_id=case.id)
 
 
 def _artifact(case: Case, answer: Answer[Retrieved]) -> Artifact:

@@ -18,6 +18,7 @@ from typing import Any
 from recall_gate.core.records import ParamValue
 from recall_gate.errors import InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex
+from recall_gate.retrievers.case_context import case_keywords, wanted_keywords
 from recall_gate.retrievers.documents import Hit, clean_score
 
 __all__ = ["RETURN_CONTRACT", "PlainCallable", "detect", "takes_query_and_k"]
@@ -80,7 +81,8 @@ def _is_async(function: Any) -> bool:
 
 
 class PlainCallable:
-    """``function(query, k)``, awaited when it is ``async def``."""
+    """``function(query, k)``, awaited when it is ``async def``; with ``language=`` and
+    ``case=`` when its signature takes them (:mod:`recall_gate.retrievers.case_context`)."""
 
     kind = "callable"
     asearch: Callable[[str, int], Awaitable[list[Hit]]] | None
@@ -91,12 +93,14 @@ class PlainCallable:
         qualname = getattr(function, "__qualname__", None) or type(function).__qualname__
         self.name = f"{module}.{qualname}"
         self.asearch = self._asearch if _is_async(function) else None
+        # `language=` / `case=` are passed when the signature takes them.
+        self.wanted = wanted_keywords(function)
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self._hits(self.function(query, k), k)
+        return self._hits(self.function(query, k, **case_keywords(self.wanted)), k)
 
     async def _asearch(self, query: str, k: int) -> list[Hit]:
-        return self._hits(await self.function(query, k), k)
+        return self._hits(await self.function(query, k, **case_keywords(self.wanted)), k)
 
     def _hits(self, items: Any, k: int) -> list[Hit]:
         if isinstance(items, Mapping) and isinstance(items.get("documents"), list):

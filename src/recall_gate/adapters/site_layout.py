@@ -1,0 +1,249 @@
+"""Which docs generator a KB belongs to, read from the site's own config (adapter: file I/O).
+
+The KB root is the generator's content folder; its config sits in that folder's
+parent (or the parent's parent, for a per-language ``content/en``):
+
+* Hugo: ``hugo.toml`` / ``hugo.yaml`` / ``hugo.json`` / ``config.*`` (or the same
+  under ``config/_default/``): ``defaultContentLanguage``,
+  ``defaultContentLanguageInSubdir``, ``disablePathToLower``, ``baseURL``,
+  ``languages.<lang>.contentDir``;
+* Docusaurus: ``docusaurus.config.{js,ts,mjs,cjs}``: ``baseUrl``,
+  ``i18n.defaultLocale`` and ``locales``, the docs' ``routeBasePath``; translations
+  under ``i18n/<locale>/docusaurus-plugin-content-docs/current/``;
+* MkDocs: ``mkdocs.yml``: ``use_directory_urls``, ``site_url``.
+
+Only literal values are read (a JavaScript config is matched, not run). A
+config that cannot be read leaves the KB as plain Markdown: ids from paths.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from recall_gate.adapters.files import parse_yaml
+from recall_gate.core.language import canonical_language, language_error
+from recall_gate.core.site_urls import SiteLayout
+from recall_gate.errors import InputError
+
+__all__ = ["DOCUSAURUS_TRANSLATIONS", "Site", "detect_site"]
+
+_HUGO_NAMES = ("hugo", "config")
+_HUGO_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
+_DOCUSAURUS_CONFIGS = tuple(f"docusaurus.config.{s}" for s in ("js", "ts", "mjs", "cjs"))
+# Where Docusaurus keeps a locale's translation of the docs.
+DOCUSAURUS_TRANSLATIONS = "docusaurus-plugin-content-docs/current"
+
+
+@dataclass(frozen=True)
+class Site:
+    """A KB's generator: its URL rules, the config they came from, and (Docusaurus)
+    the folder of each locale's translations."""
+
+    layout: SiteLayout
+    config: Path
+    translations: Mapping[str, Path] = field(default_factory=dict)
+
+
+def _language(value: Any) -> str | None:
+    if isinstance(value, str) and language_error(value) is None:
+        return canonical_language(value)
+    return None
+
+
+def _read_hugo(path: Path) -> Mapping[str, Any] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".toml":
+            data: Any = tomllib.loads(text)
+        elif path.suffix == ".json":
+            data = json.loads(text)
+        else:
+            data = parse_yaml(text, source=str(path))
+    except (OSError, UnicodeDecodeError, ValueError, InputError):
+        return None
+    return data if isinstance(data, Mapping) else None
+
+
+def _hugo_config(site_root: Path) -> Path | None:
+    for folder in (site_root, site_root / "config" / "_default"):
+        for name in _HUGO_NAMES:
+            for suffix in _HUGO_SUFFIXES:
+                candidate = folder / f"{name}{suffix}"
+                if candidate.is_file():
+                    return candidate
+    return None
+
+
+def _relative_dir(site_root: Path, folder: str, kb_root: Path) -> str:
+    """A content folder relative to the KB root ("" when it is the root or outside it)."""
+    try:
+        relative = (site_root / folder).resolve().relative_to(kb_root.resolve())
+    except ValueError:
+        return ""
+    text = relative.as_posix()
+    return "" if text == "." else text
+
+
+def _related(kb_root: Path, content: Path) -> bool:
+    """Whether the KB is a content folder, inside one, or holds one."""
+    kb, folder = kb_root.resolve(), content.resolve()
+    return kb.is_relative_to(folder) or folder.is_relative_to(kb)
+
+
+def _hugo(kb_root: Path, site_root: Path, config: Path) -> Site | None:
+    data = _read_hugo(config)
+    if data is None:
+        return None
+    keys = {str(k).lower(): v for k, v in data.items()}
+    content = keys.get("contentdir", "content")
+    if not isinstance(content, str):
+        content = "content"
+    languages = keys.get("languages")
+    content_dirs: dict[str, str] = {}
+    tags: list[str] = []
+    if isinstance(languages, Mapping):
+        for key, spec in languages.items():
+            tag = _language(str(key))
+            if tag is None:
+                continue
+            tags.append(tag)
+            folder = spec.get("contentDir") if isinstance(spec, Mapping) else None
+            folder = folder if isinstance(folder, str) else content
+            content_dirs[tag] = _relative_dir(site_root, folder, kb_root)
+    folders = [
+        content,
+        *(
+            spec["contentDir"]
+            for spec in (languages.values() if isinstance(languages, Mapping) else ())
+            if isinstance(spec, Mapping) and isinstance(spec.get("contentDir"), str)
+        ),
+    ]
+    if not any(_related(kb_root, site_root / folder) for folder in folders):
+        return None
+    default = _language(keys.get("defaultcontentlanguage")) or "en"
+    base = keys.get("baseurl")
+    layout = SiteLayout(
+        generator="hugo",
+        default_language=default,
+        default_language_in_subdir=keys.get("defaultcontentlanguageinsubdir") is True,
+        content_dirs=content_dirs,
+        keep_case=keys.get("disablepathtolower") is True,
+        base_path=urlsplit(base).path.strip("/") if isinstance(base, str) else "",
+        languages=tuple(tags),
+        permalinks=_permalinks(keys.get("permalinks")),
+    )
+    return Site(layout=layout, config=config)
+
+
+def _permalinks(value: Any) -> dict[str, str]:
+    """Section → pattern, from ``permalinks: {blog: …}`` or ``permalinks: {page: {blog: …}}``."""
+    if not isinstance(value, Mapping):
+        return {}
+    if isinstance(value.get("page"), Mapping):
+        value = value["page"]
+    return {str(k): v for k, v in value.items() if isinstance(v, str)}
+
+
+def _js_string(text: str, key: str) -> str | None:
+    match = re.search(rf"\b{key}\s*:\s*['\"`]([^'\"`]*)['\"`]", text)
+    return match.group(1) if match else None
+
+
+def _read(config: Path) -> str:
+    try:
+        return config.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def _docs_block(text: str, key: str) -> str | None:
+    """A string of the classic preset's ``docs: {…}`` block (before any nested brace)."""
+    match = re.search(rf"\bdocs\s*:\s*\{{[^{{}}]*?\b{key}\s*:\s*['\"]([^'\"]*)['\"]", text)
+    return match.group(1) if match else None
+
+
+def _docs_path(config: Path) -> str:
+    return _docs_block(_read(config), "path") or "docs"
+
+
+def _mkdocs_docs_dir(config: Path) -> str:
+    match = re.search(r"^docs_dir\s*:\s*['\"]?([^'\"\s#]+)", _read(config), re.MULTILINE)
+    return match.group(1) if match else "docs"
+
+
+def _docusaurus(site_root: Path, config: Path) -> Site | None:
+    text = _read(config)
+    if not text:
+        return None
+    default = _language(_js_string(text, "defaultLocale")) or "en"
+    locales: list[str] = []
+    if match := re.search(r"\blocales\s*:\s*\[([^\]]*)\]", text):
+        locales = [
+            t
+            for t in (_language(s) for s in re.findall(r"['\"]([^'\"]+)['\"]", match[1]))
+            if t is not None
+        ]
+    route = _docs_block(text, "routeBasePath")
+    base = _js_string(text, "baseUrl") or "/"
+    translations = {}
+    for locale in locales:
+        if locale == default:
+            continue
+        folder = site_root / "i18n" / locale / DOCUSAURUS_TRANSLATIONS
+        if folder.is_dir():
+            translations[locale] = folder
+    layout = SiteLayout(
+        generator="docusaurus",
+        default_language=default,
+        route_base=route.strip("/") if route is not None else "docs",
+        base_path=base.strip("/"),
+        languages=tuple(locales),
+    )
+    return Site(layout=layout, config=config, translations=translations)
+
+
+def _mkdocs(config: Path) -> Site | None:
+    text = _read(config)
+    directory = re.search(r"^use_directory_urls\s*:\s*(\w+)", text, re.MULTILINE)
+    site_url = re.search(r"^site_url\s*:\s*['\"]?([^'\"\s]+)", text, re.MULTILINE)
+    layout = SiteLayout(
+        generator="mkdocs",
+        use_directory_urls=not (directory and directory.group(1).lower() == "false"),
+        base_path=urlsplit(site_url.group(1)).path.strip("/") if site_url else "",
+    )
+    return Site(layout=layout, config=config)
+
+
+def _is(folder: Path, other: Path) -> bool:
+    return folder.resolve() == other.resolve()
+
+
+def detect_site(kb_root: Path) -> Site | None:
+    """The generator of the site whose content folder ``kb_root`` is (see the module
+    docstring), or None: a plain folder of Markdown. The KB must be the folder the
+    generator reads (``docs_dir``, the docs plugin's ``path``, ``contentDir`` or a
+    folder inside it), so a KB that merely sits near a site is not read as one."""
+    if not kb_root.is_dir():
+        return None
+    site_root = kb_root.parent
+    for name in _DOCUSAURUS_CONFIGS:
+        config = site_root / name
+        if config.is_file():
+            docs = _docs_path(config)
+            return _docusaurus(site_root, config) if _is(kb_root, site_root / docs) else None
+    if (site_root / "mkdocs.yml").is_file():
+        config = site_root / "mkdocs.yml"
+        docs = _mkdocs_docs_dir(config)
+        return _mkdocs(config) if _is(kb_root, site_root / docs) else None
+    for root in (kb_root.parent, kb_root.parent.parent):
+        hugo = _hugo_config(root)
+        if hugo is not None:
+            return _hugo(kb_root, root, hugo)
+    return None

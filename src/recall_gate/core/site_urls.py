@@ -1,0 +1,282 @@
+"""The URLs a docs site publishes for each card, and how a retrieved URL finds its card.
+
+A site-search retriever returns what the site serves (``https://example.org/es/guide/x/``),
+not the file a card came from (``es/guide/x.md``). :func:`published_urls` is the
+one function from a card's file to the URL paths its generator publishes for it;
+:class:`CardIds` holds the KB's card ids with those URLs, so a retrieved URL and a
+gold id alike resolve to the card (:func:`resolve_address`).
+
+What each generator publishes (paths relative to the KB root, which is the
+generator's content folder: Hugo ``content/``, Docusaurus ``docs/``, MkDocs ``docs/``):
+
+* **Hugo**: ``a/b.md`` → ``/a/b/``; ``a/_index.md`` and ``a/index.md`` → ``/a/``
+  (the folder URL); a language other than the default one (and the default
+  one too under ``defaultContentLanguageInSubdir``) under ``/<lang>/``; a
+  language's own content folder (``contentDir: content/no``) left out of the URL;
+  ``page.es.md`` is ``page`` in Spanish; ``slug:`` replaces the last part,
+  a section's ``permalinks:`` pattern (``:year``, ``:month``, ``:day``,
+  ``:section``, ``:sections``, ``:slug``, ``:title``, ``:filename``,
+  ``:contentbasename`` and their ``slugor…`` forms) replaces the path,
+  ``url:`` is the whole path, and every ``aliases:`` entry is published too;
+  paths are lower-cased unless ``disablePathToLower``.
+* **Docusaurus**: ``<routeBasePath>/<folder>/<id>`` where the id is the file
+  name without its number prefix (``01-intro`` → ``intro``) or front-matter
+  ``id:``; ``index``, ``README`` and a file named after its folder publish the
+  folder URL; ``slug:`` replaces the path (absolute) or the last part
+  (relative); a locale other than the default one under ``/<locale>/``.
+* **MkDocs**: ``a/b.md`` → ``/a/b/`` (``use_directory_urls``, the default) or
+  ``/a/b.html``; ``index.md`` and ``README.md`` → the folder URL.
+
+Every URL is published under the site's base path too (``baseURL``, ``baseUrl``,
+``site_url``). :func:`address_key` makes a URL comparable: scheme and host,
+query, fragment, ``index.html`` / ``.html`` and surrounding slashes removed,
+lower case; so ``https://docs.example.org/es/docs/x``, ``/es/docs/x/`` and
+``es/docs/x`` are one address. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = [
+    "CardIds",
+    "Generator",
+    "SiteLayout",
+    "address_key",
+    "card_ids_with_urls",
+    "nearest_card",
+    "published_urls",
+    "resolve_address",
+    "strip_language_suffix",
+]
+
+Generator = Literal["hugo", "docusaurus", "mkdocs"]
+
+_SCHEME_AND_HOST = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+_NUMBER_PREFIX = re.compile(r"^\d+[-_.]\s*")
+_DOC_SUFFIX = re.compile(r"\.(?:md|markdown|mdx)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class SiteLayout:
+    """How a docs site turns files into URLs (read from its config by an adapter)."""
+
+    generator: Generator
+    default_language: str | None = None
+    # Hugo: the default language under /<lang>/ too (defaultContentLanguageInSubdir).
+    default_language_in_subdir: bool = False
+    # Hugo: language → its content folder relative to the KB root ("no" for content/no).
+    content_dirs: Mapping[str, str] = field(default_factory=dict)
+    # Hugo: paths keep their case (disablePathToLower).
+    keep_case: bool = False
+    # Docusaurus: the docs plugin's routeBasePath ("" when the docs are the site root).
+    route_base: str = "docs"
+    # MkDocs: /a/b/ rather than /a/b.html.
+    use_directory_urls: bool = True
+    # The path of the site's base URL ("project" for https://x.github.io/project/).
+    base_path: str = ""
+    # Hugo: section → permalink pattern (`permalinks: {blog: /:year/:slug/}`).
+    permalinks: Mapping[str, str] = field(default_factory=dict)
+    # The site's languages (Hugo `languages:`, Docusaurus `locales`), to read
+    # `page.<lang>.md` suffixes (none without a `languages:` list: one language).
+    languages: tuple[str, ...] = ()
+
+
+def strip_language_suffix(stem: str, languages: Iterable[str]) -> tuple[str, str | None]:
+    """A Hugo translation by file name: ``page.es`` → (``page``, ``es``); else (stem, None)."""
+    base, dot, suffix = stem.rpartition(".")
+    if dot and base and suffix in languages:
+        return base, suffix
+    return stem, None
+
+
+def _join(*parts: str) -> str:
+    inner = "/".join(p.strip("/") for p in parts if p.strip("/"))
+    return "/" + inner + "/" if inner else "/"
+
+
+def _text(meta: Mapping[str, Any], key: str) -> str | None:
+    value = meta.get(key)
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+_TOKEN = re.compile(r":(\w+)")
+_DATE_TEXT = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
+
+
+def _urlize(text: str) -> str:
+    return re.sub(r"[^\w-]+", "", re.sub(r"\s+", "-", text.strip().lower()))
+
+
+def _permalink(
+    pattern: str, section: list[str], name: str, meta: Mapping[str, Any]
+) -> list[str] | None:
+    """A Hugo ``permalinks:`` pattern filled for a page (None: a token it cannot fill)."""
+    date = _DATE_TEXT.match(str(meta.get("date") or ""))
+    slug = _text(meta, "slug")
+    title = _text(meta, "title")
+    values = {
+        "section": section[0] if section else "",
+        "sections": "/".join(section),
+        "filename": name,
+        "contentbasename": name,
+        "slugorfilename": slug or name,
+        "slugorcontentbasename": slug or name,
+        "slug": slug or (_urlize(title) if title else None),
+        "title": _urlize(title) if title else None,
+        "year": date.group(1) if date else None,
+        "month": date.group(2) if date else None,
+        "day": date.group(3) if date else None,
+    }
+    missing = [t for t in _TOKEN.findall(pattern) if values.get(t) is None]
+    if missing:
+        return None
+    return [_TOKEN.sub(lambda m: str(values[m.group(1)]), pattern).strip("/")]
+
+
+def _hugo(parts: list[str], language: str, meta: Mapping[str, Any], site: SiteLayout) -> list[str]:
+    content_dir = site.content_dirs.get(language, "").strip("/")
+    prefix = content_dir.split("/") if content_dir else []
+    if prefix and parts[: len(prefix)] == prefix:
+        parts = parts[len(prefix) :]
+    stem, _ = strip_language_suffix(parts[-1], site.languages)
+    folder = parts[:-1]
+    path = folder if stem in ("_index", "index") else [*folder, stem]
+    slug = _text(meta, "slug")
+    if slug is not None and stem not in ("_index", "index"):
+        path = [*folder, slug]
+    if stem != "_index" and folder and folder[0] in site.permalinks:
+        # A leaf bundle (blog/post/index.md) is named by its folder.
+        section, name = (folder[:-1], folder[-1]) if stem == "index" else (folder, stem)
+        path = _permalink(site.permalinks[folder[0]], section, name, meta) or path
+    subdir = language != site.default_language or site.default_language_in_subdir
+    lang = language if subdir else ""
+    urls = [_join(lang, *path)]
+    if (url := _text(meta, "url")) is not None:
+        urls.insert(0, _join(url))
+        if lang:
+            urls.append(_join(lang, url))
+    aliases = meta.get("aliases")
+    for alias in aliases if isinstance(aliases, list) else [aliases]:
+        if isinstance(alias, str) and alias.strip():
+            urls.append(_join(alias) if alias.startswith("/") else _join(lang, *folder, alias))
+    return urls if site.keep_case else [u.lower() for u in urls]
+
+
+def _docusaurus(
+    parts: list[str], language: str, meta: Mapping[str, Any], site: SiteLayout
+) -> list[str]:
+    folder = [_NUMBER_PREFIX.sub("", p) for p in parts[:-1]]
+    stem = _NUMBER_PREFIX.sub("", parts[-1])
+    ident = _text(meta, "id") or stem
+    index = stem.lower() in ("index", "readme") or (bool(folder) and stem == folder[-1])
+    path = folder if index and _text(meta, "id") is None else [*folder, ident]
+    slug = _text(meta, "slug")
+    if slug is not None:
+        path = [slug] if slug.startswith("/") else [*folder, slug]
+    locale = "" if language == site.default_language else language
+    return [_join(locale, site.route_base, *path)]
+
+
+def _mkdocs(parts: list[str], site: SiteLayout) -> list[str]:
+    stem = parts[-1]
+    if stem.lower() in ("index", "readme"):
+        return [_join(*parts[:-1])]
+    if site.use_directory_urls:
+        return [_join(*parts)]
+    return [_join(*parts).rstrip("/") + ".html"]
+
+
+def published_urls(
+    path: str, *, language: str, meta: Mapping[str, Any], site: SiteLayout | None
+) -> tuple[str, ...]:
+    """The URL paths the site publishes for the card at ``path`` (relative to
+    the KB root, with its extension), in ``language``; ``()`` without a site."""
+    if site is None:
+        return ()
+    parts = [p for p in _DOC_SUFFIX.sub("", path).split("/") if p not in ("", ".")]
+    if not parts:
+        return ()
+    if site.generator == "hugo":
+        urls = _hugo(parts, language, meta, site)
+    elif site.generator == "docusaurus":
+        urls = _docusaurus(parts, language, meta, site)
+    else:
+        urls = _mkdocs(parts, site)
+    if site.base_path.strip("/"):
+        urls = [*urls, *(_join(site.base_path, u) for u in urls)]
+    return tuple(dict.fromkeys(urls))
+
+
+def _unquote(text: str) -> str:
+    """Percent-escapes decoded as UTF-8 (``%C3%A9`` → ``é``); what is no UTF-8 stays."""
+    return _PERCENT.sub(
+        lambda m: bytes.fromhex(m.group(0).replace("%", "")).decode("utf-8", "replace"), text
+    )
+
+
+def address_key(value: str) -> str:
+    """A URL or path as a comparable address (see the module docstring)."""
+    text = value.strip()
+    text = _SCHEME_AND_HOST.sub("", text).split("#", 1)[0].split("?", 1)[0]
+    text = _unquote(text).replace("\\", "/")
+    if text.endswith("/index.html"):
+        text = text[: -len("index.html")]
+    elif text.endswith(".html"):
+        text = text[: -len(".html")]
+    return text.strip("/").lower()
+
+
+class CardIds(frozenset[str]):
+    """The KB's card ids, and the card each published address (:func:`address_key`)
+    names. A set of ids like any other; the addresses ride along."""
+
+    addresses: Mapping[str, str]
+
+    def __new__(cls, ids: Iterable[str], addresses: Mapping[str, str] | None = None) -> CardIds:
+        made = super().__new__(cls, ids)
+        made.addresses = dict(addresses or {})
+        return made
+
+
+def card_ids_with_urls(cards: Iterable[tuple[str, Iterable[str]]]) -> CardIds:
+    """The card ids with their published URLs (``(id, urls)`` pairs). An address
+    two different cards publish names neither: it is left out, not guessed."""
+    ids: set[str] = set()
+    owner: dict[str, str] = {}
+    ambiguous: set[str] = set()
+    for ident, urls in cards:
+        ids.add(ident)
+        for url in urls:
+            key = address_key(url)
+            if owner.setdefault(key, ident) != ident:
+                ambiguous.add(key)
+    return CardIds(ids, {k: v for k, v in owner.items() if k not in ambiguous})
+
+
+def resolve_address(value: str, card_ids: frozenset[str]) -> str | None:
+    """The card a published URL names (full URL or path, with or without the
+    trailing slash); None when ``card_ids`` knows no such address."""
+    addresses = getattr(card_ids, "addresses", None)
+    if not addresses:
+        return None
+    return addresses.get(address_key(value))  # type: ignore[no-any-return]
+
+
+def nearest_card(value: str, card_ids: frozenset[str]) -> str | None:
+    """The card whose id or published address is most like ``value`` (a hint for an
+    id that maps to none), or None when nothing is close."""
+    import difflib  # only on the error path
+
+    key = address_key(value)
+    addresses: Mapping[str, str] = getattr(card_ids, "addresses", None) or {}
+    # Card ids first: they are what the user wrote; a published address second.
+    for candidates in ({i.lower(): i for i in card_ids}, addresses):
+        near = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.4)
+        if near:
+            return candidates[near[0]]
+    return None

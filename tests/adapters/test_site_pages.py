@@ -1,0 +1,166 @@
+"""Hugo and Docusaurus pages as they are written: front matter formats, translations,
+drafts, link-only pages, shortcodes, globs (adapters.dataset, adapters.front_matter,
+adapters.site_layout), one test per rule."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from recall_gate.adapters.dataset import KbFiles, read_kb
+from recall_gate.adapters.front_matter import MAX_FRONT_MATTER_BYTES
+from recall_gate.errors import InputError
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def hugo_site(root: Path, config: str = 'defaultContentLanguage = "en"\n') -> Path:
+    """A Hugo site with its config, and its content folder (the KB) returned."""
+    write(root / "hugo.toml", config + "[languages.en]\n[languages.es]\n[languages.zh]\n")
+    (root / "content").mkdir(parents=True, exist_ok=True)
+    return root / "content"
+
+
+def test_toml_front_matter_is_read(tmp_path: Path) -> None:
+    kb = hugo_site(tmp_path)
+    write(kb / "a.md", '+++\ntitle = "Install"\ntags = ["setup"]\nweight = 3\n+++\n\nText.\n')
+    card = read_kb(kb).cards[0].card
+    assert (card.title, card.tags, card.metadata, card.body) == (
+        "Install",
+        ("setup",),
+        {"weight": 3},
+        "Text.",
+    )
+
+
+def test_json_front_matter_is_read(tmp_path: Path) -> None:
+    kb = hugo_site(tmp_path)
+    write(kb / "a.md", '{\n  "title": "Install",\n  "weight": 3\n}\n\nText.\n')
+    card = read_kb(kb).cards[0].card
+    assert (card.title, card.metadata, card.body) == ("Install", {"weight": 3}, "Text.")
+
+
+def test_invalid_toml_front_matter_names_the_file(tmp_path: Path) -> None:
+    kb = hugo_site(tmp_path)
+    page = write(kb / "a.md", "+++\ntitle = \n+++\nText.\n")
+    with pytest.raises(InputError, match=f"^{page}: invalid TOML front matter"):
+        read_kb(kb)
+
+
+def test_front_matter_over_the_size_cap_is_refused_naming_the_file(tmp_path: Path) -> None:
+    page = write(tmp_path / "a.md", "---\n" + "k: v\n" * (MAX_FRONT_MATTER_BYTES // 5 + 1))
+    with pytest.raises(InputError) as caught:
+        read_kb(tmp_path, KbFiles(default_language="en"))
+    assert str(caught.value).startswith(f"{page}: the front matter is 256 KB, over the 256 KB")
+
+
+def test_a_hugo_translation_by_file_name_is_the_same_id_in_its_language(tmp_path: Path) -> None:
+    kb = hugo_site(tmp_path)
+    write(kb / "docs" / "page.md", "# Page\n\nText.\n")
+    write(kb / "docs" / "page.es.md", "# Página\n\nTexto.\n")
+    cards = {(e.card.id, e.card.language): (e.language_source, e.urls) for e in read_kb(kb).cards}
+    assert cards == {
+        ("docs/page", "en"): ("hugo.toml default language", ("/docs/page/",)),
+        ("docs/page", "es"): ("file name .es", ("/es/docs/page/",)),
+    }
+
+
+def test_a_draft_is_no_card(tmp_path: Path) -> None:
+    kb = hugo_site(tmp_path)
+    write(kb / "a.md", "# A\n\nText.\n")
+    write(kb / "draft.md", "---\ndraft: true\n---\n# Draft\n\nText.\n")
+    read = read_kb(kb)
+    assert [e.card.id for e in read.cards] == ["a"]
+    assert [(s.path, s.reason) for s in read.skipped] == [("draft.md", "draft")]
+
+
+@pytest.mark.parametrize(
+    "front_matter",
+    [
+        "redirect: https://elsewhere.example/\n",
+        "build:\n  render: link\n",
+        "_build:\n  render: never\n",
+        "cascade:\n  type: docs\n",  # an _index.md that only sets values for its section
+    ],
+)
+def test_a_link_only_or_front_matter_only_page_is_skipped_not_an_error(
+    tmp_path: Path, front_matter: str
+) -> None:
+    kb = hugo_site(tmp_path)
+    write(kb / "a.md", "# A\n\nText.\n")
+    write(kb / "b" / "_index.md", f"---\n{front_matter}---\n")
+    read = read_kb(kb)
+    assert [e.card.id for e in read.cards] == ["a"]
+    assert len(read.skipped) == 1
+    assert read.skipped[0].path == "b/_index.md"
+
+
+def test_shortcodes_are_stripped_keeping_the_text_they_wrap(tmp_path: Path) -> None:
+    kb = hugo_site(tmp_path)
+    write(
+        kb / "a.md",
+        '# A\n\n{{% alert title="Note" %}}Keep this.{{% /alert %}}\n'
+        '{{< figure src="x.png" >}}\n{{< tab >}}Tab text{{< /tab >}}\n',
+    )
+    assert read_kb(kb).cards[0].card.body == "# A\n\nKeep this.\n\nTab text"
+
+
+def test_brace_globs_match_each_alternative(tmp_path: Path) -> None:
+    for name in ("a", "b", "c"):
+        write(tmp_path / name / "x.md", f"# {name}\n\nText.\n")
+    read = read_kb(tmp_path, KbFiles(default_language="en", exclude=("{a,b}/**",)))
+    assert [e.card.id for e in read.cards] == ["c/x"]
+
+
+def test_a_glob_that_matches_nothing_is_named(tmp_path: Path) -> None:
+    write(tmp_path / "a" / "x.md", "# A\n\nText.\n")
+    files = KbFiles(default_language="en", include=("a/**", "docs/**"), exclude=("blgo/**",))
+    assert read_kb(tmp_path, files).unmatched == ("kb_include: docs/**", "kb_exclude: blgo/**")
+
+
+def test_docusaurus_translations_come_from_the_i18n_layout_without_a_map(tmp_path: Path) -> None:
+    write(
+        tmp_path / "docusaurus.config.js",
+        "export default {\n  i18n: {defaultLocale: 'en', locales: ['en', 'fr']},\n};\n",
+    )
+    write(tmp_path / "docs" / "intro.md", "---\nid: intro\n---\n# Intro\n\nText.\n")
+    write(tmp_path / "docs" / "_partial.mdx", "Shared text.\n")
+    translated = tmp_path / "i18n" / "fr" / "docusaurus-plugin-content-docs" / "current"
+    write(translated / "intro.md", "---\nid: intro\n---\n# Intro\n\nTexte.\n")
+    read = read_kb(tmp_path / "docs")
+    assert [(e.card.id, e.card.language, e.urls) for e in read.cards] == [
+        ("intro", "en", ("/docs/intro/",)),
+        ("intro", "fr", ("/fr/docs/intro/",)),
+    ]
+    assert [(s.path, s.reason) for s in read.skipped] == [("_partial.mdx", "partial")]
+
+
+def test_a_kb_merely_near_a_site_config_is_not_read_as_that_site(tmp_path: Path) -> None:
+    write(tmp_path / "mkdocs.yml", "site_name: x\n")  # docs_dir: docs, not kb/
+    write(tmp_path / "kb" / "a.md", "# A\n\nText.\n")
+    read = read_kb(tmp_path / "kb", KbFiles(default_language="en"))
+    assert read.site is None
+    assert read.cards[0].urls == ()
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        "---\nweight: {n}\n---\nText.\n",
+        "+++\nweight = {n}\n+++\nText.\n",
+        '{{"weight": {n}}}\nText.\n',
+    ],
+)
+def test_a_huge_integer_in_front_matter_names_the_file(tmp_path: Path, page: str) -> None:
+    path = write(tmp_path / "a.md", page.format(n="9" * 5000))
+    with pytest.raises(InputError) as caught:
+        read_kb(tmp_path, KbFiles(default_language="en"))
+    assert str(caught.value).startswith(
+        f"{path}: the front matter holds a value that cannot be read (Exceeds the limit "
+        "(4300 digits) for integer string conversion"
+    )

@@ -1,0 +1,309 @@
+"""Two real docs sites as they are (tests/data/sites: a Hugo site in three languages,
+a Docusaurus site with its Chinese translation; sources and licences in the README
+there), through the command line, with a site-search retriever that returns the
+URLs the sites publish. The retriever knows each case's page by its query: what
+is tested is the mapping, not the search."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli_runner import run_cli
+from recall_gate.adapters.dataset import card_ids_of, read_kb
+from recall_gate.core.integrity import card_of_path
+
+SITES = Path(__file__).resolve().parent.parent / "data" / "sites"
+
+# The page each case's query finds, as the site publishes it (Hugo: English at the
+# root, other languages under /<lang>/, a section at its folder URL, lower case).
+HUGO_URLS = {
+    "Is this project for me?": "https://example.docsy.dev/docs/overview/",
+    "How do I launch a ponycopter?": "/docs/tasks/ponycopters/launching-ponycopters",
+    "Where is the documentation?": "https://example.docsy.dev/docs/",
+    "Hvor er dokumentasjonen?": "https://example.docsy.dev/no/docs/",
+    "Stordata": "/no/docs/big-data/",
+    "مرور کلی": "https://example.docsy.dev/fa/docs/overview/?utm=x#top",
+}
+# Docusaurus: number prefixes dropped, a page named after its folder at the folder URL.
+DOCUSAURUS_URLS = {
+    "What is EventMesh?": "/docs/introduction",
+    "Does EventMesh speak HTTPS?": "/docs/design-document/event-handling-and-integration/https",
+    "How do I upgrade?": "https://eventmesh.apache.org/docs/upgrade-guide/",
+    "什么是 EventMesh？": "/zh/docs/introduction",
+    "如何部署存储？": "https://eventmesh.apache.org/zh/docs/instruction/store",
+    "Java SDK 介绍": "/zh/docs/sdk-java/intro/",
+}
+
+RETRIEVER = """
+import json
+from pathlib import Path
+
+PAGES = json.loads((Path(__file__).parent / "pages.json").read_text(encoding="utf-8"))
+
+
+def build():
+    def search(query, k):
+        return [{"id": PAGES[query]}]
+
+    return search
+"""
+
+
+def site_copy(tmp_path: Path, name: str, pages: dict[str, str]) -> Path:
+    root = tmp_path / name
+    shutil.copytree(SITES / name, root)
+    (root / ".git").mkdir()
+    (root / "site_search.py").write_text(RETRIEVER, encoding="utf-8")
+    (root / "pages.json").write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
+    sys.modules.pop("site_search", None)  # each test imports its own copy
+    return root
+
+
+def capture(root: Path) -> Any:
+    argv = ["capture", "--retriever", "site_search:build", "--out", "c.jsonl", "--json", "r.json"]
+    return run_cli(argv, cwd=root)
+
+
+def hits(root: Path) -> dict[str, float]:
+    results = json.loads((root / "r.json").read_text(encoding="utf-8"))
+    return {c["case_id"]: c["metrics"]["retrieval_hit_at_k"] for c in results["cases"]}
+
+
+@pytest.mark.parametrize("name", ["hugo-docsy", "docusaurus-eventmesh"])
+def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
+    run = run_cli(["check"], cwd=site_copy(tmp_path, name, {}))
+    assert run.code == 0, run.err
+    assert "every gold and relevant id resolves" in run.out
+
+
+@pytest.mark.parametrize(
+    ("name", "pages"),
+    [("hugo-docsy", HUGO_URLS), ("docusaurus-eventmesh", DOCUSAURUS_URLS)],
+)
+def test_a_url_returning_retriever_maps_every_published_page(
+    tmp_path: Path, name: str, pages: dict[str, str]
+) -> None:
+    root = site_copy(tmp_path, name, pages)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert set(hits(root).values()) == {1.0}
+    assert "Outside the KB" not in run.out
+
+
+def test_a_capture_that_maps_for_some_languages_and_not_others_exits_2_naming_the_language(
+    tmp_path: Path,
+) -> None:
+    # The English pages come back under a base path the site's config does not
+    # name (/goldydocs/): they map to nothing, the other languages map.
+    pages = dict(HUGO_URLS)
+    for query in ("Is this project for me?", "How do I launch a ponycopter?"):
+        pages[query] = (
+            "https://example.docsy.dev/goldydocs" + HUGO_URLS[query].split("example.docsy.dev")[-1]
+        )
+    pages["Where is the documentation?"] = "https://example.docsy.dev/goldydocs/docs/"
+    root = site_copy(tmp_path, "hugo-docsy", pages)
+    run = capture(root)
+    assert run.code == 2, run.err
+    assert "language en: 3 of 3 retrieved documents (100%) map to no KB card" in run.err
+    assert "'https://example.docsy.dev/goldydocs/docs/overview/' (nearest card: " in run.err
+    assert "--id-from" in run.err
+    assert not (root / "r.json").exists()
+
+
+def test_a_pull_request_that_removes_one_language_fails_whatever_the_id_form(
+    tmp_path: Path,
+) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", HUGO_URLS)
+    assert capture(root).code == 0
+    shutil.rmtree(root / "content" / "no")
+    # Whatever the retriever returns (URLs, paths, ids), the cases' Norwegian gold
+    # now resolves to no card: the gate fails before any retrieval is scored.
+    for form in (HUGO_URLS, {"Stordata": "content/no/docs/big-data/_index.md"}):
+        (root / "pages.json").write_text(json.dumps(HUGO_URLS | form), encoding="utf-8")
+        sys.modules.pop("site_search", None)
+        run = capture(root)
+        assert run.code == 1
+        assert "must_cite_one_of id 'no/docs/big-data/_index' resolves to no card" in run.err
+
+
+def test_cards_shows_the_urls_each_card_is_found_by(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    run = run_cli(["cards", "--json", "cards.json"], cwd=root)
+    assert run.code == 0, run.err
+    listed = json.loads((root / "cards.json").read_text(encoding="utf-8"))
+    urls = {c["id"]: c["urls"] for c in listed["cards"]}
+    assert urls["en/docs/_index"] == ["/docs/"]
+    assert urls["no/docs/big-data/_index"] == ["/no/docs/big-data/"]
+    assert urls["en/docs/tasks/Ponycopters/_index"] == ["/docs/tasks/ponycopters/"]
+    assert listed["site"] == "hugo"
+    assert "/docs/overview/" in run.out
+
+
+def test_cards_skipped_lists_pages_that_are_no_card(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    run = run_cli(["cards", "--skipped"], cwd=root)
+    assert run.code == 0, run.err
+    assert run.out.splitlines()[-3:] == [
+        "en/blog/news/_index.md  no text",
+        "en/search.md            no text",
+        "fa/search.md            no text",
+    ]
+    assert "3 page(s) of the KB are no card (3 no text)" in run.err
+
+
+def test_a_docusaurus_translation_is_the_same_card_id_in_another_language(
+    tmp_path: Path,
+) -> None:
+    root = site_copy(tmp_path, "docusaurus-eventmesh", {})
+    run = run_cli(["cards", "--json", "cards.json"], cwd=root)
+    assert run.code == 0, run.err
+    listed = json.loads((root / "cards.json").read_text(encoding="utf-8"))
+    intro = [
+        (c["language"], c["language_source"], c["urls"])
+        for c in listed["cards"]
+        if c["id"] == "introduction"
+    ]
+    assert intro == [
+        ("en", "docusaurus.config.js default language", ["/docs/introduction/"]),
+        ("zh", "i18n/zh/", ["/zh/docs/introduction/"]),
+    ]
+
+
+def test_a_gold_id_naming_a_draft_is_an_integrity_error_naming_the_draft(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    page = root / "content" / "en" / "docs" / "overview.md"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("weight: 1\n", "weight: 1\ndraft: true\n"),
+        encoding="utf-8",
+    )
+    run = run_cli(["check"], cwd=root)
+    assert run.code == 1
+    assert (
+        "must_cite_one_of id 'en/docs/overview' is a page that is no card (draft) "
+        "(publish the page (a draft: remove `draft: true`) or cite a card the site publishes)"
+    ) in run.err
+
+
+def test_a_kb_glob_that_matches_nothing_is_warned_by_name(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    config = root / "recall-gate.yaml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + "kb_exclude: ['{en,no}/blgo/**']\n", encoding="utf-8"
+    )
+    run = run_cli(["check"], cwd=root)
+    assert run.code == 0, run.err
+    assert "warning: `kb_exclude: {en,no}/blgo/**` matches no file of the KB" in run.err
+
+
+def test_run_refuses_translations_that_share_their_pages_id(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "docusaurus-eventmesh", {})
+    run = run_cli(["run"], cwd=root)
+    assert run.code == 2
+    assert "card id(s) in more than one language (e.g. 'design-document/" in run.err
+    assert "`recall-gate capture`" in run.err
+
+
+def test_a_gold_url_names_the_card_whose_page_it_is(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    cases = root / "cases.yaml"
+    cases.write_text(
+        cases.read_text(encoding="utf-8").replace(
+            "[en/docs/overview]", "['https://example.docsy.dev/docs/overview/']"
+        ),
+        encoding="utf-8",
+    )
+    run = run_cli(["check"], cwd=root)
+    assert run.code == 1
+    assert (
+        "must_cite_one_of id 'https://example.docsy.dev/docs/overview/' resolves to no card "
+        "(that is the page of card 'en/docs/overview': write its card id)"
+    ) in run.err
+
+
+LOCALE_ROUTED = """
+import json
+from pathlib import Path
+
+PAGES = json.loads((Path(__file__).parent / "pages.json").read_text(encoding="utf-8"))
+SEEN = []
+
+
+def build():
+    def search(query, k, language=None):
+        SEEN.append(language)
+        prefix = "" if language == "en" else f"/{language}"
+        return [{"id": prefix + PAGES[query]}]
+
+    return search
+
+
+def build_with_case():
+    def search(query, k, **extra):
+        SEEN.append(extra["case"]["id"])
+        return [{"id": "/docs/introduction"}]
+
+    return search
+"""
+
+
+def test_a_retriever_whose_search_takes_language_gets_each_cases_language(
+    tmp_path: Path,
+) -> None:
+    # The same page path for both locales: the retriever routes by the language.
+    pages = {
+        q: u.split("eventmesh.apache.org")[-1].removeprefix("/zh")
+        for q, u in DOCUSAURUS_URLS.items()
+    }
+    root = site_copy(tmp_path, "docusaurus-eventmesh", pages)
+    (root / "site_search.py").write_text(LOCALE_ROUTED, encoding="utf-8")
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert set(hits(root).values()) == {1.0}
+    assert sorted(set(sys.modules["site_search"].SEEN)) == ["en", "zh"]
+
+
+def test_a_retriever_taking_keywords_gets_the_case(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "docusaurus-eventmesh", {})
+    (root / "site_search.py").write_text(LOCALE_ROUTED, encoding="utf-8")
+    argv = ["capture", "--retriever", "site_search:build_with_case", "--out", "c.jsonl"]
+    run = run_cli(argv, cwd=root)
+    assert run.code == 0, run.err
+    assert sorted(sys.modules["site_search"].SEEN) == sorted(
+        ["en-intro", "en-https", "en-upgrade", "zh-intro", "zh-store", "zh-sdk"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "kb"), [("hugo-docsy", "content"), ("docusaurus-eventmesh", "docs")]
+)
+def test_every_published_url_in_every_form_resolves_to_its_own_card(name: str, kb: str) -> None:
+    read = read_kb(SITES / name / kb)
+    ids = card_ids_of(read.cards)
+    for entry in read.cards:
+        assert entry.urls, entry.card.id
+        for url in entry.urls:
+            for form in (url, url.rstrip("/"), f"https://docs.example.org{url}", url.upper()):
+                assert card_of_path(form, ids) == entry.card.id, form
+
+
+def test_score_maps_the_urls_of_a_capture_made_elsewhere(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    cases = {
+        "en-overview": HUGO_URLS["Is this project for me?"],
+        "en-ponycopters": HUGO_URLS["How do I launch a ponycopter?"],
+        "en-docs": HUGO_URLS["Where is the documentation?"],
+        "no-docs": HUGO_URLS["Hvor er dokumentasjonen?"],
+        "no-big-data": HUGO_URLS["Stordata"],
+        "fa-overview": HUGO_URLS["مرور کلی"],
+    }
+    lines = [json.dumps({"case_id": c, "retrieved": [url]}) for c, url in cases.items()]
+    (root / "c.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = run_cli(["score", "--artifacts", "c.jsonl", "--json", "r.json"], cwd=root)
+    assert run.code == 0, run.err
+    assert set(hits(root).values()) == {1.0}
