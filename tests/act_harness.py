@@ -76,12 +76,9 @@ def stub_mappings() -> list[str]:
     return args
 
 
-def copy_action(dest: Path) -> Path:
-    """The action as a pinned release holds it, in DEST: this checkout's files (tracked
-    and new, not ignored), less the tests, whose fixtures spell out the fake's tokens.
-    ``--local-repository recall-gate/recall-gate@v0=DEST`` then reads a small folder
-    (never this checkout's virtual environment), and code under test that writes where
-    it runs can never write into this checkout."""
+def copy_checkout(dest: Path, *, tests: bool = True) -> Path:
+    """This checkout's files (tracked and new, not ignored: what a checkout of it
+    holds) copied into DEST; without the tests when ``tests`` is false."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -90,10 +87,19 @@ def copy_action(dest: Path) -> Path:
     ).stdout.split(b"\0")
     for name in filter(None, listed):
         source = ROOT / name.decode()
-        if source.is_file() and not name.startswith(b"tests/"):
+        if source.is_file() and (tests or not name.startswith(b"tests/")):
             (dest / name.decode()).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name.decode())
     return dest
+
+
+def copy_action(dest: Path) -> Path:
+    """The action as a pinned release holds it, in DEST, less the tests, whose
+    fixtures spell out the fake's tokens. ``--local-repository
+    recall-gate/recall-gate@v0=DEST`` then reads a small folder (never this
+    checkout's virtual environment), and code under test that writes where it runs
+    can never write into this checkout."""
+    return copy_checkout(dest, tests=False)
 
 
 def clean_environment() -> dict[str, str]:
@@ -271,18 +277,7 @@ def score_capture(capture: str, out: Path) -> Path:
 def prepare_base_tree(tree: Path) -> Path:
     """The repository's files (tracked and new, not ignored) in TREE with a v1 baseline,
     committed on ``main`` of a git repository whose origin is ``github.com/octo/app``."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, listed):
-        source = ROOT / name.decode()
-        if source.is_file():
-            target = tree / name.decode()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
+    copy_checkout(tree)
     results = score_capture("capture-v1.jsonl", tree.parent / "v1.json")
     code = recall_gate(
         [

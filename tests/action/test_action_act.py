@@ -44,6 +44,7 @@ from act_harness import (
     REPO,
     ROOT,
     ActRun,
+    copy_checkout,
     prepare_base_tree,
     run_act,
 )
@@ -934,17 +935,7 @@ def _step_results(run: ActRun) -> dict[str, str]:
 def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This checkout as a wheel: what `pip install recall-gate` finds in a capture step
     (built from a copy, so the work tree gets no build folders)."""
-    source = tmp_path_factory.mktemp("wheel-source") / "recall-gate"
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, listed):
-        if (ROOT / name.decode()).is_file():
-            (source / name.decode()).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name.decode(), source / name.decode())
+    source = copy_checkout(tmp_path_factory.mktemp("wheel-source") / "recall-gate")
     where = tmp_path_factory.mktemp("wheelhouse")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(where), "."],

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +26,8 @@ from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
+
+from act_harness import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -207,19 +208,7 @@ def test_this_changelog_gives_the_notes_once_unreleased_is_named_after_the_versi
 
 def _source_tree(target: Path) -> Path:
     """The repository's files (tracked and new, not ignored): what a checkout holds."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.split(b"\0")
-    for name in filter(None, listed):
-        source = ROOT / name.decode()
-        if source.is_file():
-            dest = target / name.decode()
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, dest)
-    return target
+    return copy_checkout(target)
 
 
 @pytest.mark.integration

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Final, NoReturn
 
 from recall_gate.commands.context import DEFAULT_CONFIG
 from recall_gate.core.gate import MIN_GROUP_N
@@ -442,22 +443,32 @@ def add_no_score(p: argparse.ArgumentParser) -> None:
     )
 
 
+# The flags of a scored run's outputs: (flag, argparse dest).
+RESULT_FLAGS: Final = (
+    ("--json", "json"),
+    ("--markdown", "markdown"),
+    ("--comparison-json", "comparison_json"),
+    ("--comment-markdown", "comment_markdown"),
+)
+
+
+def asked_flags(args: argparse.Namespace, flags: Sequence[tuple[str, str]]) -> list[str]:
+    """Which of ``flags`` ((flag, dest) pairs) the command line set."""
+    return [flag for flag, dest in flags if getattr(args, dest, None)]
+
+
 def refuse_outputs_without_score(args: argparse.Namespace) -> None:
     """``--no-score`` with a flag that only scoring honours would drop it silently."""
     if not args.no_score:
         return
-    asked = [
-        flag
-        for flag, dest in (
-            ("--json", "json"),
-            ("--markdown", "markdown"),
-            ("--comparison-json", "comparison_json"),
-            ("--comment-markdown", "comment_markdown"),
+    asked = asked_flags(
+        args,
+        (
+            *RESULT_FLAGS,
             ("a floor (--min…)", "floors"),
             ("a tolerance (--max-regression…)", "tolerances"),
-        )
-        if getattr(args, dest, None)
-    ]
+        ),
+    )
     if asked:
         raise InputError(
             f"--no-score with {', '.join(asked)}: a capture that is not scored writes no "

@@ -18,6 +18,7 @@ from recall_gate.adapters.query_log import load_query_log
 from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.commands.arguments import (
+    RESULT_FLAGS,
     Parser,
     add_baseline_comparison,
     add_config,
@@ -25,6 +26,7 @@ from recall_gate.commands.arguments import (
     add_no_score,
     add_outputs,
     add_strict,
+    asked_flags,
     non_negative_int,
     positive_int,
     positive_rate,
@@ -244,16 +246,7 @@ def _logged_queries(config: Config | None) -> list[LoggedQuery]:
 
 
 def _refuse_outputs_for_a_shard(args: argparse.Namespace) -> None:
-    asked = [
-        flag
-        for flag, dest in (
-            ("--json", "json"),
-            ("--markdown", "markdown"),
-            ("--comparison-json", "comparison_json"),
-            ("--comment-markdown", "comment_markdown"),
-        )
-        if getattr(args, dest, None) is not None
-    ]
+    asked = asked_flags(args, RESULT_FLAGS)
     if asked:
         raise InputError(
             f"--shard {args.shard} with {', '.join(asked)}: a shard holds part of the cases "
