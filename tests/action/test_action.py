@@ -445,6 +445,12 @@ def test_the_judge_role_refuses_anything_of_the_pull_request(tmp_path: Path, nam
     assert "installs and runs nothing of the pull request" in log
 
 
+def test_the_judge_role_refuses_a_score_made_elsewhere(tmp_path: Path) -> None:
+    code, log, _ = _plan(tmp_path, RG_ROLE="judge", RG_ARTIFACTS="c.jsonl", RG_RESULTS="r.json")
+    assert code == 2
+    assert "takes no 'results'" in log
+
+
 def test_the_judge_role_needs_the_capture_and_scores_it(tmp_path: Path) -> None:
     code, log, _ = _plan(tmp_path, RG_ROLE="judge")
     assert code == 2
