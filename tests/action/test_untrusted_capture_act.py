@@ -190,12 +190,27 @@ CONFIG = """\
 kb: docs
 cases: evals/cases.yaml
 k: 3
+queries: evals/queries.jsonl  # the logged queries: the traffic diff in the judge's comment
 capture:
   retriever: app.rag:build_retriever
 gate:
   max_regression: 0.05
   min_group_n: 5
 """
+
+# Synthetic logged queries (invented shop traffic), as a team would export them.
+QUERY_LOG = "".join(
+    f'{{"id": "q{i}", "query": "{q}", "weight": {w}}}\n'
+    for i, (q, w) in enumerate(
+        [
+            ("how do I return an item", 40),
+            ("shipping times to germany", 25),
+            ("wie lange dauert der versand", 12),
+            ("rückgabe eines artikels", 9),
+            ("change my delivery address", 6),
+        ]
+    )
+)
 
 BASE_RAG = """\
 \"\"\"The app's retriever (synthetic docs): word overlap, nothing to install.\"\"\"
@@ -229,6 +244,7 @@ def _shop(root: Path) -> Path:
     shutil.copytree(ROOT / "examples" / "data" / "docs", app / "docs")
     (app / "evals").mkdir()
     shutil.copy(ROOT / "examples" / "data" / "cases.yaml", app / "evals" / "cases.yaml")
+    (app / "evals" / "queries.jsonl").write_text(QUERY_LOG, encoding="utf-8")
     (app / "app").mkdir()
     (app / "app" / "__init__.py").write_text("", encoding="utf-8")
     (app / "app" / "rag.py").write_text(BASE_RAG, encoding="utf-8")
@@ -244,6 +260,7 @@ def _shop(root: Path) -> Path:
     assert recall_gate(["capture", "--out", str(root / "c.jsonl"), "--json", str(results),
                         "--no-gate"], {}, stdout=out, stderr=err, cwd=app) == 0  # fmt: skip
     assert recall_gate(["baseline", "update", "--results", str(results), "--reason", "v1",
+                        "--queries-snapshot", str(root / "c.queries.jsonl"),
                         "--created-at", "2026-01-01T00:00:00Z", "--git-sha", "a" * 40],
                        {}, stdout=out, stderr=err, cwd=app) == 0  # fmt: skip
     for module in ("app", "app.rag"):
@@ -329,6 +346,11 @@ def test_a_hostile_pull_request_fails_the_two_job_check_and_never_sees_the_token
     assert "**fail**" in comment.body
     assert "de-returns" in comment.body
     assert "de-shipping" in comment.body
+    # The capture job uploaded the answers to the query log beside the capture, so
+    # the judge compared them with the base's snapshot.
+    uploaded = sorted(p.name for p in (scratch / "artifacts" / "recall-gate-capture").iterdir())
+    assert uploaded == ["capture.jsonl", "capture.queries.jsonl"], uploaded
+    assert "Query traffic:" in comment.body
     # No record of any code of the pull request holds the token.
     seen = {token: where for p in records for token, where in json.loads(p.read_text()).items()}
     assert token not in seen, seen[token][:5] if token in seen else None
