@@ -276,4 +276,8 @@ def entry_point() -> None:
         # to it; point stdout at devnull so the interpreter's final flush is quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         code = 0
-    sys.exit(code)
+    # Threads the code under test left behind never hold the process past its
+    # outputs, nor abort it at shutdown.
+    from recall_gate.adapters.process_exit import exit_with
+
+    exit_with(code)

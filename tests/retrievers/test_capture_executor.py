@@ -259,6 +259,31 @@ def test_a_hanging_async_query_times_out_and_names_the_case() -> None:
         capture(hangs, synthetic_cases(3), k=2, timeout=0.1, retries=0)
 
 
+def test_a_cancellation_raised_inside_an_async_retriever_is_a_failed_case_naming_it() -> None:
+    async def cancelled(query: str, k: int) -> list[str]:
+        if query.endswith(" 1"):
+            raise asyncio.CancelledError  # a task of the retriever's own was cancelled
+        return answer(query, k)
+
+    with pytest.raises(
+        InputError, match=r"^case 'c0001': the retriever raised CancelledError: a task inside"
+    ) as caught:
+        capture(cancelled, synthetic_cases(3), k=2, retries=0)
+    assert "--max-failures" in caught.value.fix
+
+
+def test_a_cancellation_inside_the_retriever_counts_against_the_failure_budget() -> None:
+    async def cancelled(query: str, k: int) -> list[str]:
+        if query.endswith(" 1"):
+            raise asyncio.CancelledError
+        return answer(query, k)
+
+    captured = capture(cancelled, synthetic_cases(3), k=2, max_failures=1)
+    [failed] = captured.failed
+    assert failed.case_id == "c0001"
+    assert failed.error == "raised CancelledError: a task inside the retriever was cancelled"
+
+
 def test_progress_counts_every_case_and_failure() -> None:
     seen: list[Progress] = []
 

@@ -116,6 +116,10 @@ class _TimedOut(Exception):
     pass
 
 
+class CancelledError(Exception):
+    """``asyncio.CancelledError`` raised inside retriever code, not by recall-gate."""
+
+
 class _Workers:
     """Daemon threads that run the sync calls: a hung call never holds the process."""
 
@@ -290,7 +294,12 @@ async def _guarded(call: Awaitable[T]) -> T | _Failure:
     a cancellation from the timeout goes through."""
     try:
         return await call
-    except asyncio.CancelledError:
-        raise
+    except asyncio.CancelledError as exc:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise  # ours: the timeout, or the run stopping
+        # The retriever's own (a task of its that was cancelled): this case failed,
+        # like any exception it raises — named, within the failure budget.
+        return _Failure(CancelledError(str(exc) or "a task inside the retriever was cancelled"))
     except BaseException as exc:
         return _Failure(exc)
