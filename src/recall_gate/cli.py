@@ -42,7 +42,13 @@ from recall_gate import __version__
 from recall_gate.adapters.log_lines import end_output, guarded
 from recall_gate.commands.arguments import Parser, add_subcommands
 from recall_gate.commands.context import Console, Handler, warn
-from recall_gate.errors import INTERNAL_ERROR_EXIT, Interrupted, RecallGateError
+from recall_gate.errors import (
+    INTERNAL_ERROR_EXIT,
+    InputError,
+    Interrupted,
+    RecallGateError,
+    is_huge_integer,
+)
 
 __all__ = ["COMMAND_MODULES", "DEBUG_ENV", "entry_point", "main"]
 
@@ -217,9 +223,10 @@ def main(
         for line in getattr(args, "deprecations", None) or ():
             warn(console, line)
         return handlers[args.command](args, console)
-    except (Exception, KeyboardInterrupt, SystemExit) as exc:
-        console.stderr.write(_error_message(exc, debug=debug))
-        return _exit_code(exc)
+    except (Exception, KeyboardInterrupt, SystemExit) as raised:
+        failure = _as_input_error(raised)
+        console.stderr.write(_error_message(failure, debug=debug))
+        return _exit_code(failure)
     finally:
         end_output(console.stdout)
         end_output(console.stderr)
@@ -260,6 +267,19 @@ def _error_message(exc: BaseException, *, debug: bool) -> str:
             "mount) and its permissions\n"
         )
     return _internal_error(exc, debug=debug)
+
+
+def _as_input_error(exc: BaseException) -> BaseException:
+    """A failure the input caused, met by a reader without its own guard, as the
+    input error it is."""
+    if is_huge_integer(exc):
+        return InputError(
+            f"an input holds a number of more than {sys.get_int_max_str_digits():,} "
+            "digits, which Python refuses to read",
+            fix="find the overlong number in the files this command reads (rerun with "
+            "--debug to see which reader met it) and write it as it is meant",
+        )
+    return exc
 
 
 def entry_point() -> None:

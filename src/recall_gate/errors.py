@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["INTERNAL_ERROR_EXIT", "GateFailure", "InputError", "Interrupted", "RecallGateError"]
+__all__ = [
+    "INTERNAL_ERROR_EXIT",
+    "GateFailure",
+    "InputError",
+    "Interrupted",
+    "RecallGateError",
+    "is_huge_integer",
+]
 
 INTERNAL_ERROR_EXIT: Final = 3
 
@@ -46,3 +53,9 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, outcome: str) -> None:
         super().__init__(outcome)
         self.outcome = outcome
+
+
+def is_huge_integer(exc: BaseException) -> bool:
+    """Python refusing to read an integer of more than ``sys.get_int_max_str_digits()``
+    digits (4,300 by default; a guard against quadratic-time conversion)."""
+    return isinstance(exc, ValueError) and "integer string conversion" in str(exc)

@@ -54,6 +54,38 @@ def test_a_deeply_nested_baseline_exits_2(tmp_path: Path) -> None:
     _refused(run, says="b.json: nested deeper than 100 levels")
 
 
+HUGE = "9" * 5_000  # past Python's 4,300-digit limit on reading an integer
+
+
+def test_a_huge_integer_in_a_capture_line_exits_2_naming_the_line(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(
+        json.dumps(LINE) + "\n" + json.dumps(LINE)[:-1] + ', "depth": ' + HUGE + "}\n"
+    )
+
+    run = run_cli(["score", "--artifacts", "a.jsonl"], cwd=tmp_path)
+
+    _refused(run, says="a.jsonl:2: a number has more than 4,300 digits")
+
+
+def test_a_huge_integer_in_the_config_exits_2_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps(LINE) + "\n")
+    (tmp_path / "recall-gate.yaml").write_text(f"k: {HUGE}\n")
+
+    run = run_cli(["score", "--artifacts", "a.jsonl"], cwd=tmp_path)
+
+    _refused(run, says="recall-gate.yaml: a number has more than 4,300 digits")
+
+
+def test_a_huge_integer_in_a_results_file_exits_2_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "r.json").write_text('{"n": ' + HUGE + "}")
+
+    run = run_cli(["compare", "--current", "r.json", "--baseline", "r.json"], cwd=tmp_path)
+
+    assert run.code == 2, run.err
+    assert "digits" in run.err
+    assert "Traceback" not in run.err
+
+
 def test_a_yaml_alias_bomb_in_the_cases_is_refused_not_expanded(tmp_path: Path) -> None:
     (tmp_path / "kb.yaml").write_text("- {id: a, language: en, title: A, body: a}\n")
     big = "x" * 100_000

@@ -46,6 +46,7 @@ from recall_gate.adapters.files import (
     decoded_line,
     describe_validation_error,
     ensure_readable,
+    huge_integer,
     iter_jsonl_byte_lines,
     iter_jsonl_lines,
     parse_yaml,
@@ -64,7 +65,7 @@ from recall_gate.core.site_urls import (
     published_urls,
     strip_language_suffix,
 )
-from recall_gate.errors import InputError
+from recall_gate.errors import InputError, is_huge_integer
 
 __all__ = [
     "ARTIFACTS_WHAT",
@@ -125,6 +126,10 @@ def json_line(line: str, *, number: int, source: str) -> Any:
             f"{source}:{number}: invalid JSON: {exc.msg} (column {exc.colno})",
             fix="write one JSON object per line (JSON Lines)",
         ) from None
+    except ValueError as exc:
+        if not is_huge_integer(exc):
+            raise
+        raise huge_integer(f"{source}:{number}") from None
 
 
 # --- cards -------------------------------------------------------------------

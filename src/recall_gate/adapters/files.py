@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import re
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -35,7 +36,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from recall_gate.core.records import FLOAT_DIGITS
-from recall_gate.errors import InputError
+from recall_gate.errors import InputError, is_huge_integer
 
 __all__ = [
     "MAX_NESTING",
@@ -112,6 +113,14 @@ def yaml_expansion_budget(text: str) -> int:
     """Characters a YAML document may expand to through its aliases: ten times
     its own size, and at least 16 Mi — far beyond any real use of anchors."""
     return max(_EXPANSION_FACTOR * len(text), _EXPANSION_FLOOR)
+
+
+def huge_integer(source: str) -> InputError:
+    """The error of an integer too long to read (see :func:`is_huge_integer`)."""
+    return InputError(
+        f"{source}: a number has more than {sys.get_int_max_str_digits():,} digits",
+        fix="write the number as it is meant (no field recall-gate reads takes one this long)",
+    )
 
 
 def too_deep(source: str) -> InputError:
@@ -202,6 +211,10 @@ def parse_yaml(text: str, *, source: str) -> Any:
         return yaml.constructor.construct_document(node)
     except RecursionError:
         raise too_deep(source) from None
+    except ValueError as exc:
+        if not is_huge_integer(exc):
+            raise
+        raise huge_integer(source) from None
     except YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""
@@ -222,6 +235,10 @@ def parse_json(text: str, *, source: str, fix: str) -> Any:
         raise InputError(
             f"{source}: invalid JSON: {exc.msg} (line {exc.lineno})", fix=fix
         ) from None
+    except ValueError as exc:
+        if not is_huge_integer(exc):
+            raise
+        raise huge_integer(source) from None
 
 
 def describe_validation_error(exc: ValidationError) -> str:
