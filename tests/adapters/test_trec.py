@@ -139,6 +139,15 @@ def test_formats_are_detected_from_the_first_line(tmp_path: Path) -> None:
     assert detect_qrels_format(write(tmp_path, "f", "q1 0 d 1\n")) == "trec"
 
 
+def test_a_cases_file_given_as_qrels_is_read_as_cases_yaml_or_jsonl(tmp_path: Path) -> None:
+    yaml_cases = "cases:\n  - id: q1\n    query: a question\n    must_cite_one_of: [d]\n"
+    assert detect_qrels_format(write(tmp_path, "cases.yaml", yaml_cases)) == "jsonl"
+    assert detect_qrels_format(write(tmp_path, "cases.yml", yaml_cases)) == "jsonl"
+    assert detect_qrels_format(write(tmp_path, "cases", yaml_cases)) == "jsonl"
+    (tmp_path / "folder").mkdir()
+    assert detect_qrels_format(tmp_path / "folder") == "jsonl"
+
+
 def test_written_run_reads_back_in_the_same_order(tmp_path: Path) -> None:
     # The score column is derived from the rank: trec_eval's re-sort keeps the order,
     # and a later duplicate is dropped as the metrics drop it.

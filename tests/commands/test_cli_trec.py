@@ -275,3 +275,20 @@ def test_artifacts_jsonl_scored_against_qrels(tmp_path: Path) -> None:
     assert done.code == 0, done.err
     overall = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["aggregates"]["overall"]
     assert overall[HIT] == {"mean": 1.0, "n": 2}
+
+
+def test_a_yaml_cases_file_given_as_qrels_scores_as_those_cases(tmp_path: Path) -> None:
+    (tmp_path / "cases.yaml").write_text(
+        "cases:\n"
+        "  - {id: q1, language: en, case_type: golden, query: first, must_cite_one_of: [a]}\n"
+        "  - {id: q2, language: en, case_type: golden, query: second, must_cite_one_of: [b]}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "run.trec").write_text("q1 Q0 a 1 2 s\nq2 Q0 c 1 2 s\n", encoding="utf-8")
+    done = run_cli(
+        ["score", "--run", "run.trec", "--qrels", "cases.yaml", "--json", "r.json"],
+        cwd=tmp_path,
+    )
+    assert done.code == 0, done.err
+    overall = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["aggregates"]["overall"]
+    assert overall[HIT] == {"mean": 0.5, "n": 2}

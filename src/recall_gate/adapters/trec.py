@@ -114,10 +114,13 @@ def detect_run_format(path: Path) -> RunFormat:
 
 
 def detect_qrels_format(path: Path) -> QrelsFormat:
-    """``jsonl`` (recall-gate cases) for a JSON first line, ``beir`` for a ``.tsv`` file
-    or a first line of three tab-separated columns, else ``trec``."""
+    """``jsonl`` (recall-gate cases, JSONL or YAML) for a folder, a ``.yaml`` /
+    ``.yml`` file, a JSON first line or a first line ``cases:``; ``beir`` for a
+    ``.tsv`` file or a first line of three tab-separated columns; else ``trec``."""
+    if path.is_dir() or path.suffix.lower() in (".yaml", ".yml"):
+        return "jsonl"
     _, line = _first_line(path, what=QRELS_WHAT)
-    if line.lstrip().startswith("{"):
+    if line.lstrip().startswith("{") or line.strip() == "cases:":
         return "jsonl"
     if path.suffix == ".tsv" or len(line.rstrip("\r").split("\t")) == 3:
         return "beir"
