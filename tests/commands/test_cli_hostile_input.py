@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
+import threading
 from pathlib import Path
+
+import pytest
 
 from cli_runner import CliRun, run_cli
 from factories import baseline_of, case
@@ -137,3 +142,65 @@ def test_a_full_step_summary_exits_2_naming_it(tmp_path: Path) -> None:
     )
 
     _refused(run, says="/dev/full: cannot append to the runner's GITHUB_STEP_SUMMARY file")
+
+
+SCORED = {**LINE, "case_type": "golden"}
+
+
+# A full disk, through a symlink to /dev/full (every write: ENOSPC). The link sits in
+# tmp_path, so a writer that replaced its target instead would replace only the link.
+def _full_disk(tmp_path: Path, name: str) -> Path:
+    if not Path("/dev/full").exists():  # pragma: no cover - Linux has it
+        pytest.skip("no /dev/full here")
+    link = tmp_path / name
+    link.symlink_to("/dev/full")
+    return link
+
+
+def test_a_full_disk_under_the_results_file_exits_2_naming_its_path(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps(SCORED) + "\n")
+    _full_disk(tmp_path, "results.json")
+
+    run = run_cli(["score", "--artifacts", "a.jsonl", "--json", "results.json"], cwd=tmp_path)
+
+    _refused(run, says="results.json: cannot write: No space left on device")
+    assert "free some disk space" in run.err
+
+
+def test_a_full_github_output_says_what_to_free_and_leaves_no_partial_entry(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps(SCORED) + "\n")
+    assert (
+        run_cli(
+            ["score", "--artifacts", "a.jsonl", "--comparison-json", "c.json"], cwd=tmp_path
+        ).code
+        == 0
+    )
+    output = _full_disk(tmp_path, "output")
+
+    run = run_cli(
+        ["actions-report", "--comparison", "c.json"],
+        cwd=tmp_path,
+        environ={"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(output)},
+    )
+
+    _refused(run, says="cannot append to the runner's GITHUB_OUTPUT file: No space left")
+    assert "free some disk space" in run.err
+    assert "run inside GitHub Actions" not in run.err
+
+
+def test_a_results_file_named_as_a_pipe_is_written_into_it_not_replaced(tmp_path: Path) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps(SCORED) + "\n")
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+
+    run = run_cli(["score", "--artifacts", "a.jsonl", "--json", "results.json"], cwd=tmp_path)
+    reader.join(timeout=60)
+
+    assert run.code == 0, run.err
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)  # still the pipe, not a file renamed onto it
+    assert json.loads(received[0])["aggregates"]["overall"]

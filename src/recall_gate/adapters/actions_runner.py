@@ -31,8 +31,10 @@ smuggle in a second one, whatever a case id or a GitHub error says.
 from __future__ import annotations
 
 import json
+import os
 import re
 import secrets
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +42,7 @@ from typing import Final, TextIO
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from recall_gate.adapters.files import describe_validation_error, read_text, too_deep
+from recall_gate.adapters.files import describe_validation_error, read_text, too_deep, write_fix
 from recall_gate.adapters.log_lines import write_workflow_command
 from recall_gate.core.annotations import AnnotationLevel
 from recall_gate.core.github_limits import SUMMARY_MAX_BYTES
@@ -146,14 +148,37 @@ class ActionsRunner:
 
     @staticmethod
     def _append(path: Path, text: str, *, what: str) -> None:
+        """Append whole or not at all: a write that fails part-way (a full disk) is
+        cut back, so the runner never reads half an output or summary."""
+        data = text.encode("utf-8")
         try:
-            with path.open("a", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         except OSError as exc:
-            raise InputError(
-                f"{path}: cannot append to the runner's {what} file: {exc.strerror}",
-                fix=f"run inside GitHub Actions, or unset {what}",
-            ) from None
+            raise _append_error(path, exc, what=what, cut_back=True) from None
+        try:
+            start = os.fstat(fd).st_size
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            except OSError as exc:
+                try:
+                    os.ftruncate(fd, start)
+                    cut_back = True
+                except OSError:
+                    cut_back = not stat.S_ISREG(os.fstat(fd).st_mode)  # a device keeps nothing
+                raise _append_error(path, exc, what=what, cut_back=cut_back) from None
+        finally:
+            os.close(fd)
+
+
+def _append_error(path: Path, exc: OSError, *, what: str, cut_back: bool) -> InputError:
+    reason = exc.strerror or os.strerror(exc.errno or 0)
+    left = "nothing of this entry was left in it" if cut_back else "part of this entry remains"
+    return InputError(
+        f"{path}: cannot append to the runner's {what} file: {reason} ({left})",
+        fix=write_fix(exc, otherwise=f"run inside GitHub Actions, or unset {what}"),
+    )
 
 
 # -- the triggering event ----------------------------------------------------

@@ -23,6 +23,7 @@ import itertools
 import json
 import os
 import re
+import stat
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -436,11 +437,39 @@ def _file_mode(path: Path) -> int:
         return 0o644 & ~umask
 
 
+def _is_stream(path: Path) -> bool:
+    """``path`` names an existing device, pipe or socket (``/dev/stdout``, a FIFO):
+    written in place, never replaced by a file."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+@contextmanager
+def _stream_file(path: Path) -> Iterator[IO[bytes]]:
+    try:
+        with path.open("wb") as handle:
+            yield handle
+            handle.flush()
+    except OSError as exc:
+        if exc.errno in _WRITE_ERRNOS:
+            raise write_error(path, exc) from None
+        raise
+
+
 @contextmanager
 def atomic_file(path: Path, *, temp_dir: Path | None = None) -> Iterator[IO[bytes]]:
     """A binary handle on a temp file in ``path``'s directory (or ``temp_dir``, on
     the same file system), renamed onto ``path`` when the block ends without an
-    error (else removed): never a partial file."""
+    error (else removed): never a partial file. A device or pipe
+    (``--json /dev/stdout``) is written in place: renaming a file onto it would
+    replace the device itself."""
+    if _is_stream(path):
+        with _stream_file(path) as handle:
+            yield handle
+        return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(
@@ -468,6 +497,13 @@ def atomic_file(path: Path, *, temp_dir: Path | None = None) -> Iterator[IO[byte
 
 def write_error(path: Path, exc: OSError) -> InputError:
     """One message for a write that failed: the path, the reason, and the fix."""
+    reason = exc.strerror or os.strerror(exc.errno or 0)
+    return InputError(f"{path}: cannot write: {reason}", fix=write_fix(exc))
+
+
+def write_fix(exc: OSError, *, otherwise: str | None = None) -> str:
+    """What to do about a write that failed with ``exc`` (``otherwise`` for a
+    reason not listed)."""
     fixes = {
         errno.ENOSPC: "free some disk space (or write elsewhere), then run again",
         errno.EDQUOT: "free some of your disk quota (or write elsewhere), then run again",
@@ -478,9 +514,9 @@ def write_error(path: Path, exc: OSError) -> InputError:
         errno.ENAMETOOLONG: "pass a shorter path",
         errno.ELOOP: "the path goes through a symlink loop: pass another path",
     }
-    fix = fixes.get(exc.errno or 0, "check the directory exists and you may write to it")
-    reason = exc.strerror or os.strerror(exc.errno or 0)
-    return InputError(f"{path}: cannot write: {reason}", fix=fix)
+    return fixes.get(
+        exc.errno or 0, otherwise or "check the directory exists and you may write to it"
+    )
 
 
 def encode_text(text: str) -> bytes:

@@ -19,9 +19,9 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from recall_gate.adapters.files import parse_yaml, too_deep
+from recall_gate.adapters.files import huge_integer, parse_yaml, too_deep
 from recall_gate.adapters.plain_front_matter import parse_plain_front_matter
-from recall_gate.errors import InputError
+from recall_gate.errors import InputError, is_huge_integer
 
 __all__ = [
     "MAX_FRONT_MATTER_BYTES",
@@ -91,6 +91,8 @@ def split_front_matter(text: str, *, source: str) -> tuple[Any, str]:
     except InputError:
         raise
     except ValueError as exc:  # int(): "Exceeds the limit (4300 digits) …", a bad date
+        if is_huge_integer(exc):
+            raise huge_integer(source) from None
         detail = str(exc).split(";")[0]
         raise InputError(
             f"{source}: the front matter holds a value that cannot be read ({detail})",
