@@ -31,6 +31,7 @@ from recall_gate.runner.model_source import (
     resolve_model,
     sha256_file,
 )
+from recall_gate.runner.pace import Ticker
 
 __all__ = ["EmbedResult", "Embedder", "embed_texts", "load_model_error", "quiet_model_loading"]
 
@@ -159,6 +160,11 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
 
+# Texts encoded per call when progress is told as plain lines: large enough that
+# the model's own batching is unchanged, small enough for a line every few seconds.
+_PACED_SLICE = 256
+
+
 @dataclass(frozen=True)
 class EmbedResult:
     """Vectors for a list of texts and where they came from."""
@@ -175,12 +181,14 @@ def embed_texts(
     cache: EmbeddingCache | None,
     progress: bool,
     on_load: Callable[[Callable[[], None]], None] | None = None,
+    pace: Ticker | None = None,
 ) -> EmbedResult:
     """Vectors for ``texts`` (rows in order): from the cache, else from the model.
 
     Each distinct text is encoded once. Newly encoded vectors are written back
     to the cache. ``on_load`` wraps the model load, if one is needed, so the
-    caller can time it apart from encoding.
+    caller can time it apart from encoding. ``pace``: the texts are encoded in
+    slices, and it advances by each (plain progress lines, see runner.pace).
     """
     if not texts:
         return EmbedResult(np.zeros((0, 0), dtype=np.float32), 0, 0)
@@ -197,7 +205,16 @@ def embed_texts(
     if missing:
         if not embedder.loaded and on_load is not None:
             on_load(lambda: embedder.load(progress=progress))
-        fresh = embedder.encode(list(missing.values()), progress=progress)
+        todo = list(missing.values())
+        if pace is None:
+            fresh = embedder.encode(todo, progress=progress)
+        else:
+            pace.total = len(todo)
+            parts = []
+            for start in range(0, len(todo), _PACED_SLICE):
+                parts.append(embedder.encode(todo[start : start + _PACED_SLICE]))
+                pace.advance(len(parts[-1]))
+            fresh = np.concatenate(parts)
         new = dict(zip(missing, fresh, strict=True))
         if cache is not None:
             cache.put_many(namespace, new.items())

@@ -38,6 +38,7 @@ from recall_gate.runner.chunking import chunk_cards
 from recall_gate.runner.embedder import Embedder, EmbedResult, embed_texts
 from recall_gate.runner.expansion import ScoredChunk, expand_to_parents
 from recall_gate.runner.model_source import sha256_file
+from recall_gate.runner.pace import Pace
 from recall_gate.runner.rerank import Reranker
 from recall_gate.runner.retrieval import fuse_hybrid
 from recall_gate.runner.store import (
@@ -117,9 +118,11 @@ def _check_unique(cards: Sequence[Card]) -> None:
         )
 
 
-def _bar(items: Iterable[T], *, progress: bool, desc: str, total: int) -> Iterable[T]:
+def _bar(
+    items: Iterable[T], *, progress: bool, desc: str, total: int, pace: Pace | None = None
+) -> Iterable[T]:
     if not progress:
-        return items
+        return items if pace is None else pace.each(items, desc, total, "cases")
     from tqdm import tqdm
 
     bar: Iterable[T] = tqdm(items, desc=desc, total=total, unit="case")
@@ -210,13 +213,20 @@ class _Run:
     progress: bool
     log: Callable[[str], object]
 
-    def embed(self, texts: Sequence[str]) -> EmbedResult:
+    @property
+    def pace(self) -> Pace | None:
+        """Plain progress lines when there are no bars (CI logs)."""
+        return None if self.progress else Pace(self.log)
+
+    def embed(self, texts: Sequence[str], *, what: str) -> EmbedResult:
+        pace = self.pace
         return embed_texts(
             texts,
             embedder=self.embedder,
             cache=self.cache,
             progress=self.progress,
             on_load=lambda load: self.clock.run("model_load", load),
+            pace=None if pace is None else pace.track(what, len(texts), "texts"),
         )
 
 
@@ -229,7 +239,9 @@ def _ingest(
     def embed_chunks(to_write: Sequence[Chunk]) -> Any:
         with run.clock.stage("embed_kb"):
             prefix = config.embedder.document_prefix
-            kb_result.append(run.embed([prefix + c.text for c in to_write]))
+            kb_result.append(
+                run.embed([prefix + c.text for c in to_write], what="embedding the KB's chunks")
+            )
         return kb_result[-1].vectors
 
     where = describe_store(config.store)
@@ -296,7 +308,7 @@ def _first_stage(
             run.log("bm25: index loaded from the cache")
         fused = []
         for i, case in _bar(
-            enumerate(cases), progress=run.progress, desc="hybrid", total=len(cases)
+            enumerate(cases), progress=run.progress, desc="hybrid", total=len(cases), pace=run.pace
         ):
             t = time.perf_counter()
             lexical = bm25.search(
@@ -326,7 +338,7 @@ def _rerank(
     own = []
     with run.clock.stage("rerank"):
         for i, case in _bar(
-            enumerate(cases), progress=run.progress, desc="rerank", total=len(cases)
+            enumerate(cases), progress=run.progress, desc="rerank", total=len(cases), pace=run.pace
         ):
             t = time.perf_counter()
             out.append(reranker.rerank(case.query, rankings[i], texts))
@@ -366,7 +378,10 @@ def _capture(
     store, ingest = _ingest(run, chunks, languages, embedder_id=embedder_id)
 
     with clock.stage("embed_queries"):
-        queries = run.embed([config.embedder.query_prefix + case.query for case in cases])
+        queries = run.embed(
+            [config.embedder.query_prefix + case.query for case in cases],
+            what="embedding the queries",
+        )
     run.log(
         f"queries: {len(cases)} ({queries.encoded} embedded by the model, "
         f"{queries.from_cache} from cache)"
