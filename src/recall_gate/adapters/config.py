@@ -529,7 +529,7 @@ def parse_config(
         config = Config.model_validate(data)
     except ValidationError as exc:
         raise InputError(
-            f"{source}: {describe_validation_error(exc)}",
+            f"{source}: {describe_validation_error(exc, model=Config)}",
             fix="see docs/reference/config.md for every key, its type and its default",
         ) from None
     return config.resolved(folder)
