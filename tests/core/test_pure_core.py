@@ -280,6 +280,8 @@ LAYERS = {
     "__init__": 4,
     "commands": 5,
     "cli": 6,
+    # Developer tools (`make generate`): above everything they describe.
+    "tools": 7,
 }
 
 
