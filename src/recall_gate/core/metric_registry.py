@@ -17,7 +17,12 @@ whole change for a new metric:
   tests its noise (``binary``: McNemar on flips, else a paired bootstrap), the
   gate applies floors and the tolerance to it.
 
-A test adds an entry to a copy of this module and shows all of the above follow.
+* ``make generate`` writes its inputs, outputs and variables into
+  ``action.yml`` and its row into the docs' metric reference
+  (``recall_gate.tools.generate``); a test fails when they are stale.
+
+A test adds an entry to a copy of this module and shows all of the above follow
+(tests/commands/test_metric_registry_sandbox.py).
 """
 
 from __future__ import annotations
