@@ -54,3 +54,26 @@ def test_a_set_override_with_a_typo_gets_the_same_suggestion(tmp_path: Path) -> 
 
     assert done.code == 2
     assert "field `retrieval.mdoe`: unknown field; did you mean `retrieval.mode`?" in done.err
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("gate:\n  floors: {htt: 0.8}\n", "gate.floors"),
+        ("gate:\n  max_regression: {htt: 0.05}\n", "gate.max_regression"),
+        ("metrics: [htt]\n", "metrics"),
+    ],
+)
+def test_an_unknown_metric_name_in_the_config_suggests_the_closest_metric(
+    tmp_path: Path, text: str, field: str
+) -> None:
+    (tmp_path / "recall-gate.yaml").write_text(text, encoding="utf-8")
+
+    done = run_cli(["check"], cwd=tmp_path)
+
+    assert done.code == 2
+    assert (
+        f"field `{field}`: unknown metric 'htt' (known: hit, recall, ndcg, mrr, precision); "
+        in (done.err)
+    )
+    assert "did you mean 'hit'?" in done.err

@@ -90,8 +90,9 @@ def _tolerance_description(spec: MetricSpec) -> str:
 def _metrics_description() -> str:
     default = [m.name for m in GATED_METRICS if m.default]
     optional = [m.name for m in GATED_METRICS if not m.default]
+    choices = f" ({', '.join(optional)})" if optional else ""
     return (
-        f"Metrics scored besides {_and(default)}, comma-separated ({', '.join(optional)}). "
+        f"Metrics scored besides {_and(default)}, comma-separated{choices}. "
         "Empty = the config's `metrics:`, else the default set."
     )
 
