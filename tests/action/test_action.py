@@ -313,6 +313,17 @@ def test_the_tolerance_inputs_are_the_registrys_beside_the_one_number_input() ->
         assert data["inputs"][spec.tolerance_flag]["default"] == ""
 
 
+def test_the_capture_role_sees_every_gate_input_of_the_registry_run_together() -> None:
+    """Empty only when no gate input is set: nothing (not even a space) between them."""
+    from recall_gate.core.metric_registry import GATED_METRICS
+
+    gate_inputs = steps()[0]["env"]["RG_GATE_INPUTS"]
+    named = re.findall(r"\$\{\{ inputs\.([a-z-]+) \}\}", gate_inputs)
+    assert "".join(f"${{{{ inputs.{name} }}}}" for name in named) == gate_inputs
+    registry = {m.floor_flag for m in GATED_METRICS} | {m.tolerance_flag for m in GATED_METRICS}
+    assert registry | {"max-regression", "min-group-n", "require-significance"} <= set(named)
+
+
 # -- the plan step: roles, and the one-step capture on a pull request ------------------
 
 
