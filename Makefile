@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: judge-lock install run check lint types test test-fast test-act docs schema bench bench-scale zizmor clean
+.PHONY: judge-lock install run check lint types test test-fast test-act docs schema generate bench bench-scale zizmor clean
 
 # TORCH_INDEX_URL (CI): torch alone, without its dependencies, from that index
 # (e.g. the CPU wheels); everything else from the default index only.
@@ -62,6 +62,12 @@ schema: $(STAMP)
 	$(BIN)/python -c "import json; from recall_gate.core.capture_line import capture_line_schema; \
 	print(json.dumps(capture_line_schema(), indent=2, sort_keys=True, ensure_ascii=False))" \
 	> docs/reference/capture-line.schema.json
+
+# What follows the metric registry (core/metric_registry.py): action.yml's metric
+# inputs, outputs and variables, docs/reference/metrics.md's table and the action's
+# inputs and outputs tables (tests/test_generated_files.py fails when they are stale).
+generate: $(STAMP)
+	$(BIN)/python -m recall_gate.tools.generate
 
 check: lint types zizmor docs test
 

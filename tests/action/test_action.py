@@ -1,10 +1,8 @@
-"""Static checks of action.yml: inputs only through `env:`, docs in sync, zizmor clean.
+"""Static checks of action.yml: inputs only through `env:`, zizmor clean.
 
-``python tests/action/test_action.py`` prints the inputs and outputs tables of
-docs/reference/action.md as they must read (between the
-``<!-- inputs:start -->`` / ``<!-- inputs:end -->`` and
-``<!-- outputs:start -->`` / ``<!-- outputs:end -->`` markers); the README's
-quick-start workflow is checked here too.
+The docs' inputs and outputs tables and the registry's blocks of action.yml are
+generated (`make generate`; tests/test_generated_files.py fails when they are
+stale); the README's quick-start workflow is checked here.
 """
 
 from __future__ import annotations
@@ -72,29 +70,6 @@ def action() -> dict[str, Any]:
 
 def steps() -> list[dict[str, Any]]:
     return list(action()["runs"]["steps"])
-
-
-# -- the docs' tables, generated from action.yml ----------------------------------
-
-
-def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
-
-
-def inputs_table() -> str:
-    rows = ["| input | default | description |", "|---|---|---|"]
-    for name, spec in action()["inputs"].items():
-        default = str(spec.get("default", ""))
-        shown = f"`{_cell(default)}`" if default else ""
-        rows.append(f"| `{name}` | {shown} | {_cell(spec.get('description', ''))} |")
-    return "\n".join(rows)
-
-
-def outputs_table() -> str:
-    rows = ["| output | description |", "|---|---|"]
-    for name, spec in action()["outputs"].items():
-        rows.append(f"| `{name}` | {_cell(spec.get('description', ''))} |")
-    return "\n".join(rows)
 
 
 def readme_section(text: str, name: str) -> str | None:
@@ -239,23 +214,6 @@ def test_the_last_step_enforces_the_verdict_and_never_passes_without_one(
 # -- the docs and the README ------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("section", "render"), [("inputs", inputs_table), ("outputs", outputs_table)]
-)
-def test_action_docs_tables_match_action_yml(section: str, render: Any) -> None:
-    text = ACTION_DOCS.read_text(encoding="utf-8") if ACTION_DOCS.is_file() else ""
-    expected = render()
-    found = readme_section(text, section)
-    where = ACTION_DOCS.relative_to(ROOT)
-    assert found is not None, (
-        f"{where} has no <!-- {section}:start --> ... <!-- {section}:end --> block; "
-        f"`python tests/action/test_action.py` prints it"
-    )
-    assert found == expected, (
-        f"{where}'s {section} table is out of date with action.yml; replace it with:\n{expected}"
-    )
-
-
 def test_readme_quickstart_is_the_two_job_check_with_no_token_where_pr_code_runs() -> None:
     """The capture job runs the pull request's code with no permissions and no token
     input; the judge job needs it, alone may comment, and installs nothing of the PR."""
@@ -312,15 +270,6 @@ def test_zizmor_reports_no_findings() -> None:
     assert "No findings to report" in done.stdout + done.stderr
 
 
-if __name__ == "__main__":
-    print("<!-- inputs:start -->")
-    print(inputs_table())
-    print("<!-- inputs:end -->\n")
-    print("<!-- outputs:start -->")
-    print(outputs_table())
-    print("<!-- outputs:end -->")
-
-
 def test_the_action_passes_the_resolved_settings_under_the_names_the_cli_reads() -> None:
     from recall_gate.commands.settings import ENVIRONMENT
 
@@ -362,6 +311,17 @@ def test_the_tolerance_inputs_are_the_registrys_beside_the_one_number_input() ->
     for spec in GATED_METRICS:
         assert evaluate["env"][spec.tolerance_env] == f"${{{{ inputs.{spec.tolerance_flag} }}}}"
         assert data["inputs"][spec.tolerance_flag]["default"] == ""
+
+
+def test_the_capture_role_sees_every_gate_input_of_the_registry_run_together() -> None:
+    """Empty only when no gate input is set: nothing (not even a space) between them."""
+    from recall_gate.core.metric_registry import GATED_METRICS
+
+    gate_inputs = steps()[0]["env"]["RG_GATE_INPUTS"]
+    named = re.findall(r"\$\{\{ inputs\.([a-z-]+) \}\}", gate_inputs)
+    assert "".join(f"${{{{ inputs.{name} }}}}" for name in named) == gate_inputs
+    registry = {m.floor_flag for m in GATED_METRICS} | {m.tolerance_flag for m in GATED_METRICS}
+    assert registry | {"max-regression", "min-group-n", "require-significance"} <= set(named)
 
 
 # -- the plan step: roles, and the one-step capture on a pull request ------------------

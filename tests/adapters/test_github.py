@@ -26,24 +26,26 @@ from fake_github import (
     FakeGitHub,
 )
 from recall_gate.adapters.baseline_pull import write_branch
-from recall_gate.adapters.github import (
-    ACTIONS_BOT_LOGIN,
-    AuthorSource,
-    CommentAuthor,
-    CommentOutcome,
-    CommentStatus,
-    create_pull_request,
-    find_pr_for_head_sha,
-    get_branch_sha,
-    is_our_comment,
-    stamp_head_sha,
-    upsert_comment,
-)
 from recall_gate.adapters.github_client import (
     GitHubClient,
     GitHubError,
     GitHubNotFound,
     GitHubPermissionError,
+)
+from recall_gate.adapters.github_comment import (
+    ACTIONS_BOT_LOGIN,
+    AuthorSource,
+    CommentAuthor,
+    CommentOutcome,
+    CommentStatus,
+    is_our_comment,
+    stamp_head_sha,
+    upsert_comment,
+)
+from recall_gate.adapters.github_pulls import (
+    create_pull_request,
+    find_pr_for_head_sha,
+    get_branch_sha,
 )
 from recall_gate.core.profile import comment_marker
 from recall_gate.errors import InputError

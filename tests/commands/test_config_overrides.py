@@ -58,7 +58,8 @@ def test_an_unknown_key_gets_the_same_message_as_in_the_file(config_file: Path) 
     with pytest.raises(InputError) as raised:
         load_config(config_file, overrides=["retrieval.mod=hybrid"])
     assert str(raised.value).startswith(
-        f"{config_file} (with --set): field `retrieval.mod`: unknown field (check its spelling)"
+        f"{config_file} (with --set): field `retrieval.mod`: unknown field; "
+        "did you mean `retrieval.mode`?"
     )
 
 

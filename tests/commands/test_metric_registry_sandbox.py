@@ -1,6 +1,8 @@
-"""A metric is one registry entry: add one to a copy of the package and its
-flags, config key, environment variable, results and comparison JSON, action
-outputs and report rows all follow, with no other edit.
+"""A metric is one registry entry: add one to a copy of the repository and its
+flags, config keys, environment variables, results and comparison JSON, action
+outputs and report rows all follow, with no other edit; `make generate`'s
+generator then writes its action inputs, outputs and variables and its row of
+the docs' metric reference, and touches no other file.
 
 The copy runs in a subprocess (the registry is read at import time); the
 metric added is "top1": 1 if the first card is relevant. Synthetic data only.
@@ -18,11 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ruamel.yaml import YAML
 
 import recall_gate
 from cli_runner import run_cli
 
 PACKAGE = Path(recall_gate.__file__).parent
+ROOT = Path(__file__).resolve().parents[2]
 ANCHOR = "    MetricSpec(\n        key=CITATION_COVERAGE,"
 ENTRY = """    MetricSpec(
         key="retrieval_top1_at_k",
@@ -69,9 +73,12 @@ def _artifacts(path: Path) -> None:
 
 
 def _sandbox(tmp_path: Path) -> Path:
-    """A copy of the package whose registry has one more entry; returns its src folder."""
+    """A copy of the package, action.yml and the docs whose registry has one more
+    entry; returns its src folder."""
     src = tmp_path / "src"
     shutil.copytree(PACKAGE, src / "recall_gate", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "action.yml", tmp_path / "action.yml")
+    shutil.copytree(ROOT / "docs", tmp_path / "docs")
     registry = src / "recall_gate" / "core" / "metric_registry.py"
     text = registry.read_text(encoding="utf-8")
     assert text.count(ANCHOR) == 1, "the registry's citation entry moved: update ANCHOR"
@@ -223,3 +230,84 @@ def test_a_metric_added_to_the_registry_gets_its_own_tolerance_everywhere(
     plain = run_cli([*score, "--max-regression", "top1=0.1"], cwd=work)
     assert plain.code == 2
     assert "unknown metric 'top1' (known: hit, recall, ndcg, mrr, precision)" in plain.err
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+
+
+def _generate(src: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RECALL_GATE_")}
+    return subprocess.run(
+        [sys.executable, "-m", "recall_gate.tools.generate", *args],
+        capture_output=True,
+        text=True,
+        cwd=src.parent,
+        env={**env, "PYTHONPATH": str(src)},
+        check=False,
+    )
+
+
+def test_a_metric_added_to_the_registry_reaches_the_action_and_the_docs_by_generation(
+    tmp_path: Path,
+) -> None:
+    src = _sandbox(tmp_path)
+    edited = _tree(tmp_path)
+    # Before generation the check names every file that must follow (as the test of
+    # the committed files does): nothing can be forgotten.
+    stale = _generate(src, "--check")
+    assert stale.returncode == 1, stale.stdout + stale.stderr
+    assert sorted(stale.stdout.splitlines()) == [
+        f"{path} is out of date with the metric registry: run `make generate`"
+        for path in ("action.yml", "docs/reference/action.md", "docs/reference/metrics.md")
+    ]
+    done = _generate(src)
+    assert done.returncode == 0, done.stderr
+    generated = _tree(tmp_path)
+    changed = sorted(path for path in generated if generated[path] != edited.get(path))
+    assert changed == ["action.yml", "docs/reference/action.md", "docs/reference/metrics.md"]
+    assert _generate(src, "--check").returncode == 0
+    # action.yml: its inputs and output, passed to the CLI under the names it reads.
+    action = YAML(typ="safe").load((tmp_path / "action.yml").read_text(encoding="utf-8"))
+    for name in ("min-top1", "max-regression-top1"):
+        assert action["inputs"][name]["default"] == ""
+        assert "top1@k" in action["inputs"][name]["description"]
+    assert action["outputs"]["top1"]["value"] == "${{ steps.report.outputs.top1 }}"
+    steps = {step.get("id"): step for step in action["runs"]["steps"]}
+    evaluate = steps["evaluate"]["env"]
+    assert evaluate["RECALL_GATE_MIN_TOP1"] == "${{ inputs.min-top1 }}"
+    assert evaluate["RECALL_GATE_MAX_REGRESSION_TOP1"] == "${{ inputs.max-regression-top1 }}"
+    # The capture role refuses it like every gate input (run together: empty when unset).
+    gate_inputs = steps["plan"]["env"]["RG_GATE_INPUTS"]
+    assert "${{ inputs.min-top1 }}" in gate_inputs
+    assert "${{ inputs.max-regression-top1 }}" in gate_inputs
+    assert "}} " not in gate_inputs
+    assert "besides hit, recall, ndcg and top1" in action["inputs"]["metrics"]["description"]
+    # The docs: the metric reference's row, the action reference's rows.
+    metrics_doc = (tmp_path / "docs/reference/metrics.md").read_text(encoding="utf-8")
+    assert (
+        "| `top1` (top1@k) | `retrieval_top1_at_k` | 1 if the first card is relevant, else 0 "
+        "(synthetic test metric). | trec_eval success_1 | always |"
+    ) in metrics_doc
+    action_doc = (tmp_path / "docs/reference/action.md").read_text(encoding="utf-8")
+    assert "| `min-top1` |  | Floor on overall top1@k, in [0, 1]. Empty = inactive. |" in action_doc
+    assert "| `max-regression-top1` |" in action_doc
+    assert "| `top1` | Overall top1@k (mean over the gold-labelled cases). |" in action_doc
+    # The config's `metrics:` list accepts it, and `score --json` carries it; the
+    # unmodified tree refuses the name.
+    work = tmp_path / "work"
+    work.mkdir()
+    _artifacts(work / "run.jsonl")
+    (work / "recall-gate.yaml").write_text("metrics: [top1]\n", encoding="utf-8")
+    score = ["score", "--artifacts", "run.jsonl", "--json", "r.json"]
+    (scored,) = _run(src, work, [(score, {})])
+    assert scored["code"] == 0, scored["err"]
+    overall = json.loads((work / "r.json").read_text())["aggregates"]["overall"]
+    assert overall["retrieval_top1_at_k"] == {"mean": round(4 / 12, 6), "n": 12}
+    plain = run_cli(score, cwd=work)
+    assert plain.code == 2
+    assert "unknown metric 'top1'" in plain.err

@@ -25,21 +25,20 @@ import base64
 from dataclasses import dataclass
 from typing import Final
 
-from recall_gate.adapters.github import (
-    _ApiRecord,
-    _GitObject,
-    _parse,
-    _path_part,
-    _reworded,
-    _split_repo,
-    create_pull_request,
-    get_branch_sha,
-)
 from recall_gate.adapters.github_client import (
     GitHubClient,
     GitHubError,
     GitHubNotFound,
     GitHubPermissionError,
+)
+from recall_gate.adapters.github_pulls import create_pull_request, get_branch_sha
+from recall_gate.adapters.github_records import (
+    ApiRecord,
+    GitObject,
+    parse_record,
+    path_part,
+    reworded,
+    split_repo,
 )
 
 __all__ = [
@@ -92,20 +91,20 @@ class BaselinePulls:
     closed_unmerged: PullSummary | None
 
 
-class _Repository(_ApiRecord):
+class _Repository(ApiRecord):
     default_branch: str
 
 
-class _Tree(_ApiRecord):
+class _Tree(ApiRecord):
     sha: str
 
 
-class _Commit(_ApiRecord):
+class _Commit(ApiRecord):
     sha: str
     tree: _Tree
 
 
-class _ListedPull(_ApiRecord):
+class _ListedPull(ApiRecord):
     number: int
     state: str
     html_url: str = ""
@@ -129,9 +128,9 @@ def check_access(client: GitHubClient, *, repo: str, base: str) -> str:
     Returns the SHA at the tip of ``base``. Raises `AccessDenied` naming the
     missing permission (or the repository setting); nothing is created.
     """
-    owner, name = _split_repo(repo)
+    owner, name = split_repo(repo)
     try:
-        _parse(_Repository, client.get(f"/repos/{owner}/{name}"), what=f"reading {repo}")
+        parse_record(_Repository, client.get(f"/repos/{owner}/{name}"), what=f"reading {repo}")
     except (GitHubNotFound, GitHubPermissionError) as exc:
         raise AccessDenied(
             f"the token cannot read {repo} ({exc.status}): no baseline pull request can be opened",
@@ -176,7 +175,7 @@ def check_access(client: GitHubClient, *, repo: str, base: str) -> str:
         if exc.status != 422:  # "No commits between": the PR would be allowed
             raise
     else:  # never on GitHub (a branch has no commits over itself); undo it all the same
-        number = _parse(_ListedPull, probe, what="the access check").number
+        number = parse_record(_ListedPull, probe, what="the access check").number
         client.patch(f"/repos/{owner}/{name}/pulls/{number}", json={"state": "closed"})
     return sha
 
@@ -186,9 +185,9 @@ def find_baseline_pulls(
 ) -> BaselinePulls:
     """The open PR from ``branch`` into ``base`` (the lowest number, if several), and
     the newest one closed without merging."""
-    owner, name = _split_repo(repo)
+    owner, name = split_repo(repo)
     listed = [
-        _parse(_ListedPull, raw, what=f"the pull requests of {repo}")
+        parse_record(_ListedPull, raw, what=f"the pull requests of {repo}")
         for raw in client.paginate(
             f"/repos/{owner}/{name}/pulls",
             params={"state": "all", "head": f"{owner}:{branch}", "base": base},
@@ -211,10 +210,10 @@ def _summary(pull: _ListedPull) -> PullSummary:
 
 def read_file(client: GitHubClient, *, repo: str, branch: str, path: str) -> bytes | None:
     """The bytes of ``path`` on ``branch``; None when either is absent."""
-    owner, name = _split_repo(repo)
+    owner, name = split_repo(repo)
     try:
         raw = client.get(
-            f"/repos/{owner}/{name}/contents/{_path_part(path)}", params={"ref": branch}
+            f"/repos/{owner}/{name}/contents/{path_part(path)}", params={"ref": branch}
         )
     except GitHubNotFound:
         return None
@@ -236,11 +235,13 @@ def write_branch(
 ) -> str:
     """Point ``branch`` at one new commit over ``base_sha`` that holds ``content`` at
     ``path``; forced when the branch ``exists``. Returns the commit's SHA."""
-    owner, name = _split_repo(repo)
+    owner, name = split_repo(repo)
     git = f"/repos/{owner}/{name}/git"
     try:
-        base = _parse(_Commit, client.get(f"{git}/commits/{base_sha}"), what="the base commit")
-        tree = _parse(
+        base = parse_record(
+            _Commit, client.get(f"{git}/commits/{base_sha}"), what="the base commit"
+        )
+        tree = parse_record(
             _Tree,
             client.post(
                 f"{git}/trees",
@@ -258,8 +259,8 @@ def write_branch(
             ),
             what=f"writing {path}",
         )
-        commit = _parse(
-            _GitObject,
+        commit = parse_record(
+            GitObject,
             client.post(
                 f"{git}/commits",
                 json={"message": message, "tree": tree.sha, "parents": [base_sha]},
@@ -268,7 +269,7 @@ def write_branch(
         )
         if exists:
             client.patch(
-                f"{git}/refs/heads/{_path_part(branch)}",
+                f"{git}/refs/heads/{path_part(branch)}",
                 json={"sha": commit.sha, "force": True},
             )
         else:
@@ -291,14 +292,14 @@ def open_pull(
     except GitHubError as exc:
         gone = delete_branch(client, repo=repo, branch=branch)
         outcome = "deleted" if gone else "NOT deleted (delete it by hand)"
-        raise _reworded(
+        raise reworded(
             exc, f"{exc.message}; the branch {branch} pushed for it was {outcome}", fix=exc.fix
         ) from exc
     return PullSummary(created.number, created.url, body)
 
 
 def edit_pull_body(client: GitHubClient, *, repo: str, number: int, title: str, body: str) -> None:
-    owner, name = _split_repo(repo)
+    owner, name = split_repo(repo)
     try:
         client.patch(f"/repos/{owner}/{name}/pulls/{number}", json={"title": title, "body": body})
     except GitHubPermissionError as exc:
@@ -312,9 +313,9 @@ def edit_pull_body(client: GitHubClient, *, repo: str, number: int, title: str, 
 
 def delete_branch(client: GitHubClient, *, repo: str, branch: str) -> bool:
     """Delete ``branch``; False when it was already gone (or may not be deleted)."""
-    owner, name = _split_repo(repo)
+    owner, name = split_repo(repo)
     try:
-        client.delete(f"/repos/{owner}/{name}/git/refs/heads/{_path_part(branch)}")
+        client.delete(f"/repos/{owner}/{name}/git/refs/heads/{path_part(branch)}")
     except GitHubError as exc:
         if exc.status in {403, 404, 422}:
             return False

@@ -54,7 +54,12 @@ from pydantic import (
 from recall_gate.adapters.files import describe_validation_error, parse_yaml, read_text
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE
 from recall_gate.core.language import LanguageTag
-from recall_gate.core.metric_registry import GATED_METRICS, gated_metric, select_metrics
+from recall_gate.core.metric_registry import (
+    GATED_METRICS,
+    gated_metric,
+    select_metrics,
+    unknown_metric,
+)
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
@@ -245,7 +250,7 @@ class GateSettings(_Section):
         names = [m.name for m in GATED_METRICS]
         unknown = [name for name in floors if name not in names]
         if unknown:
-            raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(names)})")
+            raise ValueError(unknown_metric(unknown[0]))
         return floors
 
     @field_validator("max_regression", mode="before")
@@ -258,7 +263,7 @@ class GateSettings(_Section):
             names = [m.name for m in GATED_METRICS]
             unknown = [name for name in value if name not in names]
             if unknown:
-                raise ValueError(f"unknown metric {unknown[0]!r} (known: {', '.join(names)})")
+                raise ValueError(unknown_metric(unknown[0]))
             for name, tolerance in value.items():
                 if tolerance is not None:
                     _check_fraction(tolerance, prefix=f"{name}: ")
@@ -529,7 +534,7 @@ def parse_config(
         config = Config.model_validate(data)
     except ValidationError as exc:
         raise InputError(
-            f"{source}: {describe_validation_error(exc)}",
+            f"{source}: {describe_validation_error(exc, model=Config)}",
             fix="see docs/reference/config.md for every key, its type and its default",
         ) from None
     return config.resolved(folder)

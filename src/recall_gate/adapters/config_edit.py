@@ -93,7 +93,7 @@ def write_floors(path: Path, floors: Mapping[str, float]) -> str:
     except ValidationError as exc:
         raise InputError(
             f"{source}: would not be a valid config after the update: "
-            f"{describe_validation_error(exc)}",
+            f"{describe_validation_error(exc, model=Config)}",
             fix="fix the config first (`recall-gate check --config` reads it)",
         ) from None
     atomic_write_text(path, written)

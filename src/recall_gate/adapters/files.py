@@ -18,6 +18,7 @@ the path.
 from __future__ import annotations
 
 import codecs
+import difflib
 import errno
 import itertools
 import json
@@ -29,9 +30,9 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, AnyStr, Final
+from typing import IO, Any, AnyStr, Final, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -43,6 +44,7 @@ __all__ = [
     "MAX_NESTING",
     "atomic_file",
     "atomic_write_text",
+    "closest_field",
     "decoded_line",
     "describe_validation_error",
     "dump_json",
@@ -242,14 +244,22 @@ def parse_json(text: str, *, source: str, fix: str) -> Any:
         raise huge_integer(source) from None
 
 
-def describe_validation_error(exc: ValidationError) -> str:
-    """The first few field errors as ``field `a.b`: message`` text."""
+def describe_validation_error(exc: ValidationError, *, model: type[BaseModel] | None = None) -> str:
+    """The first few field errors as ``field `a.b`: message`` text.
+
+    With the ``model`` that was validated, an unknown key gets "did you mean …":
+    the closest field the model knows at that place (as pypa/build's ``_find_typo``)."""
     parts = []
     for err in exc.errors()[:3]:
         loc = ".".join(str(p) for p in err["loc"])
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
-            msg = "unknown field (check its spelling)"
+            guess = None if model is None else closest_field(model, err["loc"])
+            msg = (
+                f"unknown field; did you mean `{guess}`?"
+                if guess
+                else "unknown field (check its spelling)"
+            )
         elif err["type"] == "missing":
             msg = "required field is missing"
         elif err["type"] == "value_error":
@@ -261,6 +271,37 @@ def describe_validation_error(exc: ValidationError) -> str:
     if more > 0:
         parts.append(f"and {more} more")
     return "; ".join(parts)
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The pydantic model an annotation holds (itself, or inside Optional / a list)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def closest_field(model: type[BaseModel], loc: tuple[int | str, ...]) -> str | None:
+    """The known key closest to the unknown one at ``loc`` (its full dotted path),
+    or None when none is close."""
+    *parents, unknown = loc
+    current: type[BaseModel] | None = model
+    for part in parents:
+        if current is None:
+            return None
+        if isinstance(part, int):  # an item of a list of models
+            continue
+        field = current.model_fields.get(part)
+        current = None if field is None else _model_in(field.annotation)
+    if current is None:
+        return None
+    close = difflib.get_close_matches(str(unknown), list(current.model_fields), n=1)
+    if not close:
+        return None
+    return ".".join([*(str(p) for p in parents), close[0]])
 
 
 _BLOCK_CHARS = 1 << 22

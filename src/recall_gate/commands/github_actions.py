@@ -86,8 +86,9 @@ def _cmd_comment(args: argparse.Namespace, console: Console) -> int:
 
     from recall_gate.adapters.actions_runner import ActionsRunner, EventContext, load_event
     from recall_gate.adapters.files import read_text
-    from recall_gate.adapters.github import find_pr_for_head_sha, upsert_comment
     from recall_gate.adapters.github_client import GitHubClient, GitHubPermissionError
+    from recall_gate.adapters.github_comment import upsert_comment
+    from recall_gate.adapters.github_pulls import find_pr_for_head_sha
     from recall_gate.core.profile import comment_marker
 
     runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)

@@ -322,8 +322,8 @@ class _Proposal:
             return None  # not a readable baseline: whatever it is, ours replaces it
 
     def _branch_exists(self) -> bool:
-        from recall_gate.adapters.github import get_branch_sha
         from recall_gate.adapters.github_client import GitHubNotFound
+        from recall_gate.adapters.github_pulls import get_branch_sha
 
         try:
             get_branch_sha(self.client, repo=self.repo, branch=self.branch)

@@ -17,11 +17,17 @@ whole change for a new metric:
   tests its noise (``binary``: McNemar on flips, else a paired bootstrap), the
   gate applies floors and the tolerance to it.
 
-A test adds an entry to a copy of this module and shows all of the above follow.
+* ``make generate`` writes its inputs, outputs and variables into
+  ``action.yml`` and its row into the docs' metric reference
+  (``recall_gate.tools.generate``); a test fails when they are stale.
+
+A test adds an entry to a copy of this module and shows all of the above follow
+(tests/commands/test_metric_registry_sandbox.py).
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterable, Sequence, Set
 from dataclasses import dataclass
 
@@ -50,6 +56,7 @@ __all__ = [
     "metric_spec",
     "select_metrics",
     "shown_metrics",
+    "unknown_metric",
 ]
 
 CITATION_COVERAGE = "citation_coverage"
@@ -181,9 +188,17 @@ def gated_metric(name: str) -> MetricSpec:
     ValueError naming the known names for anything else."""
     spec = _GATED_BY_NAME.get(name) or _BY_KEY.get(name)
     if spec is None or not spec.gated:
-        known = ", ".join(m.name for m in GATED_METRICS)
-        raise ValueError(f"unknown metric {name!r} (known: {known})")
+        raise ValueError(unknown_metric(name))
     return spec
+
+
+def unknown_metric(name: str) -> str:
+    """``unknown metric 'htt' (known: hit, …); did you mean 'hit'?``: the guess only
+    when a short name is close."""
+    names = [m.name for m in GATED_METRICS]
+    message = f"unknown metric {name!r} (known: {', '.join(names)})"
+    close = difflib.get_close_matches(name, names, n=1)
+    return f"{message}; did you mean {close[0]!r}?" if close else message
 
 
 def metric_label(key: str, k: int) -> str:

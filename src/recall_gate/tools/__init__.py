@@ -1,0 +1,1 @@
+"""Developer tools run from a checkout (``make generate``), not by the CLI."""
