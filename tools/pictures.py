@@ -52,7 +52,7 @@ NPM_FILES = {
 # GitHub's comment column is about 880 px wide; a picture is the frame, no wider.
 WIDTH = 880
 # Tall enough for the longest report; a report that reaches it is an error, not a cut.
-VIEWPORT_HEIGHT = 9000
+VIEWPORT_HEIGHT = 12000
 MARGIN = 8
 
 
@@ -62,7 +62,7 @@ class Picture:
     golden: str  # file name under tests/golden/
     surface: str  # the frame's title: where a reviewer sees it
     alt: str
-    # Only the <details> section whose summary starts with this, if set.
+    # Only the first <details> section that holds this text, if set.
     section: str | None = None
     # The report up to the first line starting with this, if set; the frame's
     # foot says what follows.
@@ -111,7 +111,7 @@ PICTURES = (
         "Job summary: the chart of a regression",
         "The job summary's chart of the regression: per metric, this run as bars and the "
         "baseline as a line, for overall, each case type and each language; pt-BR drops",
-        section="Chart:",
+        section="```mermaid",
     ),
 )
 
@@ -198,7 +198,13 @@ def github_html(markdown: str, *, expand: bool) -> str:
 
 
 def markdown_of(picture: Picture) -> str:
-    text = (GOLDEN / picture.golden).read_text(encoding="utf-8")
+    golden = GOLDEN / picture.golden
+    if not golden.is_file():
+        raise SystemExit(
+            f"pictures: tests/golden/{picture.golden} is gone: point {picture.image} "
+            "at another golden report in PICTURES (tools/pictures.py)"
+        )
+    text = golden.read_text(encoding="utf-8")
     if picture.until is not None:
         cut = text.find(f"\n{picture.until}")
         if cut < 0:
@@ -209,25 +215,24 @@ def markdown_of(picture: Picture) -> str:
         return text[: cut + 1]
     if picture.section is None:
         return text
-    found = re.search(
-        rf"<details[^>]*><summary>{re.escape(picture.section)}.*?</details>", text, flags=re.S
+    for found in re.finditer(r"<details[^>]*>.*?</details>", text, flags=re.S):
+        if picture.section in found.group(0):
+            return found.group(0) + "\n"
+    raise SystemExit(
+        f"pictures: tests/golden/{picture.golden} has no <details> section holding "
+        f"'{picture.section}' for {picture.image}"
     )
-    if found is None:
-        raise SystemExit(
-            f"pictures: tests/golden/{picture.golden} has no <details> section "
-            f"'{picture.section}' for {picture.image}"
-        )
-    return found.group(0) + "\n"
 
 
 def _alert(match: re.Match[str]) -> str:
     kind, rest = match.group(1), match.group(2)
-    if kind not in ALERTS:
-        raise SystemExit(f"pictures: no drawing for the alert [!{kind}]: add it to ALERTS")
-    title, path = ALERTS[kind]
+    # An alert without an icon here (TIP, CAUTION) is drawn with its title alone.
+    title, path = ALERTS.get(kind, (kind.capitalize(), ""))
     icon = (
         '<svg class="octicon" viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">'
         f'<path d="{path}"></path></svg>'
+        if path
+        else ""
     )
     return (
         f'<div class="markdown-alert markdown-alert-{kind.lower()}">'
@@ -346,6 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for picture in PICTURES:
+            markdown = markdown_of(picture)  # first: a gone golden file is one clear message
             golden = GOLDEN / picture.golden
             image = IMAGES / picture.image
             entry = {
@@ -372,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
                     frame=WIDTH,
                     margin=MARGIN,
                     surface=html.escape(picture.surface),
-                    body=github_html(markdown_of(picture), expand=picture.expand),
+                    body=github_html(markdown, expand=picture.expand),
                     foot=(
                         f'<div class="frame-foot">{html.escape(picture.follows)}</div>'
                         if picture.follows
