@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: judge-lock install run check lint types test test-fast test-act docs schema generate bench bench-scale zizmor clean
+.PHONY: judge-lock install run check lint types test test-fast test-act docs schema generate pictures bench bench-scale zizmor clean
 
 # TORCH_INDEX_URL (CI): torch alone, without its dependencies, from that index
 # (e.g. the CPU wheels); everything else from the default index only.
@@ -31,8 +31,8 @@ run: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/recall-gate run --config recall-gate.yaml
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks examples
-	$(BIN)/ruff format --check src tests benchmarks examples
+	$(BIN)/ruff check src tests benchmarks examples tools
+	$(BIN)/ruff format --check src tests benchmarks examples tools
 
 types: $(STAMP)
 	$(BIN)/mypy
@@ -69,6 +69,18 @@ schema: $(STAMP)
 generate: $(STAMP)
 	$(BIN)/python -m recall_gate.tools.generate
 
+# The pictures of what a reviewer sees (docs/images/, shown by README.md and
+# docs/what-reviewers-see.md): the golden PR comments and job summary in
+# tests/golden/, rendered as GitHub renders them (cmark-gfm, GitHub's markdown
+# CSS, mermaid) and photographed by headless Chromium. A maintainer's command,
+# not CI's: it needs chromium (Debian: apt-get install chromium
+# fonts-noto-color-emoji) and npm, which fetches the CSS and mermaid once into
+# .pictures-cache/. It redraws only pictures whose golden file changed (a second
+# run changes nothing; FORCE=1 redraws all), in well under a minute.
+# tests/test_pictures.py fails when a golden file changed and this was not run.
+pictures: $(STAMP)
+	$(BIN)/python tools/pictures.py $(if $(FORCE),--force)
+
 check: lint types zizmor docs test
 
 # Scoring: score --json and streamed score vs pytrec_eval and ranx at 2*10^5 and
@@ -87,4 +99,4 @@ bench-scale: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner --only-scale --cache-dir .recall-gate-cache-scale
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache site
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache site .pictures-cache
