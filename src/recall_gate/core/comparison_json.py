@@ -144,6 +144,8 @@ class StaleRecord(_Part):
     baseline: str
     current: str
     changes: tuple[SettingChangeRecord, ...]
+    # False: the baseline recorded no settings (a changed fingerprint without words).
+    settings_recorded: bool = True
 
 
 class SummaryRecord(_Part):
@@ -472,6 +474,7 @@ def stale_record(reason: StaleReason) -> StaleRecord:
         baseline=reason.baseline,
         current=reason.current,
         changes=tuple(_setting_change(c) for c in reason.changes),
+        settings_recorded=reason.settings_recorded,
     )
 
 

@@ -596,6 +596,8 @@ def stale_reason_phrases(reason: StaleRecord, style: Style) -> list[str]:
         return _retriever_lines(reason.changes, style)
     if reason.changes:
         return [_setting_line(change, style) for change in reason.changes]
+    if what == "config" and reason.settings_recorded:
+        return ["the retrieval config changed in a way no recorded setting names"]
     return [_STALE_UNRECORDED.get(what, f"{what.replace('_', ' ')} changed")]
 
 
