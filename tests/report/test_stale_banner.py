@@ -13,19 +13,18 @@ from pathlib import Path
 from recall_gate.adapters.baseline_store import parse_baseline
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import compare_to_baseline
-from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
+from recall_gate.core.comparison_json import (
+    ComparisonDocument,
+    baseline_update_document,
+    comparison_document,
+)
 from recall_gate.core.gate import Floors, Tolerances, judge_comparison
-from recall_gate.core.records import Results
 from recall_gate.core.trend import changes_between
 from recall_gate.report.actions import comparison_annotations
-from recall_gate.report.comparison import (
-    MARKDOWN,
-    TEXT,
-    render_baseline_update,
-    render_comment,
-    render_comparison_text,
-)
+from recall_gate.report.baseline_update import render_baseline_update
+from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.report.history import change_phrases
+from recall_gate.report.style import MARKDOWN, TEXT
 
 REFERENCE = Path(__file__).resolve().parents[2] / "baselines" / "default.json"
 
@@ -52,7 +51,7 @@ def _hybrid(base: Baseline) -> Baseline:
     return base.model_copy(update={"provenance": provenance, "created_at": "2026-06-01T00:00:00Z"})
 
 
-def _doc() -> tuple[ComparisonDocument, Results, Baseline]:
+def _doc() -> tuple[ComparisonDocument, Baseline, Baseline]:
     base = _reference()
     current = _hybrid(base)
     comparison = compare_to_baseline(current=current, baseline=base, baseline_path="b.json")
@@ -69,7 +68,9 @@ def test_one_changed_setting_is_one_line_of_the_stale_banner_on_every_surface() 
         "job summary": render_comment(doc),
         "terminal": render_comparison_text(doc),
         "annotations": "\n".join(a.message for a in comparison_annotations(doc)),
-        "baseline update": render_baseline_update(comparison, new=current, path="b.json"),
+        "baseline update": render_baseline_update(
+            baseline_update_document(comparison), new=current, path="b.json"
+        ),
         "history": "\n".join(
             line
             for style in (MARKDOWN, TEXT)

@@ -52,6 +52,7 @@ from recall_gate.core.gate import (
     Floors,
     Regression,
     Tolerances,
+    Verdict,
     judge_comparison,
 )
 from recall_gate.core.kb_diff import KbChanges, KbTurnover
@@ -349,7 +350,9 @@ def comparison_document(
     current = comparison.current
     overall = current.aggregates.overall
     if totals is None:
-        outcomes = Counter(c.citation_outcome for c in current.cases if c.citation_outcome)
+        outcomes: Counter[str] = Counter(
+            c.citation_outcome for c in current.cases if c.citation_outcome
+        )
         totals = RunTotals(
             total=len(current.cases),
             scored=sum(1 for c in current.cases if c.metrics),

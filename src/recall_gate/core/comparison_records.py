@@ -394,8 +394,6 @@ class ComparisonDocument(_Part):
         return {**data, "schema_version": 5, "gate": gate}
 
 
-
-
 def metric_labels(k: int) -> dict[str, str]:
     """Every metric's label at ``k``, built once per document."""
     return {m.key: metric_label(m.key, k) for m in METRICS}
