@@ -19,7 +19,8 @@ CORE = (
     "recall_gate.report.comparison",
     "recall_gate.core.stats",
     "recall_gate.core.gate",
-    "recall_gate.report.results",
+    "recall_gate.report.notes",
+    "recall_gate.report.baseline_update",
 )
 FORBIDDEN = (
     "os",
