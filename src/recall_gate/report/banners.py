@@ -4,15 +4,14 @@ not comparable baseline, a changed case set, shortened lists."""
 
 from __future__ import annotations
 
-from recall_gate.core.comparison_json import (
-    ComparisonDocument,
-)
+from recall_gate.core.comparison_json import ComparisonDocument
 from recall_gate.report import phrases, stale_banner
 from recall_gate.report.config_after_merge import config_after_merge_sentence
-from recall_gate.report.style import (
-    JOB_SUMMARY_POINTER,
-    Style,
-)
+from recall_gate.report.style import JOB_SUMMARY_POINTER, Style
+
+__all__ = [
+    "banner_blocks",
+]
 
 
 def _pull_request_banners(doc: ComparisonDocument, style: Style) -> list[str]:

@@ -9,10 +9,12 @@ from recall_gate.report import phrases, stale_banner
 from recall_gate.report.case_lists import cases_section, flips_section, instead_section
 from recall_gate.report.markup import Format, escape_markdown
 from recall_gate.report.notes import citation_line, notes_block
-from recall_gate.report.style import (
-    Style,
-)
+from recall_gate.report.style import Style
 from recall_gate.report.tables import current_table, delta_table
+
+__all__ = [
+    "render_baseline_update",
+]
 
 
 def render_baseline_update(

@@ -5,21 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recall_gate.core.comparison_json import (
-    ComparisonDocument,
-)
+from recall_gate.core.comparison_json import ComparisonDocument
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.report import phrases
 from recall_gate.report.markup import table
-from recall_gate.report.style import (
-    Style,
-    fmt_rank,
-    held,
-    listed_items,
-    more_pointer,
-    query_cell,
-)
+from recall_gate.report.style import Style, fmt_rank, held, listed_items, more_pointer, query_cell
 from recall_gate.report.tables import move_table
+
+__all__ = [
+    "OPEN_CASES",
+    "cases_behind_section",
+    "cases_section",
+    "flips_section",
+    "instead_section",
+    "missed_section",
+]
 
 
 def flips_section(doc: ComparisonDocument, style: Style) -> str | None:

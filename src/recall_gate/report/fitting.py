@@ -7,10 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from recall_gate.core.github_limits import comment_length
-from recall_gate.report.style import (
-    JOB_SUMMARY_POINTER,
-    Style,
-)
+from recall_gate.report.style import JOB_SUMMARY_POINTER, Style
+
+__all__ = [
+    "USER_CHARS_STEPS",
+    "fit_comment",
+]
 
 # A comment over budget shortens every user string to these lengths in turn.
 USER_CHARS_STEPS = (300, 60)

@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recall_gate.core.comparison_json import (
-    ComparisonDocument,
-)
+from recall_gate.core.comparison_json import ComparisonDocument
 from recall_gate.core.coverage import render_coverage, render_never_retrieved
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.metrics import HIT, NDCG, RECALL

@@ -38,6 +38,35 @@ from recall_gate.report.style import (
     plural,
 )
 
+__all__ = [
+    "DropLine",
+    "baseline_made",
+    "baseline_scored",
+    "case_phrase",
+    "cases_changed",
+    "delta_for",
+    "drop_lines",
+    "drop_phrase",
+    "floor_phrase",
+    "floor_setting",
+    "floors_set",
+    "group_name",
+    "group_phrase",
+    "id_list",
+    "is_comparable",
+    "made_phrase",
+    "missing_baseline_phrase",
+    "ndcg_change",
+    "noise_cell",
+    "not_comparable_phrase",
+    "overall_change",
+    "overall_means",
+    "short_phrase",
+    "short_rankings",
+    "short_star",
+    "tolerance_phrase",
+]
+
 
 def short_rankings(doc: ComparisonDocument) -> bool:
     """Whether a number of this report stands on rankings of fewer than k cards

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from recall_gate.core.comparison_json import (
-    ComparisonDocument,
-    SettingChangeRecord,
-    StaleRecord,
-)
+from recall_gate.core.comparison_json import ComparisonDocument, SettingChangeRecord, StaleRecord
 from recall_gate.core.staleness import describe_embedder
 from recall_gate.report import phrases
-from recall_gate.report.style import (
-    Style,
-    plural,
-)
+from recall_gate.report.style import Style, plural
+
+__all__ = [
+    "stale_advice",
+    "stale_changes",
+    "stale_headline",
+    "stale_reason_lines",
+    "stale_reason_phrases",
+]
 
 
 def _old_new(old: str | None, new: str | None, style: Style) -> str:

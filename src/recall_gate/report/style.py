@@ -10,13 +10,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from recall_gate.report.markup import (
-    Format,
-    escape_markdown,
-    plain_text,
-    shorten,
-    shorten_query,
-)
+from recall_gate.report.markup import Format, escape_markdown, plain_text, shorten, shorten_query
+
+__all__ = [
+    "JOB_SUMMARY_POINTER",
+    "MARKDOWN",
+    "TEXT",
+    "Style",
+    "fmt_mean",
+    "fmt_p",
+    "fmt_rank",
+    "fmt_signed",
+    "held",
+    "listed_items",
+    "more_pointer",
+    "plural",
+    "query_cell",
+]
 
 JOB_SUMMARY_POINTER = "the full report is in the job summary"
 

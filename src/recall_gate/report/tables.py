@@ -5,26 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence, Set
 
-from recall_gate.core.comparison_json import (
-    ComparisonDocument,
-    DeltaRecord,
-    MoveRecord,
-)
-from recall_gate.core.metric_registry import (
-    shown_metrics,
-)
+from recall_gate.core.comparison_json import ComparisonDocument, DeltaRecord, MoveRecord
+from recall_gate.core.metric_registry import shown_metrics
 from recall_gate.core.metrics import HIT, NDCG
 from recall_gate.report import phrases
 from recall_gate.report.charts import ChartSeries, bar_and_line_chart
 from recall_gate.report.markup import table
-from recall_gate.report.style import (
-    Style,
-    fmt_mean,
-    fmt_rank,
-    fmt_signed,
-    more_pointer,
-    query_cell,
-)
+from recall_gate.report.style import Style, fmt_mean, fmt_rank, fmt_signed, more_pointer, query_cell
+
+__all__ = [
+    "chart_section",
+    "current_table",
+    "delta_table",
+    "move_table",
+]
 
 
 def _n_cell(d: DeltaRecord) -> str:

@@ -3,19 +3,17 @@ the baseline they are compared with, and what failed or would fail."""
 
 from __future__ import annotations
 
-from recall_gate.core.comparison_json import (
-    ComparisonDocument,
-)
-from recall_gate.core.metric_registry import (
-    shown_metrics,
-)
+from recall_gate.core.comparison_json import ComparisonDocument
+from recall_gate.core.metric_registry import shown_metrics
 from recall_gate.report import phrases
-from recall_gate.report.style import (
-    Style,
-    fmt_mean,
-    fmt_signed,
-)
+from recall_gate.report.style import Style, fmt_mean, fmt_signed
 from recall_gate.report.traffic import traffic_failure_phrase
+
+__all__ = [
+    "checks_block",
+    "verdict_block",
+    "verdict_summary",
+]
 
 
 def verdict_summary(doc: ComparisonDocument) -> str:
