@@ -68,7 +68,8 @@ def test_capture_writes_a_self_contained_capture_and_prints_the_score(app: Path)
     code, out, err = cli(app, "capture", "--retriever", "shop_rag:build", "--out", "a.jsonl")
     assert code == 0, err
     assert "recall-gate: captured 6 cases at k = 3 with shop_rag.search (callable) → a.jsonl" in err
-    assert "recall-gate: retrieval quality at k = 3" in out
+    assert "recall-gate default: REPORT-ONLY" in out
+    assert "recall@3" in out
     lines = [json.loads(line) for line in (app / "a.jsonl").read_text().splitlines()]
     assert lines[0]["retriever"] == {
         "adapter": "callable",

@@ -549,7 +549,8 @@ def test_score_a_self_contained_capture(dataset: Path) -> None:
         dataset, "score", "--artifacts", "self-contained.jsonl", "--k", "2", "--json", "r.json"
     )
     assert (done.code, done.err) == (0, "")
-    assert "Verdict: report-only (no floor or tolerance set)" in done.out
+    assert "recall-gate default: REPORT-ONLY" in done.out
+    assert "No floor or tolerance is set, so nothing is enforced" in done.out
 
     raw = json.loads((dataset / "r.json").read_text(encoding="utf-8"))
     assert raw["schema_version"] == SCHEMA_VERSION
@@ -624,8 +625,8 @@ def test_score_writes_a_markdown_report_with_n(dataset: Path) -> None:
     done = cli(dataset, "score", "--artifacts", "self-contained.jsonl", "--markdown", "out/r.md")
     assert done.code == 0
     report = (dataset / "out" / "r.md").read_text(encoding="utf-8")
-    assert "| group | name | n |" in report
-    assert "| overall | all cases | 3 |" in report
+    assert "| group | n | hit@5" in report
+    assert "| overall | 3 | " in report
     assert "recall@k is a conservative lower bound" in report
 
 
@@ -643,8 +644,8 @@ def test_a_floor_above_the_observed_mean_fails_with_exit_1(dataset: Path) -> Non
         dataset, "score", "--artifacts", "self-contained.jsonl", "--k", "2", "--min-hit", "0.9"
     )
     assert done.code == 1
-    assert "Verdict: FAIL" in done.out
-    assert "hit@2 0.667 (n=3) is below the floor 0.900 (--min-hit)" in done.out
+    assert "recall-gate default: FAIL" in done.out
+    assert "hit@2 0.667 (n = 3) is below the floor 0.900 (min-hit)" in done.out
     assert "Traceback" not in done.err
 
 
@@ -664,7 +665,7 @@ def test_floors_below_the_observed_means_pass(dataset: Path) -> None:
         "0.1",
     )
     assert (done.code, done.err) == (0, "")
-    assert "Verdict: pass" in done.out
+    assert "recall-gate default: PASS" in done.out
 
 
 def test_no_floors_is_report_only_with_exit_0(dataset: Path) -> None:
@@ -672,13 +673,14 @@ def test_no_floors_is_report_only_with_exit_0(dataset: Path) -> None:
     write_files(dataset, {"run.jsonl": capture(with_fields=False).replace("en-refills", "zz")})
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--cases", "cases.yaml")
     assert done.code == 0
-    assert "Verdict: report-only (no floor or tolerance set)" in done.out
+    assert "recall-gate default: REPORT-ONLY" in done.out
+    assert "No floor or tolerance is set, so nothing is enforced" in done.out
 
 
 def test_an_empty_floor_flag_is_inactive(dataset: Path) -> None:
     done = cli(dataset, "score", "--artifacts", "self-contained.jsonl", "--min-hit", "")
     assert done.code == 0
-    assert "Verdict: report-only" in done.out
+    assert "recall-gate default: REPORT-ONLY" in done.out
 
 
 def test_floors_and_k_come_from_the_config_in_cwd_and_flags_override(dataset: Path) -> None:
@@ -690,7 +692,7 @@ def test_floors_and_k_come_from_the_config_in_cwd_and_flags_override(dataset: Pa
         dataset, "score", "--artifacts", "self-contained.jsonl", "--min-hit", "0.5", "--k", "3"
     )
     assert overridden.code == 0
-    assert "retrieval quality at k = 3" in overridden.out
+    assert "recall@3" in overridden.out
 
 
 def test_k_defaults_to_5_without_a_config(dataset: Path) -> None:
@@ -731,3 +733,38 @@ def test_score_citations_are_classified_and_covered(dataset: Path) -> None:
     }
     assert results.aggregates.overall["citation_coverage"].n == 3
     assert "ok 1, retrieval miss 1, citation miss 1" in done.out
+
+
+def test_with_a_baseline_every_surface_tells_a_retrieval_miss_from_a_citation_miss(
+    dataset: Path,
+) -> None:
+    lines = [
+        {**json.loads(line), "cited": cited}
+        for line, cited in zip(
+            capture(with_fields=True).splitlines(),
+            [["en-refills"], [], ["es-facturacion"], []],
+            strict=True,
+        )
+    ]
+    write_files(dataset, {"cited.jsonl": jsonl(*lines)})
+    first = cli(dataset, "score", "--artifacts", "cited.jsonl", "--k", "2", "--json", "r.json")
+    assert first.code == 0, first.err
+    made = cli(dataset, "baseline", "update", "--results", "r.json", "--reason", "first")
+    assert made.code == 0, made.err
+    done = cli(
+        dataset,
+        *("score", "--artifacts", "cited.jsonl", "--k", "2"),
+        *("--comment-markdown", "comment.md", "--markdown", "summary.md"),
+    )
+    assert done.code == 0, done.err
+    surfaces = {
+        "terminal": done.out,
+        "PR comment": (dataset / "comment.md").read_text(encoding="utf-8"),
+        "job summary": (dataset / "summary.md").read_text(encoding="utf-8"),
+    }
+    for name, text in surfaces.items():
+        assert "Baseline: " in text, name  # compared with the baseline just made
+        assert "ok 1, retrieval miss 1, citation miss 1." in text, name
+        # One floor suggestion syntax everywhere: the action input's `with:` line.
+        assert "min-hit: 0." in text, name
+        assert "--min-hit" not in text, name

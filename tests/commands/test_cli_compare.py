@@ -599,4 +599,5 @@ def test_score_without_a_baseline_prints_the_results_report(
     run = cli(["score", "--artifacts", str(tmp_path / "good.jsonl")], tmp_path)
     assert run.code == 0, run.err
     assert "Baseline:" not in run.out
-    assert "carry gold and are scored" in run.out
+    assert "No baseline yet" in run.out
+    assert "recall-gate default: REPORT-ONLY" in run.out

@@ -96,7 +96,7 @@ def test_a_plain_markdown_kb_in_de_es_fr_ca_scores_by_those_languages(app: Path)
     assert results.aggregates.by_language["fr-CA"]["retrieval_hit_at_k"].n == 1
     rows = [line.split() for line in out.splitlines() if line.startswith("language")]
     assert [row[1] for row in rows] == ["de", "es", "fr-CA"]
-    assert rows[2][2:4] == ["1", "0.000"]  # fr-CA: n 1, hit@3 0 (fr-1 missed)
+    assert rows[2][2:5] == ["†", "1", "0.000"]  # fr-CA: n 1, hit@3 0 (fr-1 missed)
 
 
 def test_a_gold_typo_in_score_mode_with_the_configs_kb_exits_1_with_did_you_mean(app: Path) -> None:

@@ -145,7 +145,7 @@ def test_run_queries_without_judgments_are_counted_and_left_out(tmp_path: Path) 
     assert "recall-gate: 5 queries of run.trec have no judgment in qrels/test.tsv: left out" in (
         done.err
     )
-    assert "4 of 4 cases carry gold and are scored" in done.out
+    assert " · n = 4" in done.out
 
 
 def test_unjudged_queries_are_noted_on_stderr_and_counted_in_the_results_not_the_report(

@@ -97,8 +97,8 @@ def test_the_cli_set_flag_overrides_the_config_and_needs_one(
     out, err = io.StringIO(), io.StringIO()
     argv = ["score", "--artifacts", str(capture), "--config", str(config_file)]
     assert main([*argv, "--set", "k=3"], {}, stdout=out, stderr=err, cwd=tmp_path) == 0
-    assert "at k = 3" in out.getvalue()
     assert "hit@3" in out.getvalue()
+    assert "hit@5" not in out.getvalue()
 
     err = io.StringIO()
     (tmp_path / "nowhere" / ".git").mkdir(parents=True)  # its own repository: no config

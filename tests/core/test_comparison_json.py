@@ -59,8 +59,11 @@ def test_comparison_json_carries_the_action_outputs_and_details() -> None:
         "kind", "schema_version", "profile", "k", "verdict", "regressions", "would_fail",
         "metrics", "n", "n_cases", "delta", "baseline", "gate",
         "would_fail_detail", "suggested_floors", "suggested_detail", "deltas", "flips",
-        "missed", "cases", "run", "pull_request",
+        "missed", "cases", "run", "pull_request", "labels",
     }  # fmt: skip
+    # The metric labels are built once, here: every surface reads them.
+    assert payload["labels"]["retrieval_hit_at_k"] == "hit@5"
+    assert payload["labels"]["retrieval_ndcg_at_k"] == "nDCG@5"
     # Everything the report says is in the document: it is rendered from it.
     assert payload["run"]["scored"] == 20
     assert [g["group"] for g in payload["run"]["groups"]] == [
@@ -134,3 +137,30 @@ def test_a_version_4_comparison_still_reads_its_one_tolerance_as_every_metrics(
     read = read_comparison(path)
     assert read.schema_version == 5
     assert read.gate.tolerances == tolerances
+
+
+def test_the_document_carries_the_citation_outcomes_with_a_baseline_too() -> None:
+    doc = document()
+    assert doc.baseline.status == "ok"
+    assert doc.run.citation is None  # no case's citations were captured
+    cases = [case(f"c{i:03d}", 1 if i % 2 else None) for i in range(6)]
+    cited = [
+        c.model_copy(
+            update={"citation_outcome": "retrieval_miss" if c.metrics["retrieval_hit_at_k"] == 0
+                    else ("ok" if i % 3 else "citation_miss")}
+        )
+        for i, c in enumerate(cases)
+    ]  # fmt: skip
+    comparison = compare_to_baseline(
+        current=results(cited), baseline=baseline_of(cases), baseline_path="b.json"
+    )
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances())
+    payload = comparison_document(comparison, verdict, profile="default").model_dump(mode="json")
+    assert payload["baseline"]["status"] == "ok"
+    assert payload["run"]["citation"] == {"ok": 2, "retrieval_miss": 3, "citation_miss": 1}
+
+
+def test_a_document_without_labels_gets_them_from_its_k() -> None:
+    payload = document().model_dump(mode="json")
+    del payload["labels"]
+    assert ComparisonDocument.model_validate(payload).label("retrieval_hit_at_k") == "hit@5"

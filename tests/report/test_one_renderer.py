@@ -14,7 +14,7 @@ from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
 from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.metrics import HIT
-from recall_gate.report import comparison as phrases
+from recall_gate.report import phrases, stale_banner
 from recall_gate.report.actions import comparison_annotations
 from recall_gate.report.comparison import render_comment, render_comparison_text
 
@@ -52,7 +52,7 @@ def test_every_surface_says_what_changed_since_the_baseline_with_one_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(
-        phrases, "_stale_reason_lines", lambda reason, doc, style: [f"MARK-{reason.what}"]
+        stale_banner, "stale_reason_lines", lambda reason, doc, style: [f"MARK-{reason.what}"]
     )
     for name, text in _surfaces(_stale_failing_doc()).items():
         assert "MARK-config" in text, name
@@ -61,7 +61,7 @@ def test_every_surface_says_what_changed_since_the_baseline_with_one_function(
 def test_every_surface_words_a_missed_floor_with_one_function(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(phrases, "floor_phrase", lambda item, k, *, would: f"MARK-{item.metric}")
+    monkeypatch.setattr(phrases, "floor_phrase", lambda item, doc, *, would: f"MARK-{item.metric}")
     for name, text in _surfaces(_stale_failing_doc()).items():
         assert "MARK-retrieval_hit_at_k" in text, name
 

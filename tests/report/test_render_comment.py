@@ -19,7 +19,7 @@ from factories import LANGS, case
 from golden import assert_golden
 from recall_gate.core.baseline import Baseline, make_baseline
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
-from recall_gate.core.comparison_json import comparison_document
+from recall_gate.core.comparison_json import baseline_update_document, comparison_document
 from recall_gate.core.evaluate import score_case
 from recall_gate.core.gate import ComparisonVerdict, Floors, Tolerances, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, COMMENT_MAX_CHARS, comment_length
@@ -27,13 +27,10 @@ from recall_gate.core.metrics import HIT
 from recall_gate.core.records import CaseLabel, CaseResult, Language, OutsideKb, Results
 from recall_gate.errors import InputError
 from recall_gate.report.actions import comparison_annotations
-from recall_gate.report.comparison import (
-    JOB_SUMMARY_POINTER,
-    render_baseline_update,
-    render_comment,
-    render_comparison_text,
-)
+from recall_gate.report.baseline_update import render_baseline_update
+from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.report.markup import escape_markdown
+from recall_gate.report.style import JOB_SUMMARY_POINTER
 
 SHA_OLD = "1111111111111111111111111111111111111111"
 SHA_NEW = "2222222222222222222222222222222222222222"
@@ -482,7 +479,10 @@ def test_baseline_update_report() -> None:
     old = baseline(suite())
     new = baseline(suite(DROPPED), sha=SHA_NEW, reason="dense → hybrid retrieval")
     comparison = compare_to_baseline(current=new, baseline=old, baseline_path=PATH)
-    assert_golden("baseline_update.md", render_baseline_update(comparison, new=new, path=PATH))
+    assert_golden(
+        "baseline_update.md",
+        render_baseline_update(baseline_update_document(comparison), new=new, path=PATH),
+    )
 
 
 # --- formats -------------------------------------------------------------------------

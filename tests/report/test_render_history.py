@@ -11,8 +11,8 @@ from recall_gate.core.metrics import HIT, MRR
 from recall_gate.core.records import CaseResult
 from recall_gate.core.trend import SkippedVersion, TrendPoint, trend_point, trend_rows
 from recall_gate.report.charts import mermaid_label
-from recall_gate.report.comparison import TEXT
 from recall_gate.report.history import change_phrases, history_json, render_history
+from recall_gate.report.style import TEXT
 
 HYBRID = {"adapter": "langchain-retriever", "name": "app.Hybrid", "params": {"top_k": 5}}
 RERANKED = {"adapter": "langchain-retriever", "name": "app.Reranked", "params": {"top_k": 20}}

@@ -13,7 +13,7 @@ from recall_gate.core.comparison_json import ComparisonDocument, comparison_docu
 from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.records import Retriever
 from recall_gate.report.comparison import render_comment, render_comparison_text
-from recall_gate.report.results import LANGUAGE_CAVEAT
+from recall_gate.report.notes import LANGUAGE_CAVEAT
 
 
 def _doc(comparison: object, *, tolerances: Tolerances | None = None) -> ComparisonDocument:

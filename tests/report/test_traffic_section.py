@@ -8,7 +8,7 @@ import re
 from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.traffic_diff import diff_traffic
 from recall_gate.core.traffic_record import TrafficRecord, traffic_record
-from recall_gate.report.comparison import MARKDOWN, TEXT
+from recall_gate.report.style import MARKDOWN, TEXT
 from recall_gate.report.traffic import traffic_section
 
 HOSTILE = "ping @octocat <img src=x> | `code` #12"

@@ -49,14 +49,13 @@ from recall_gate.core.baseline import (
     same_content,
 )
 from recall_gate.core.compare import compare_to_baseline
+from recall_gate.core.comparison_json import baseline_update_document
 from recall_gate.core.gate import MIN_MARGIN, suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
 from recall_gate.core.trend import trend_point
 from recall_gate.errors import InputError, Interrupted
-from recall_gate.report.comparison import (
-    render_baseline_update,
-)
+from recall_gate.report.baseline_update import render_baseline_update
 from recall_gate.report.history import GROUP_SELECTIONS, history_json, render_history
 from recall_gate.report.markup import table
 
@@ -462,16 +461,18 @@ def _report_update(
     shown: str,
 ) -> None:
     """The old → new report of a written baseline: stdout, and --markdown."""
-    comparison = compare_to_baseline(
-        current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
+    doc = baseline_update_document(
+        compare_to_baseline(
+            current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
+        )
     )
     if args.markdown is not None:
-        body = render_baseline_update(comparison, new=baseline, path=shown)
+        body = render_baseline_update(doc, new=baseline, path=shown)
         trend = _trend_with(baseline, out, console, shown)
         if trend is not None:
             body += f"\n#### Trend\n\n{trend}"
         atomic_write_text(args.markdown, body)
-    console.stdout.write(render_baseline_update(comparison, new=baseline, path=shown, fmt="text"))
+    console.stdout.write(render_baseline_update(doc, new=baseline, path=shown, fmt="text"))
 
 
 def _cmd_floors(args: argparse.Namespace, console: Console) -> int:

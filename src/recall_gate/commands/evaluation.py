@@ -10,7 +10,7 @@ import dataclasses
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TypeVar
 
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch, write_artifacts
@@ -18,7 +18,6 @@ from recall_gate.adapters.base_revision import load_cases_at, read_at
 from recall_gate.adapters.baseline_store import read_baseline_in
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import card_ids_of, iter_capture_lines, load_cases
-from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.query_log import load_query_log
 from recall_gate.adapters.results_store import ResultsWriter, read_results
@@ -46,7 +45,7 @@ from recall_gate.commands.arguments import (
     refuse_outputs_without_score,
 )
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.commands.gating import exit_for, pull_request_changes, report_comparison
+from recall_gate.commands.gating import pull_request_changes, report_comparison
 from recall_gate.commands.kb_judging import (
     follow_located,
     new_card_coverage_failure,
@@ -55,7 +54,7 @@ from recall_gate.commands.kb_judging import (
 )
 from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.query_traffic import judge_traffic
-from recall_gate.commands.settings import Settings, resolve_settings, write_settings_header
+from recall_gate.commands.settings import Settings, resolve_settings
 from recall_gate.core.base_judging import (
     CasePlan,
     NewCase,
@@ -65,6 +64,7 @@ from recall_gate.core.base_judging import (
     relabels,
 )
 from recall_gate.core.capture_line import with_fields
+from recall_gate.core.comparison_json import RunTotals
 from recall_gate.core.coverage import kb_coverage, kb_retrieved, render_coverage
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
@@ -73,7 +73,6 @@ from recall_gate.core.fingerprint import (
     fingerprint_queries,
     fingerprint_settings,
 )
-from recall_gate.core.gate import decide
 from recall_gate.core.integrity import (
     Problem,
     duplicate_cases,
@@ -97,12 +96,12 @@ from recall_gate.core.records import (
     CaseLabel,
     KbCoverageCounts,
     Provenance,
+    Results,
     Retriever,
 )
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.report.results import render_summary
 
 L = TypeVar("L", bound=CaseLabel)
 
@@ -415,47 +414,45 @@ def score_and_report(
                 kb_coverage=kb_coverage,
                 kb_retrieved=retrieved,
             )
-        if compares:
-            assert out is not None
-            # The same report as the PR comment: deltas, flips and the verdict.
-            return report_comparison(
-                read_results(out),
-                settings=settings,
-                console=console,
-                comparison_json=args.comparison_json,
-                comment_markdown=args.comment_markdown,
-                full_markdown=args.markdown,
-                pull_request=pull_request() if pull_request is not None else None,
-                traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source)),
-                self_agreement=self_agreement,
+        # One document, with or without a baseline: without one to compare with
+        # (none is named, none exists), the scorer's counts and its first missed cases.
+        current = (
+            read_results(out)
+            if compares and out is not None
+            else Results(
+                k=k,
+                provenance=made,
+                cases=scored.missed,
+                aggregates=scored.aggregates,
+                cases_short_of_k=scored.short_of_k,
+                outside_kb=watch.outside_kb(),
+                latency=watch.latency(),
+                failed_cases=tuple(watch.failed),
+                kb_coverage=kb_coverage,
+                kb_retrieved=retrieved,
             )
-    gate = decide(scored.aggregates, floors=settings.floors)
-
-    def report(fmt: Literal["markdown", "text"]) -> str:
-        return render_summary(
-            k=k,
-            aggregates=scored.aggregates,
-            total=scored.total,
-            scored=scored.scored,
-            outcomes=scored.outcomes,
-            gate=gate,
-            fmt=fmt,
-            cases=scored.missed,
-            missed_total=scored.missed_total,
-            short_of_k=scored.short_of_k,
-            gold_checked=made.kb_fingerprint is not None,
-            outside_kb=watch.outside_kb(),
-            latency=watch.latency(),
-            failed_cases=watch.failed,
-            kb_coverage=kb_coverage,
-            kb_retrieved=retrieved,
         )
-
-    if args.markdown is not None:
-        atomic_write_text(args.markdown, report("markdown"))
-    write_settings_header(settings, console)
-    console.stdout.write(report("text"))
-    return exit_for(gate)
+        return report_comparison(
+            current,
+            settings=settings,
+            console=console,
+            comparison_json=args.comparison_json,
+            comment_markdown=args.comment_markdown,
+            full_markdown=args.markdown,
+            pull_request=pull_request() if pull_request is not None else None,
+            traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source))
+            if compares
+            else None,
+            self_agreement=self_agreement,
+            totals=None
+            if compares
+            else RunTotals(
+                total=scored.total,
+                scored=scored.scored,
+                missed=scored.missed_total,
+                outcomes=scored.outcomes,
+            ),
+        )
 
 
 def _refuse_translated_ids(cards: Sequence[Card]) -> None:

@@ -14,7 +14,7 @@ from recall_gate.commands.kb_judging import baseline_kb_turnover, pull_request_k
 from recall_gate.commands.settings import Settings, write_settings_header
 from recall_gate.core.base_judging import CasePlan, PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
-from recall_gate.core.comparison_json import comparison_document
+from recall_gate.core.comparison_json import RunTotals, comparison_document
 from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.kb_diff import follow_renames_in_results, kb_changes
@@ -112,6 +112,7 @@ def report_comparison(
     pull_request: PullRequestChanges | None = None,
     traffic: TrafficRecord | None = None,
     self_agreement: SelfAgreement | None = None,
+    totals: RunTotals | None = None,
 ) -> int:
     """The one comparison of a command: judged, written where asked (comparison
     JSON, the PR comment within GitHub's limit, the full report) and printed.
@@ -121,7 +122,7 @@ def report_comparison(
         current, settings=settings, console=console, pull_request=pull_request
     )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
-    doc = comparison_document(comparison, verdict, profile=settings.profile)
+    doc = comparison_document(comparison, verdict, profile=settings.profile, totals=totals)
     if traffic is not None or self_agreement is not None:
         update: dict[str, Any] = {"traffic": traffic, "self_agreement": self_agreement}
         if traffic is not None and traffic.failed:

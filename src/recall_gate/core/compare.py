@@ -169,6 +169,8 @@ class StaleReason:
     baseline: str
     current: str
     changes: tuple[SettingChange, ...] = ()
+    # False: the baseline recorded no settings, so a changed fingerprint has no words.
+    settings_recorded: bool = True
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -265,44 +267,67 @@ def case_label(case: CaseResult) -> tuple[object, ...]:
 
 
 def stale_reasons(current: Results, baseline: Baseline) -> tuple[StaleReason, ...]:
-    """Every recorded provenance field (and k) that differs, in words where settings say how."""
+    """Every recorded provenance field (and k) that differs, in words where settings
+    say how, each change once: a setting that a reason of its own names (k, the
+    embedder, the retrieval mode) is not repeated under ``config``, and the
+    built-in runner's retriever params, which mirror its recorded settings, are
+    not repeated under ``retriever``."""
     out = []
     if current.k != baseline.k:
         out.append(StaleReason(what="k", baseline=str(baseline.k), current=str(current.k)))
     now, then = current.provenance, baseline.provenance
     pairs: list[tuple[Any, str | None, str | None]] = [
-        ("dataset", then.dataset_fingerprint, now.dataset_fingerprint),
-        ("queries", then.queries_fingerprint, now.queries_fingerprint),
-        ("kb", then.kb_fingerprint, now.kb_fingerprint),
-        ("config", then.config_fingerprint, now.config_fingerprint),
         ("embedder", then.embedder, now.embedder),
         ("retrieval_mode", then.retrieval_mode, now.retrieval_mode),
     ]
     # A field unknown on one side (a `score` run has no KB) cannot be compared.
-    settings = diff_settings(then.settings or {}, now.settings or {})
-    words = {
-        "kb": tuple(c for c in settings if c.setting.startswith("kb.")),
-        "config": tuple(
-            c
-            for c in settings
-            if not c.setting.startswith("kb.") and c.setting not in _NAMED_ELSEWHERE
-        ),
-    }
-    out.extend(
-        StaleReason(what=what, baseline=old, current=new, changes=words.get(what, ()))
+    named = [
+        StaleReason(what=what, baseline=old, current=new)
         for what, old, new in pairs
         if old is not None and new is not None and old != new
-    )
-    if then.retriever is not None and now.retriever is not None and then.retriever != now.retriever:
-        old_fields, new_fields = then.retriever.differences(now.retriever)
+    ]
+    recorded = bool(then.settings) and bool(now.settings)
+    said = {s.what for s in [*out, *named]}
+    settings = diff_settings(then.settings or {}, now.settings or {}) if recorded else ()
+    unnamed = tuple(c for c in settings if _NAMED_BY.get(c.setting) not in said)
+    words = {
+        "kb": tuple(c for c in unnamed if c.setting.startswith("kb.")),
+        "config": tuple(c for c in unnamed if not c.setting.startswith("kb.")),
+    }
+    fingerprints: list[tuple[Any, str | None, str | None]] = [
+        ("dataset", then.dataset_fingerprint, now.dataset_fingerprint),
+        ("queries", then.queries_fingerprint, now.queries_fingerprint),
+        ("kb", then.kb_fingerprint, now.kb_fingerprint),
+        ("config", then.config_fingerprint, now.config_fingerprint),
+    ]
+    for what, old, new in fingerprints:
+        if old is None or new is None or old == new:
+            continue
+        if what == "config" and recorded and not words["config"] and len(unnamed) < len(settings):
+            continue  # every setting that differs is named by a reason of its own
         out.append(
             StaleReason(
-                what="retriever",
-                baseline=old_fields,
-                current=new_fields,
-                changes=diff_settings(_retriever_settings(then), _retriever_settings(now)),
+                what=what,
+                baseline=old,
+                current=new,
+                changes=words.get(what, ()),
+                settings_recorded=bool(then.settings),
             )
         )
+    out.extend(named)
+    old_r, new_r = then.retriever, now.retriever
+    if old_r is not None and new_r is not None and old_r != new_r:
+        mirrored = recorded and old_r.adapter == new_r.adapter == BUILTIN_ADAPTER
+        if not mirrored:
+            old_fields, new_fields = old_r.differences(new_r)
+            out.append(
+                StaleReason(
+                    what="retriever",
+                    baseline=old_fields,
+                    current=new_fields,
+                    changes=diff_settings(_retriever_settings(then), _retriever_settings(now)),
+                )
+            )
     return tuple(out)
 
 
@@ -319,8 +344,10 @@ def _retriever_settings(provenance: Provenance) -> dict[str, SettingValue]:
     return flat
 
 
-# Settings that a stale reason of their own already names.
-_NAMED_ELSEWHERE = frozenset({"k", "embedder.model", "retrieval.mode", "reranker.enabled"})
+# Settings that a stale reason of their own names (when that reason is present).
+_NAMED_BY = {"k": "k", "embedder.model": "embedder", "retrieval.mode": "retrieval_mode"}
+# The built-in runner's retriever: its params mirror its recorded settings.
+BUILTIN_ADAPTER = "builtin"
 
 
 def ordered_groups(cases: Iterable[CaseResult]) -> list[Group]:

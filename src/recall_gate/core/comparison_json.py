@@ -10,366 +10,105 @@ docs/guide/baselines.md.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Literal
-
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-    model_validator,
-)
+from dataclasses import dataclass
 
 from recall_gate.core.base_judging import PullRequestChanges
-from recall_gate.core.compare import (
-    BaselineEdit,
-    BaselineStatus,
-    Comparison,
-    MetricDelta,
-    StaleReason,
+from recall_gate.core.compare import BaselineEdit, Comparison, MetricDelta, StaleReason
+from recall_gate.core.comparison_records import (
+    COMPARISON_KIND,
+    COMPARISON_SCHEMA_VERSION,
+    BaselineRecord,
+    CardChangeRecord,
+    CasesRecord,
+    CitationRecord,
+    ComparisonDocument,
+    DeltaRecord,
+    EditRecord,
+    FlipsRecord,
+    FloorRecord,
+    GateRecord,
+    GroupMeansRecord,
+    KbChangesRecord,
+    KbTurnoverRecord,
+    MissedRecord,
+    MoveRecord,
+    NewCaseRecord,
+    PullRequestRecord,
+    RegressionRecord,
+    RegressionStatus,
+    RunRecord,
+    SettingChangeRecord,
+    StaleRecord,
+    SummaryRecord,
+    WouldFailRecord,
+    metric_labels,
 )
-from recall_gate.core.gate import ComparisonVerdict, Exemption, FloorCheck, Regression, Verdict
-from recall_gate.core.kb_diff import ChangeKind, KbChanges, KbTurnover
+from recall_gate.core.gate import (
+    ComparisonVerdict,
+    Exemption,
+    FloorCheck,
+    Floors,
+    Regression,
+    Tolerances,
+    Verdict,
+    judge_comparison,
+)
+from recall_gate.core.kb_diff import KbChanges, KbTurnover
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
-from recall_gate.core.moves import CaseMove, Direction, missed_cases
-from recall_gate.core.records import (
-    Aggregates,
-    CaseResult,
-    KbCoverageCounts,
-    Latency,
-    MetricSummary,
-    OutsideKb,
-)
-from recall_gate.core.self_agreement import SelfAgreement
+from recall_gate.core.moves import CaseMove, missed_cases
+from recall_gate.core.records import Aggregates, CaseResult, MetricSummary
 from recall_gate.core.staleness import SettingChange
-from recall_gate.core.traffic_record import TrafficRecord
 
 __all__ = [
     "COMPARISON_KIND",
     "COMPARISON_SCHEMA_VERSION",
+    "CardChangeRecord",
     "ComparisonDocument",
+    "DeltaRecord",
+    "FloorRecord",
+    "GroupMeansRecord",
+    "KbChangesRecord",
+    "KbTurnoverRecord",
+    "MissedRecord",
+    "MoveRecord",
+    "RegressionRecord",
+    "RunTotals",
+    "SettingChangeRecord",
+    "StaleRecord",
+    "SummaryRecord",
+    "baseline_update_document",
     "comparison_document",
     "judged",
     "stale_record",
 ]
 
-COMPARISON_KIND = "recall-gate-comparison"
-# 2: rank moves, regression cases and exempt drops are typed lists.
-# 3: the overall means (`metrics`) and the floors (`gate.floors`) are keyed by
-#    the registry's metric names, so a new metric needs no schema change.
-# 4: everything the report says is in the document (it is rendered from it):
-#    what came back instead per moved or missed case, flips per noise test,
-#    this run's group means and capture notes, the baseline's edit in the PR,
-#    suggested floors with their evidence, what the pull request changes of
-#    its own gate and cases.
-# 5: the tolerance is keyed by metric like the floors (`gate.tolerances`, by
-#    metric name, for the metrics that have one) instead of one
-#    `gate.max_regression`; a version-4 document still reads (its one
-#    tolerance applies to every gated metric). Optional, absent in older
-#    documents: a case's `returned_before` / `returned_after` (fewer than k
-#    cards), `run.outside_kb`, `baseline.short_of_k`,
-#    `pull_request.config_after_merge`.
-COMPARISON_SCHEMA_VERSION = 5
-
-
-RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant"]
-
-
-class _Part(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class MoveRecord(_Part):
-    """A compared case whose scores changed: a hit flip or a rank move."""
-
-    case_id: str
-    language: str
-    case_type: str
-    query: str | None
-    direction: Direction
-    card: str
-    rank_before: int | None
-    rank_after: int | None
-    before: dict[str, float]  # output name (hit, recall, ndcg) → value
-    after: dict[str, float]
-    retrieved: tuple[str, ...]  # this run's top k card ids, best first
-    # The distinct cards a side's ranking held when fewer than k (a short
-    # answer: the card was "not retrieved", not "out of the top k"); else None.
-    returned_before: int | None = None
-    returned_after: int | None = None
-
-
-class MissedRecord(_Part):
-    """A scored case with no gold card in the top k."""
-
-    case_id: str
-    language: str
-    case_type: str
-    query: str | None
-    gold: tuple[str, ...]
-    retrieved: tuple[str, ...]  # what came back instead: the top k card ids, best first
-
-
-class RegressionRecord(_Part):
-    metric: str
-    group: str
-    baseline: float
-    current: float
-    delta: float
-    n: int
-    tolerance: float
-    status: RegressionStatus
-    significant: bool | None
-    cases: tuple[MoveRecord, ...]
-
-
-class FloorRecord(_Part):
-    metric: str
-    floor: float | None
-    observed: float | None
-    n: int
-
-
-class SettingChangeRecord(_Part):
-    setting: str
-    label: str
-    baseline: str | None
-    current: str | None
-
-
-class StaleRecord(_Part):
-    what: str
-    baseline: str
-    current: str
-    changes: tuple[SettingChangeRecord, ...]
-
-
-class SummaryRecord(_Part):
-    mean: float
-    n: int
-
-
-class GroupMeansRecord(_Part):
-    """This run's means of one group (metric key → mean), with its n."""
-
-    group: str
-    n: int
-    means: dict[str, float]
-
-
-class EditRecord(_Part):
-    """The pull request adds, changes or deletes the baseline file."""
-
-    action: Literal["added", "changed", "deleted"]
-    reason: str | None
-    k: int | None
-    old_overall: dict[str, SummaryRecord]  # metric key → mean and n; empty when added
-    new_overall: dict[str, SummaryRecord]  # empty when deleted
-
-
-class RunRecord(_Part):
-    """This run, as the report describes it."""
-
-    scored: int
-    unscored: int
-    short_of_k: int
-    gold_checked: bool
-    edited_queries: int  # common cases whose query text differs from the baseline's
-    groups: tuple[GroupMeansRecord, ...]
-    failed_cases: tuple[str, ...]  # cases the retriever could not answer (scored as misses)
-    latency: Latency | None  # query latency of the capture (report-only)
-    # Retrieved documents that map to no KB card, counted with examples (None: none).
-    outside_kb: OutsideKb | None = None
-    kb_coverage: KbCoverageCounts | None = None  # absent: no KB or no cases to tell
-    kb_retrieved: KbCoverageCounts | None = None  # the cards some case's top k holds
-
-
-class NewCaseRecord(_Part):
-    case_id: str
-    hit: bool | None  # None: no gold to hit
-
-
-class CardChangeRecord(_Part):
-    """One card a pull request changes, with the judged cases citing it."""
-
-    kind: ChangeKind
-    card_id: str
-    base_id: str | None
-    path: str
-    title: str
-    language: str
-    text: bool  # title or body changed (False: front matter only)
-    cases: tuple[str, ...]
-
-
-class KbChangesRecord(_Part):
-    """The KB changes of a pull request: the changed cards, and the cases on
-    edited or renamed cards base → pull request (``deltas``, report-only)."""
-
-    cards: tuple[CardChangeRecord, ...]
-    on_changed: tuple[str, ...]
-    deltas: tuple[DeltaRecord, ...]
-
-
-class PullRequestRecord(_Part):
-    """What a pull request judged at its base revision changes of its own gate and
-    cases (see :class:`~recall_gate.core.base_judging.PullRequestChanges`)."""
-
-    ref: str
-    config: str | None
-    config_at_base: bool
-    cases_at_base: bool
-    gate: tuple[SettingChangeRecord, ...]
-    added: tuple[NewCaseRecord, ...]
-    removed: tuple[str, ...]
-    relabelled: tuple[str, ...]
-    not_captured: tuple[str, ...]
-    oracle: str | None = None  # the base's cases, when not from a cases file
-    # A nearer config only the pull request has (absent in older documents).
-    config_after_merge: str | None = None
-    kb: KbChangesRecord | None = None  # absent: the KB diff was not read
-
-
-class KbTurnoverRecord(_Part):
-    """Cards added, deleted, renamed or rewritten since the baseline's commit
-    ``ref``, of every card either side had (``reaudit``: above the share at which
-    the report calls the labels worth re-auditing)."""
-
-    ref: str
-    changed: int
-    cards: int
-    share: float
-    reaudit: bool
-
-
-class BaselineRecord(_Part):
-    status: BaselineStatus
-    source: str
-    path: str
-    ref: str | None
-    created_at: str | None
-    git_sha: str | None
-    reason: str | None
-    k: int | None
-    stale: tuple[StaleRecord, ...]
-    edited_in_pr: bool
-    edit: EditRecord | None
-    overall: dict[str, SummaryRecord]  # the baseline's own means (metric key), all its cases
-    latency: Latency | None
-    # The baseline's scored cases that held fewer than k distinct cards.
-    short_of_k: int = 0
-    kb_turnover: KbTurnoverRecord | None = None  # absent: not known where it ran
-    kb_retrieved: KbCoverageCounts | None = None  # the baseline's own (its KB's)
-    # The baseline's retrieved documents that mapped to no KB card (None: none).
-    outside_kb: OutsideKb | None = None
-
-
-class GateRecord(_Part):
-    # Metric name → the largest tolerated drop, for the metrics that have one
-    # (one number in the config or the flags gives every gated metric the same).
-    tolerances: dict[str, float]
-    min_group_n: int
-    require_significance: bool
-    floors: dict[str, float]  # metric name → floor, for the floors that are set
-    failed_floors: tuple[FloorRecord, ...]
-    regressions: tuple[RegressionRecord, ...]
-    exempt: tuple[RegressionRecord, ...]
-
-
-class WouldFailRecord(_Part):
-    tolerance: float
-    regressions: tuple[RegressionRecord, ...]
-    exempt: tuple[RegressionRecord, ...]
-    failed_floors: tuple[FloorRecord, ...]
-
-
-class DeltaRecord(_Part):
-    metric: str
-    group: str
-    baseline: float | None
-    current: float | None
-    delta: float | None
-    n: int
-    n_total: int
-    p_value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    small_n: bool
-    significant: bool | None
-    lost: int  # hit@k flips behind the McNemar test (hit rows only; else 0)
-    gained: int
-
-
-class FlipsRecord(_Part):
-    hit_to_miss: tuple[MoveRecord, ...]
-    miss_to_hit: tuple[MoveRecord, ...]
-    rank_moves: tuple[MoveRecord, ...]
-
-
-class CasesRecord(_Part):
-    compared: int
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
-    relabelled: tuple[str, ...]
-
-
-class ComparisonDocument(_Part):
-    """The whole comparison, as written to disk."""
-
-    kind: Literal["recall-gate-comparison"]
-    schema_version: Literal[5]
-    profile: str
-    k: int
-    verdict: Verdict
-    regressions: int
-    would_fail: int
-    n: int
-    n_cases: int
-    metrics: dict[str, float | None]  # metric name → overall mean (None: nothing scored)
-    delta: dict[str, float | None]
-    baseline: BaselineRecord
-    gate: GateRecord
-    would_fail_detail: WouldFailRecord
-    suggested_floors: dict[str, float]
-    suggested_detail: tuple[FloorRecord, ...]  # each with the observed mean and n behind it
-    deltas: tuple[DeltaRecord, ...]
-    flips: FlipsRecord
-    missed: tuple[MissedRecord, ...]
-    cases: CasesRecord
-    run: RunRecord
-    pull_request: PullRequestRecord | None
-    # The query log's label-free diff against the base snapshot (docs/query-logs.md);
-    # absent from the JSON of a run without a query log.
-    traffic: TrafficRecord | None = None
-    # capture --repeat N: what the retriever changed between identical runs (A/A).
-    self_agreement: SelfAgreement | None = None
-
-    @model_serializer(mode="wrap")
-    def _without_absent_parts(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        for part in ("traffic", "self_agreement"):
-            if isinstance(data, dict) and data.get(part, ...) is None:
-                del data[part]
-        return data
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_version_4(cls, data: Any) -> Any:
-        """A version-4 document's one ``gate.max_regression`` applies to every gated metric."""
-        if not isinstance(data, Mapping) or data.get("schema_version") != 4:
-            return data
-        gate = data.get("gate")
-        if not isinstance(gate, Mapping) or "tolerances" in gate:
-            return data
-        gate = dict(gate)
-        tolerance = gate.pop("max_regression", None)
-        gate["tolerances"] = {} if tolerance is None else {m.name: tolerance for m in GATED_METRICS}
-        return {**data, "schema_version": 5, "gate": gate}
-
-
 _OUTPUTS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
+_OUTCOMES = ("ok", "retrieval_miss", "citation_miss")
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunTotals:
+    """The counts of a run whose cases were not all kept (the scorer streams them):
+    ``total`` cases, ``scored`` of them carry gold, ``missed`` of those miss (the
+    run's ``cases`` are the first of them), and the citation ``outcomes``."""
+
+    total: int
+    scored: int
+    missed: int
+    outcomes: Mapping[str, int]
+
+
+def _citation(outcomes: Mapping[str, int]) -> CitationRecord | None:
+    if not any(outcomes.get(o, 0) for o in _OUTCOMES):
+        return None
+    return CitationRecord(
+        ok=outcomes.get("ok", 0),
+        retrieval_miss=outcomes.get("retrieval_miss", 0),
+        citation_miss=outcomes.get("citation_miss", 0),
+    )
 
 
 def _exemption_holds(record: RegressionRecord, gate: GateRecord) -> bool:
@@ -472,6 +211,7 @@ def stale_record(reason: StaleReason) -> StaleRecord:
         baseline=reason.baseline,
         current=reason.current,
         changes=tuple(_setting_change(c) for c in reason.changes),
+        settings_recorded=reason.settings_recorded,
     )
 
 
@@ -591,13 +331,36 @@ def _floor(c: FloorCheck) -> FloorRecord:
     return FloorRecord(metric=c.metric, floor=c.floor, observed=c.observed, n=c.n)
 
 
+def baseline_update_document(comparison: Comparison) -> ComparisonDocument:
+    """A baseline update (the new baseline as this run, the previous one as the
+    baseline) as the document its PR body is rendered from: nothing is gated."""
+    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances())
+    return comparison_document(comparison, verdict, profile="default")
+
+
 def comparison_document(
-    comparison: Comparison, verdict: ComparisonVerdict, *, profile: str
+    comparison: Comparison,
+    verdict: ComparisonVerdict,
+    *,
+    profile: str,
+    totals: RunTotals | None = None,
 ) -> ComparisonDocument:
-    """The comparison and its verdict as the typed document."""
+    """The comparison and its verdict as the typed document. ``totals``: the
+    counts of a run whose ``cases`` are only its first missed ones."""
     current = comparison.current
     overall = current.aggregates.overall
-    scored = sum(1 for c in current.cases if c.metrics)
+    if totals is None:
+        outcomes: Counter[str] = Counter(
+            c.citation_outcome for c in current.cases if c.citation_outcome
+        )
+        totals = RunTotals(
+            total=len(current.cases),
+            scored=sum(1 for c in current.cases if c.metrics),
+            missed=len(missed_cases(current.cases)),
+            outcomes=outcomes,
+        )
+    scored = totals.scored
+    missed = missed_cases(current.cases)
     baseline = comparison.baseline
     gate = verdict.gate
     would = verdict.would_fail
@@ -614,7 +377,7 @@ def comparison_document(
         regressions=len(gate.regressions),
         would_fail=verdict.would_fail_count,
         n=overall[HIT].n if HIT in overall else 0,
-        n_cases=len(comparison.current.cases),
+        n_cases=totals.total,
         metrics=means,
         delta={
             name: (d.delta if (d := comparison.delta_for(key)) is not None else None)
@@ -674,7 +437,7 @@ def comparison_document(
                 gold=tuple(c.must_cite_one_of),
                 retrieved=_top(c, comparison.k),
             )
-            for c in missed_cases(comparison.current.cases)
+            for c in missed
         ),
         cases=CasesRecord(
             compared=comparison.cases.compared,
@@ -685,7 +448,7 @@ def comparison_document(
         pull_request=_pull_request(comparison.pull_request, comparison.kb_deltas),
         run=RunRecord(
             scored=scored,
-            unscored=len(current.cases) - scored,
+            unscored=totals.total - scored,
             short_of_k=current.cases_short_of_k,
             gold_checked=current.provenance.kb_fingerprint is not None,
             edited_queries=_edited_queries(comparison),
@@ -695,5 +458,8 @@ def comparison_document(
             outside_kb=current.outside_kb,
             kb_coverage=current.kb_coverage,
             kb_retrieved=current.kb_retrieved,
+            citation=_citation(totals.outcomes),
+            missed_total=totals.missed if totals.missed != len(missed) else None,
         ),
+        labels=metric_labels(comparison.k),
     )

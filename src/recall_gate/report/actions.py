@@ -2,7 +2,8 @@
 
 Read from the validated comparison document, never from an untyped dict. Every
 message is built from the report's own phrase functions
-(:mod:`recall_gate.report.comparison`, called through the module): an
+(:mod:`recall_gate.report.phrases` and :mod:`recall_gate.report.stale_banner`,
+called through the module): an
 annotation cannot word a floor, a drop or a stale baseline differently from
 the PR comment.
 """
@@ -16,7 +17,8 @@ from recall_gate.core.annotations import Annotation, AnnotationLevel
 from recall_gate.core.comparison_json import ComparisonDocument
 from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
 from recall_gate.core.metric_registry import GATED_METRICS
-from recall_gate.report import comparison as phrases
+from recall_gate.report import phrases, stale_banner
+from recall_gate.report.style import TEXT
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
 
@@ -64,9 +66,7 @@ def _drop_texts(lines: Sequence[phrases.DropLine], doc: ComparisonDocument) -> l
             out.append(f"{text}: the same cases as {listed[ids]}")
         else:
             listed[ids] = phrases.group_phrase(line.group)
-            shown = "; ".join(
-                phrases.case_phrase(c, doc.k, phrases.TEXT) for c in cases[:_CASES_SHOWN]
-            )
+            shown = "; ".join(phrases.case_phrase(c, doc.k, TEXT) for c in cases[:_CASES_SHOWN])
             hidden = len(cases) - _CASES_SHOWN
             out.append(text + f": {shown}" + (f"; and {hidden} more" if hidden > 0 else ""))
     return out
@@ -97,13 +97,12 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
     """Errors for what fails the gate, one per floor and one per failing group;
     notices for exempt groups; one warning with what would fail in report-only
     mode; a warning for a stale baseline, a notice when there is none. Every
-    message is the report's own phrase (:mod:`recall_gate.report.comparison`)."""
-    k = doc.k
+    message is the report's own phrase (:mod:`recall_gate.report.phrases`)."""
     out: list[Annotation] = [
         Annotation(
             level="error",
             title="recall-gate: floor",
-            message=phrases.floor_phrase(item, k, would=False),
+            message=phrases.floor_phrase(item, doc, would=False),
         )
         for item in doc.gate.failed_floors
     ]
@@ -121,7 +120,7 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
     if doc.verdict == "report-only":
         would = [line for line in phrases.drop_lines(doc) if line.would and not line.exempt]
         items = [
-            phrases.floor_phrase(i, k, would=True) for i in doc.would_fail_detail.failed_floors
+            phrases.floor_phrase(i, doc, would=True) for i in doc.would_fail_detail.failed_floors
         ]
         items += _drop_texts(would, doc)
         if items:
@@ -146,21 +145,21 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
             Annotation(
                 level="notice",
                 title="recall-gate: no baseline yet",
-                message=phrases.missing_baseline_phrase(doc, phrases.TEXT)
+                message=phrases.missing_baseline_phrase(doc, TEXT)
                 + " Run the update-baseline workflow (or recall-gate baseline update) "
                 "to create it.",
             )
         )
     elif baseline.status == "stale":
-        changes = phrases.stale_changes(doc, phrases.TEXT)
+        changes = stale_banner.stale_changes(doc, TEXT)
         out.append(
             Annotation(
                 level="warning",
                 title="recall-gate: baseline stale",
-                message=f"{phrases.stale_headline(len(changes))} ({baseline.source}): "
+                message=f"{stale_banner.stale_headline(len(changes))} ({baseline.source}): "
                 + "; ".join(changes)
                 + ". "
-                + phrases.stale_advice(phrases.TEXT),
+                + stale_banner.stale_advice(TEXT),
             )
         )
     elif baseline.status == "not_comparable":
@@ -168,7 +167,7 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
             Annotation(
                 level="warning",
                 title="recall-gate: baseline not comparable",
-                message=phrases.not_comparable_phrase(doc, phrases.TEXT),
+                message=phrases.not_comparable_phrase(doc, TEXT),
             )
         )
     return _capped(out)

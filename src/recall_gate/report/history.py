@@ -27,8 +27,10 @@ from recall_gate.core.metric_registry import (
 )
 from recall_gate.core.trend import SkippedVersion, Trend, TrendPoint, TrendRow, VersionChanges
 from recall_gate.report.charts import ChartSeries, line_chart
-from recall_gate.report.comparison import MARKDOWN, TEXT, Style, group_phrase, stale_reason_phrases
 from recall_gate.report.markup import Format, table
+from recall_gate.report.phrases import group_phrase
+from recall_gate.report.stale_banner import stale_reason_phrases
+from recall_gate.report.style import MARKDOWN, TEXT, Style
 
 __all__ = [
     "GROUP_SELECTIONS",

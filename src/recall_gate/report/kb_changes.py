@@ -19,7 +19,7 @@ from recall_gate.core.kb_diff import REAUDIT_TURNOVER
 from recall_gate.report.markup import table
 
 if TYPE_CHECKING:
-    from recall_gate.report.comparison import Style
+    from recall_gate.report.style import Style
 
 __all__ = ["kb_changes_section", "kb_summary", "kb_turnover_note", "new_cards_line"]
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from recall_gate.core.self_agreement import SelfAgreement
 
 if TYPE_CHECKING:  # comparison.py imports this module
-    from recall_gate.report.comparison import Style
+    from recall_gate.report.style import Style
 
 __all__ = ["describe_self_agreement", "self_agreement_section"]
 

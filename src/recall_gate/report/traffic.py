@@ -11,7 +11,7 @@ from recall_gate.core.traffic_record import MoverRecord, TrafficRecord
 from recall_gate.report.markup import table
 
 if TYPE_CHECKING:  # comparison.py imports this module
-    from recall_gate.report.comparison import Style
+    from recall_gate.report.style import Style
 
 __all__ = ["traffic_failure_phrase", "traffic_section"]
 

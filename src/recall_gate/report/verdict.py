@@ -1,0 +1,123 @@
+"""The top of the report (pure): the verdict line, the headline figures with
+the baseline they are compared with, and what failed or would fail."""
+
+from __future__ import annotations
+
+from recall_gate.core.comparison_json import ComparisonDocument
+from recall_gate.core.metric_registry import shown_metrics
+from recall_gate.report import phrases
+from recall_gate.report.style import Style, fmt_mean, fmt_signed
+from recall_gate.report.traffic import traffic_failure_phrase
+
+__all__ = [
+    "checks_block",
+    "verdict_block",
+    "verdict_summary",
+]
+
+
+def verdict_summary(doc: ComparisonDocument) -> str:
+    gate = doc.gate
+    reasons = []
+    exempt = len(gate.exempt)
+    exempt_note = (
+        f" ({exempt} beyond it exempt: too few cases or not likely real)" if exempt else ""
+    )
+    comparable = phrases.is_comparable(doc)
+    if doc.verdict == "fail":
+        if gate.regressions:
+            n = len(gate.regressions)
+            reasons.append(
+                f"{n} drop{'s' if n != 1 else ''} beyond {phrases.tolerance_phrase(doc)}"
+                + exempt_note
+            )
+        if gate.failed_floors:
+            n = len(gate.failed_floors)
+            reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
+        if doc.traffic is not None and doc.traffic.failed:
+            reasons.append(traffic_failure_phrase(doc.traffic))
+        return "Failed: " + "; ".join(reasons) + "."
+    if doc.verdict == "pass":
+        if gate.tolerances:
+            reasons.append(
+                f"no drop beyond {phrases.tolerance_phrase(doc)}"
+                + (f" fails the gate{exempt_note}" if exempt else "")
+                if comparable
+                else "the tolerance was not checked (no comparable baseline)"
+            )
+        set_floors = phrases.floors_set(doc)
+        if set_floors:
+            reasons.append(
+                "floors met ("
+                + ", ".join(f"{doc.label(m)} ≥ {floor:.3f}" for m, floor in set_floors)
+                + ")"
+            )
+        return "Passed: " + "; ".join(reasons) + "."
+    if not comparable:
+        return "No floor or tolerance is set, so nothing is enforced."
+    count = doc.would_fail
+    what = (
+        f"{count} check{'s' if count != 1 else ''} would fail if enforced (below)"
+        if count
+        else "nothing would fail at the suggested floors and a "
+        f"{doc.would_fail_detail.tolerance:.2f} tolerance"
+    )
+    return f"No floor or tolerance is set, so nothing is enforced; {what}."
+
+
+def verdict_block(doc: ComparisonDocument, style: Style) -> str:
+    word = doc.verdict
+    if style.md:
+        icon = {"fail": "❌", "pass": "✅", "report-only": "📊"}[word]
+        heading = f"### {icon} recall-gate {style.literal(doc.profile)}: {style.bold(word)}"
+    else:
+        heading = f"recall-gate {doc.profile}: {word.upper()}"
+    return "\n\n".join([heading, verdict_summary(doc), _headline(doc, style)])
+
+
+def _headline(doc: ComparisonDocument, style: Style) -> str:
+    k = doc.k
+    means = phrases.overall_means(doc)
+    if not means:
+        return f"No case carries gold: nothing is scored ({doc.n_cases} cases)."
+    same_set = phrases.is_comparable(doc) and not phrases.cases_changed(doc)
+    star = phrases.short_star(doc, style)
+    parts = []
+    for metric in shown_metrics(means):
+        text = f"{doc.label(metric)}{star} {style.bold(fmt_mean(means.get(metric)))}"
+        delta = phrases.delta_for(doc, metric)
+        if same_set and delta is not None and delta.delta is not None:
+            text += f" ({fmt_signed(delta.delta)})"
+        parts.append(text)
+    line = " · ".join(parts) + f" · n = {doc.run.scored}"
+    # A number on shorter lists than k is said where it stands, not only in a note.
+    if doc.run.short_of_k:
+        line += f" ({phrases.short_phrase(doc.run.short_of_k, doc.run.scored, k)}{star})"
+    if doc.baseline.status != "missing":
+        ref = doc.baseline.ref
+        at = f" at {style.literal(ref)}" if ref else ""
+        made = phrases.baseline_made(doc, style)
+        line += f"\n\nBaseline: {style.literal(doc.baseline.path)}{at} ({made})."
+        if phrases.is_comparable(doc) and doc.baseline.short_of_k:
+            scored = phrases.baseline_scored(doc)
+            line += (
+                " In the baseline, "
+                f"{phrases.short_phrase(doc.baseline.short_of_k, scored, k, past=True)}"
+                f"{star}."
+            )
+    return line
+
+
+def checks_block(doc: ComparisonDocument, style: Style) -> str | None:
+    """What failed (❌), or in report-only mode what would fail if enforced (⚠️)."""
+    fail, would = style.mark("fail").strip(), style.mark("would").strip()
+    lines_ = phrases.drop_lines(doc)
+    lines = [f"{d.mark(style)} {phrases.drop_phrase(d, doc)}" for d in lines_ if not d.would]
+    lines += [f"{fail} {phrases.floor_phrase(c, doc, would=False)}" for c in doc.gate.failed_floors]
+    if doc.verdict == "report-only":
+        lines += [f"{d.mark(style)} {phrases.drop_phrase(d, doc)}" for d in lines_ if d.would]
+        lines += [
+            f"{would} {phrases.floor_phrase(c, doc, would=True)}"
+            for c in doc.would_fail_detail.failed_floors
+        ]
+    return "\n".join(f"- {line}" for line in lines) if lines else None
