@@ -237,6 +237,42 @@ def test_duplicate_card_ids_are_an_input_error(tmp_path: Path) -> None:
         )
 
 
+def test_translations_sharing_an_id_are_two_cards_each_found_in_its_language(
+    tmp_path: Path,
+) -> None:
+    # Docusaurus keeps a translation's `id:`; Hugo's page.es.md shares page.md's id.
+    shared = [
+        Card(id="faq/parking", language="en", title="Parking", body="Park on level two."),
+        Card(id="faq/parking", language="es-419", title="Estacionamiento",
+             body="Estaciona en el segundo nivel."),
+    ]  # fmt: skip
+    cases = [
+        Case(id="en", language="en", case_type="golden", query="where do I park",
+             must_cite_one_of=("faq/parking",)),
+        Case(id="es", language="es-419", case_type="golden", query="dónde estaciono",
+             must_cite_one_of=("faq/parking",)),
+    ]  # fmt: skip
+    cfg = config(tmp_path, retrieval=RetrievalSettings(same_language=True))
+    captured = run_pipeline(
+        cfg, shared, cases, progress=False, log=lambda _: None, embedder=HashingEmbedder()
+    )
+    assert captured.ingest.cards == 2
+    for artifact, language in zip(captured.artifacts, ("en", "es-419"), strict=True):
+        assert artifact.ranked_card_ids() == ["faq/parking"]  # the card id, as the KB names it
+        [item] = artifact.retrieved
+        assert not isinstance(item, str)
+        assert item.id == f"faq/parking@{language}#1"  # the translation of the case's language
+
+
+def test_one_language_holding_an_id_twice_is_still_an_input_error(tmp_path: Path) -> None:
+    twice = [CARDS[0], CARDS[0].model_copy(update={"title": "Another"})]
+    with pytest.raises(InputError, match=r"duplicate card id\(s\) in the KB: en-parking \(en\)"):
+        run_pipeline(
+            config(tmp_path), twice, CASES, progress=False, log=lambda _: None,
+            embedder=HashingEmbedder(),
+        )  # fmt: skip
+
+
 def test_a_missing_reranker_fails_before_any_work(tmp_path: Path) -> None:
     cfg = config(
         tmp_path, reranker=RerankerSettings(enabled=True, model=str(tmp_path / "no-such-model"))

@@ -110,12 +110,40 @@ class PipelineRun:
 
 
 def _check_unique(cards: Sequence[Card]) -> None:
-    dupes = sorted(ident for ident, n in Counter(c.id for c in cards).items() if n > 1)
+    """A card is (language, id): translations share an id, one language may not."""
+    seen = Counter((str(c.language), c.id) for c in cards)
+    dupes = sorted(f"{ident} ({language})" for (language, ident), n in seen.items() if n > 1)
     if dupes:
         raise InputError(
             f"duplicate card id(s) in the KB: {', '.join(dupes[:5])}",
-            fix="give each card a unique id (`recall-gate check` lists them all)",
+            fix="give each card of a language a unique id (`recall-gate check` lists them all)",
         )
+
+
+def _store_keys(cards: Sequence[Card]) -> tuple[list[Card], dict[str, str]]:
+    """The cards as the store keys them, and each key's card id.
+
+    Translations that share an id (Docusaurus, Hugo ``page.<lang>.md``) are kept
+    apart in the store as ``id@language``; everything the runner returns names
+    the card id again, so a capture of a translated KB reads like any other."""
+    languages_of: dict[str, set[str]] = {}
+    for card in cards:
+        languages_of.setdefault(card.id, set()).add(str(card.language))
+    shared = {ident for ident, languages in languages_of.items() if len(languages) > 1}
+    if not shared:
+        return list(cards), {card.id: card.id for card in cards}
+    keyed, card_of = [], {}
+    for card in cards:
+        key = f"{card.id}@{card.language}" if card.id in shared else card.id
+        if key != card.id and key in languages_of:
+            raise InputError(
+                f"the KB has a card {key!r} and the {card.language} translation of "
+                f"{card.id!r}, which the store would key alike",
+                fix=f"rename the card {key!r}",
+            )
+        keyed.append(card if key == card.id else card.model_copy(update={"id": key}))
+        card_of[key] = card.id
+    return keyed, card_of
 
 
 def _bar(
@@ -129,9 +157,10 @@ def _bar(
     return bar
 
 
-def _item(chunk: ScoredChunk) -> RetrievedItem:
+def _item(chunk: ScoredChunk, card_of: dict[str, str]) -> RetrievedItem:
     score = None if chunk.score is None else round(chunk.score, _SCORE_DIGITS)
-    return RetrievedItem(id=chunk.chunk_id, parent_id=chunk.parent_id, score=score)
+    parent = card_of.get(chunk.parent_id, chunk.parent_id)
+    return RetrievedItem(id=chunk.chunk_id, parent_id=parent, score=score)
 
 
 def _dense_search(
@@ -175,9 +204,10 @@ def run_pipeline(
     started = time.perf_counter()
     clock = Stopwatch()
     _check_unique(cards)
+    keyed, card_of = _store_keys(cards)
     with clock.stage("chunk"):
-        chunks = chunk_cards(cards, config.chunking)
-    languages = {card.id: str(card.language) for card in cards}
+        chunks = chunk_cards(keyed, config.chunking)
+    languages = {card.id: str(card.language) for card in keyed}
     where_title = "every chunk" if config.chunking.title == "every" else "the first chunk"
     log(
         f"chunked {len(cards)} cards into {len(chunks)} chunks "
@@ -193,7 +223,7 @@ def run_pipeline(
         )
     was_loaded = embedder.loaded
     cache = EmbeddingCache(config.cache.path) if config.cache.path is not None else None
-    run = _Run(config, embedder, reranker, cache, clock, progress, log)
+    run = _Run(config, embedder, reranker, cache, clock, progress, log, card_of)
     try:
         return _capture(run, chunks, languages, cases, started=started, was_loaded=was_loaded)
     finally:
@@ -212,6 +242,7 @@ class _Run:
     clock: Stopwatch
     progress: bool
     log: Callable[[str], object]
+    card_of: dict[str, str]  # the store's key of a card → its card id
 
     @property
     def pace(self) -> Pace | None:
@@ -346,10 +377,15 @@ def _rerank(
     return out, own
 
 
-def _artifact(case: Case, ranking: Sequence[ScoredChunk], timings: dict[str, float]) -> Artifact:
+def _artifact(
+    case: Case,
+    ranking: Sequence[ScoredChunk],
+    timings: dict[str, float],
+    card_of: dict[str, str],
+) -> Artifact:
     return Artifact(
         case_id=case.id,
-        retrieved=tuple(_item(c) for c in expand_to_parents(ranking)),
+        retrieved=tuple(_item(c, card_of) for c in expand_to_parents(ranking)),
         must_cite_one_of=case.must_cite_one_of,
         relevant_ids=case.relevant_ids,
         language=case.language,
@@ -400,7 +436,7 @@ def _capture(
         timings = {"embed_query": embed_share, "retrieve": retrieve_ms[i]}
         if rerank_ms is not None:
             timings["rerank"] = rerank_ms[i]
-        artifacts.append(_artifact(case, rankings[i], timings))
+        artifacts.append(_artifact(case, rankings[i], timings, run.card_of))
     timings_ms = {stage: round(clock.ms.get(stage, 0.0), _TIMING_DIGITS) for stage in STAGES}
     timings_ms["total"] = round((time.perf_counter() - started) * 1000.0, _TIMING_DIGITS)
     mode = config.retrieval.mode + ("+rerank" if config.reranker.enabled else "")
