@@ -35,13 +35,8 @@ from recall_gate.commands.arguments import (
     add_report_outputs,
     add_subcommands,
     add_tolerance,
-    fraction,
-    optional_path,
-    optional_text,
 )
 from recall_gate.commands.context import Console, Handler, display_path, warn
-from recall_gate.commands.gating import report_comparison
-from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.baseline import (
     Baseline,
     make_baseline,
@@ -54,11 +49,15 @@ from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
 from recall_gate.core.records import Results
 from recall_gate.core.trend import trend_point
 from recall_gate.errors import InputError, Interrupted
+from recall_gate.judging.revision import resolve_judged
+from recall_gate.judging.verdict import report_comparison
 from recall_gate.report.comparison import (
     render_baseline_update,
 )
 from recall_gate.report.history import GROUP_SELECTIONS, history_json, render_history
 from recall_gate.report.markup import table
+from recall_gate.settings import resolve_settings
+from recall_gate.settings.values import fraction, optional_path, optional_text
 
 # Another update of the same folder is waited for this long (it takes a second).
 DEFAULT_LOCK_WAIT = 30.0
@@ -278,7 +277,7 @@ def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str 
 
 
 def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
-    settings = resolve_settings(args, console, judged=True)
+    settings = resolve_judged(args, console)
     current = read_current_results(args.current)
     full, comment = args.markdown, args.comment_markdown
     if args.full_markdown is not None:

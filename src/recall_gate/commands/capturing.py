@@ -27,26 +27,10 @@ from recall_gate.commands.arguments import (
     add_outputs,
     add_strict,
     asked_flags,
-    non_negative_int,
-    positive_int,
-    positive_rate,
-    positive_seconds,
     refuse_outputs_without_score,
-    shard_spec,
 )
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.commands.evaluation import (
-    fail_on_integrity_problems,
-    judged_cases,
-    new_case_results,
-    score_and_report,
-    unique_cases,
-    working_tree_cases,
-)
-from recall_gate.commands.gating import pull_request_changes
-from recall_gate.commands.kb_reading import read_kb_noted
 from recall_gate.commands.progress import ProgressLine
-from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.coverage import kb_coverage
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
 from recall_gate.core.integrity import find_problems, label_problems
@@ -55,10 +39,27 @@ from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAUL
 from recall_gate.core.records import Artifact, Case, Provenance, RetrievedItem
 from recall_gate.core.self_agreement import SelfAgreement, measure_self_agreement
 from recall_gate.errors import InputError
+from recall_gate.judging.capture_scoring import fail_on_integrity_problems, score_and_report
+from recall_gate.judging.knowledge_base import read_kb_noted
+from recall_gate.judging.oracle import (
+    judged_cases,
+    new_case_results,
+    unique_cases,
+    working_tree_cases,
+)
+from recall_gate.judging.revision import resolve_judged
+from recall_gate.judging.verdict import pull_request_changes
 from recall_gate.report.noise_floor import describe_self_agreement
 from recall_gate.retrievers import capture
 from recall_gate.retrievers.capture import Capture, fingerprint_case_set
 from recall_gate.retrievers.factory import load_retriever
+from recall_gate.settings.values import (
+    non_negative_int,
+    positive_int,
+    positive_rate,
+    positive_seconds,
+    shard_spec,
+)
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -347,7 +348,7 @@ def _capture_journaled(
 
 
 def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
-    settings = resolve_settings(args, console, judged=True)
+    settings = resolve_judged(args, console)
     chosen = settings.config.capture if settings.config is not None else None
     args.retriever = args.retriever or (chosen.retriever if chosen else None)
     args.label = args.label or (chosen.label if chosen else None)

@@ -28,10 +28,10 @@ from recall_gate.adapters.trec import (
 )
 from recall_gate.commands.arguments import Parser
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.commands.evaluation import unique_cases
 from recall_gate.core.language import canonical_language
 from recall_gate.core.records import Artifact, Case, CaseLabel
 from recall_gate.errors import InputError
+from recall_gate.judging.oracle import unique_cases
 
 __all__ = ["TARGETS", "add_commands"]
 

@@ -1,0 +1,474 @@
+"""The capture scored once: one pass of the one scorer over the captured lines,
+labelled by the oracle (:mod:`recall_gate.judging.oracle`), the gold ids
+checked against the KB as they stream by, then the report — results, or the
+verdict against the baseline (:mod:`recall_gate.judging.verdict`) when there is one."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Literal
+
+from recall_gate import __version__
+from recall_gate.adapters.artifacts import CaptureWatch
+from recall_gate.adapters.base_revision import read_at
+from recall_gate.adapters.dataset import card_ids_of, iter_capture_lines, load_cases
+from recall_gate.adapters.files import atomic_write_text
+from recall_gate.adapters.journal import refuse_unfinished_capture
+from recall_gate.adapters.results_store import ResultsWriter, read_results
+from recall_gate.adapters.scoring import RetrievedCards, ScoredCapture, score_capture
+from recall_gate.adapters.trec import (
+    UNDETERMINED_LANGUAGE,
+    JudgedRun,
+    detect_qrels_format,
+    detect_run_format,
+    judgment_labels,
+    read_qrels,
+    read_trec_run,
+    run_artifacts,
+)
+from recall_gate.console import Console, display_path
+from recall_gate.core.base_judging import (
+    PullRequestChanges,
+)
+from recall_gate.core.coverage import kb_coverage, kb_retrieved
+from recall_gate.core.fingerprint import (
+    fingerprint_cards,
+    fingerprint_labels,
+    fingerprint_queries,
+)
+from recall_gate.core.gate import decide
+from recall_gate.core.integrity import (
+    Problem,
+    find_problems,
+    label_problems,
+)
+from recall_gate.core.records import (
+    Artifact,
+    Card,
+    Case,
+    CaseLabel,
+    KbCoverageCounts,
+    Provenance,
+)
+from recall_gate.core.self_agreement import SelfAgreement
+from recall_gate.errors import GateFailure, InputError
+from recall_gate.judging.knowledge_base import (
+    read_kb_noted,
+)
+from recall_gate.judging.oracle import (
+    base_record_oracle,
+    judged_cases,
+    new_case_results,
+    split_by_records,
+    split_for_plan,
+    unique_cases,
+    working_tree_cases,
+)
+from recall_gate.judging.query_traffic import judge_traffic
+from recall_gate.judging.revision import JudgedSettings
+from recall_gate.judging.verdict import exit_for, pull_request_changes, report_comparison
+from recall_gate.report.results import render_summary
+from recall_gate.settings import write_settings_header
+
+
+def score_and_report(
+    *,
+    artifacts: Iterable[tuple[int, Artifact]],
+    cases: Sequence[CaseLabel] | None,
+    artifacts_source: str,
+    cases_source: str,
+    provenance: Callable[[ScoredCapture, CaptureWatch], Provenance],
+    settings: JudgedSettings,
+    args: argparse.Namespace,
+    console: Console,
+    card_ids: frozenset[str] | None = None,
+    pull_request: Callable[[], PullRequestChanges | None] | None = None,
+    kb_known: bool = True,
+    unjudged: Sequence[str] = (),
+    self_agreement: SelfAgreement | None = None,
+    kb_coverage: KbCoverageCounts | None = None,
+    kb_cards: Sequence[Card] | None = None,
+) -> int:
+    """Score the capture in one pass (the one scorer), then report: results, or
+    the comparison with the baseline when there is one.
+
+    Per-case results stream to the ``--json`` file; a comparison needs them,
+    so without ``--json`` it reads them back from a temp results file. With
+    ``card_ids`` (a known KB) and no cases file, the capture's own gold ids are
+    checked as they stream by; an integrity failure or ``--strict`` depth
+    refusal comes before any results file is written. ``pull_request`` says,
+    once the capture is scored, what a pull request judged at its base changes.
+    ``unjudged``: the run's queries that the qrels do not judge, filled as the
+    capture streams (their count goes to the results file).
+    """
+    watch = CaptureWatch(
+        artifacts_source,
+        card_ids=card_ids if cases is None else None,
+        self_labelled=cases is None,
+        unmapped_paths=not kb_known,
+        gold_ids=frozenset(
+            g for c in cases or () for g in (*c.must_cite_one_of, *(c.relevant_ids or ()))
+        ),
+        kb_ids=card_ids,
+        groups={c.id: (c.language, c.case_type) for c in cases or ()},
+    )
+    k = settings.k
+    compared = compares(args, settings)
+    with contextlib.ExitStack() as stack:
+        out: Path | None = args.json
+        if out is None and compared:
+            out = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "results.json"
+        writer = None if out is None else stack.enter_context(ResultsWriter(out))
+        # With the KB's cards at hand, the cards some case retrieves are noted too.
+        sink = RetrievedCards(writer) if kb_cards is not None else writer
+        scored = score_capture(
+            watch.watch(artifacts),
+            k=k,
+            cases=cases,
+            artifacts_source=artifacts_source,
+            cases_source=cases_source,
+            results=sink,
+            fingerprint=cases is None,
+            metrics=settings.metrics,
+        )
+        watch.refuse_unmapped_paths()
+        watch.refuse_outside(strict=args.strict)
+        fail_on_integrity_problems(watch.problems, console)
+        refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
+        made = provenance(scored, watch)
+        retrieved = (
+            kb_retrieved(kb_cards, sink.ids)
+            if kb_cards is not None and isinstance(sink, RetrievedCards)
+            else None
+        )
+        if writer is not None:
+            writer.finish(
+                k=k,
+                provenance=made,
+                aggregates=scored.aggregates,
+                cases_short_of_k=scored.short_of_k,
+                outside_kb=watch.outside_kb(),
+                latency=watch.latency(),
+                failed_cases=tuple(watch.failed),
+                unjudged_queries=len(unjudged),
+                kb_coverage=kb_coverage,
+                kb_retrieved=retrieved,
+            )
+        if compared:
+            assert out is not None
+            # The same report as the PR comment: deltas, flips and the verdict.
+            return report_comparison(
+                read_results(out),
+                settings=settings,
+                console=console,
+                comparison_json=args.comparison_json,
+                comment_markdown=args.comment_markdown,
+                full_markdown=args.markdown,
+                pull_request=pull_request() if pull_request is not None else None,
+                traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source)),
+                self_agreement=self_agreement,
+            )
+    gate = decide(scored.aggregates, floors=settings.floors)
+
+    def report(fmt: Literal["markdown", "text"]) -> str:
+        return render_summary(
+            k=k,
+            aggregates=scored.aggregates,
+            total=scored.total,
+            scored=scored.scored,
+            outcomes=scored.outcomes,
+            gate=gate,
+            fmt=fmt,
+            cases=scored.missed,
+            missed_total=scored.missed_total,
+            short_of_k=scored.short_of_k,
+            gold_checked=made.kb_fingerprint is not None,
+            outside_kb=watch.outside_kb(),
+            latency=watch.latency(),
+            failed_cases=watch.failed,
+            kb_coverage=kb_coverage,
+            kb_retrieved=retrieved,
+        )
+
+    if args.markdown is not None:
+        atomic_write_text(args.markdown, report("markdown"))
+    write_settings_header(settings, console)
+    console.stdout.write(report("text"))
+    return exit_for(gate)
+
+
+def refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: int, k: int) -> None:
+    if short and args.strict:
+        raise InputError(
+            f"--strict: {short} of {scored} scored case(s) hold fewer than k = {k} distinct "
+            "retrieved cards, so their metrics would be computed on a shorter list",
+            fix=f"capture at least {k} ids per case (e.g. `recall-gate capture --k {k}`), "
+            "or lower --k",
+        )
+
+
+def fail_on_integrity_problems(problems: Sequence[Problem], console: Console) -> None:
+    if problems:
+        for problem in problems:
+            console.stderr.write(f"  {problem}\n")
+        raise GateFailure(
+            f"dataset integrity failed ({len(problems)} problem(s)); run `recall-gate check`",
+            fix="fix the ids listed above",
+        )
+
+
+def compares(args: argparse.Namespace, settings: JudgedSettings) -> bool:
+    """Whether `score` / `run` compare with the baseline: when one is named, the
+    profile's file exists, a tolerance asks for one, or a comparison output is
+    asked for (then a missing file is reported as "no baseline yet")."""
+    return (
+        settings.baseline_given
+        or settings.baseline_ref is not None
+        or settings.baseline.exists()
+        or settings.tolerances.active
+        or getattr(args, "comparison_json", None) is not None
+        or getattr(args, "comment_markdown", None) is not None
+    )
+
+
+def score_capture_file(args: argparse.Namespace, settings: JudgedSettings, console: Console) -> int:
+    """``score --artifacts``: a capture file judged by the oracle — the cases (the
+    base's, in a pull request), else the base's baseline records, else the
+    capture's own labels."""
+    refuse_unfinished_capture(args.artifacts)
+    case_paths = settings.cases
+    located: list[tuple[str, Case]] | None = None
+    plan = None
+    if case_paths:
+        located, plan = judged_cases(settings, working_tree_cases(settings))
+    artifacts: Iterable[tuple[int, Artifact]] = iter_capture_lines(args.artifacts)
+    added: list[Artifact] = []
+    not_captured: list[str] = []
+    relabelled: list[str] = []
+    records = None if case_paths else base_record_oracle(settings)
+    if plan is not None:
+        artifacts = split_for_plan(artifacts, plan, added=added, not_captured=not_captured)
+    elif records is not None:
+        artifacts = split_by_records(
+            artifacts, records[0], added=added, relabelled=relabelled, not_captured=not_captured
+        )
+
+    def pull_request() -> PullRequestChanges | None:
+        if records is not None:
+            return pull_request_changes(
+                settings,
+                console,
+                added=new_case_results(added, None, k=settings.k),
+                removed=tuple(not_captured),
+                relabelled=tuple(relabelled),
+                not_captured=tuple(not_captured),
+                oracle=records[1],
+            )
+        if plan is None:
+            return pull_request_changes(settings, console, cases_at_base=not case_paths)
+        return pull_request_changes(
+            settings,
+            console,
+            plan=plan,
+            added=new_case_results(added, plan.added, k=settings.k),
+            not_captured=tuple(not_captured),
+        )
+
+    return score_labelled(
+        args,
+        settings,
+        console,
+        artifacts=artifacts,
+        artifacts_source=str(args.artifacts),
+        located=located,
+        judged=plan.judged if plan is not None else records[0] if records is not None else None,
+        cases_source=", ".join(map(str, case_paths))
+        if case_paths
+        else records[1]
+        if records is not None
+        else "the cases file",
+        pull_request=pull_request,
+    )
+
+
+def score_trec_run(args: argparse.Namespace, settings: JudgedSettings, console: Console) -> int:
+    """``score --run --qrels``: a TREC run (or a capture) judged by qrels (or cases),
+    the queries the qrels do not judge left out, as trec_eval does."""
+    if args.run is not None and args.artifacts is not None:
+        raise InputError(
+            "score takes --run or --artifacts, not both", fix="pass the capture once, as --run"
+        )
+    if args.qrels is not None and args.cases:
+        raise InputError(
+            "score takes --qrels or --cases, not both", fix="pass the judgments once, as --qrels"
+        )
+    run_path: Path | None = args.run if args.run is not None else args.artifacts
+    if run_path is None or args.qrels is None:
+        raise InputError(
+            "score --run needs --qrels, and --qrels needs --run",
+            fix="pass --run PATH (a TREC run, or artifacts JSONL) and --qrels PATH "
+            "(TREC or BEIR qrels, or cases)",
+        )
+    config = settings.config
+    language = (config.default_language if config else None) or UNDETERMINED_LANGUAGE
+
+    def read_judgments(path: Path, shown: str) -> tuple[list[tuple[str, CaseLabel]], bool]:
+        """The qrels' labels (with where each is defined), and whether any is graded."""
+        qrels_format = args.qrels_format or detect_qrels_format(path)
+        if qrels_format == "jsonl":
+            return [(s.replace(str(path), shown), c) for s, c in load_cases([path])], False
+        judgments = read_qrels(path, qrels_format)
+        return [
+            (f"{shown} (query {label.id})", label)
+            for label in judgment_labels(judgments, language=language)
+        ], judgments.graded
+
+    located: list[tuple[str, CaseLabel]]
+    qrels_source = str(args.qrels)
+    base = settings.base
+    # In a pull request the qrels are the oracle, like cases: the base's version judges.
+    at_base = read_at(base.tree, args.qrels, read_judgments) if base is not None else None
+    if base is not None and at_base is not None:
+        located, graded = at_base
+        mine, _ = read_judgments(args.qrels, qrels_source) if args.qrels.is_file() else ([], False)
+        if {c.id: c for _, c in mine} != {c.id: c for _, c in located}:
+            console.stderr.write(
+                f"recall-gate: this pull request changes {display_path(args.qrels, console)}: "
+                "it is judged by the "
+                f"base's version at {base.ref}; the change applies after merge\n"
+            )
+    else:
+        located, graded = read_judgments(args.qrels, qrels_source)
+    if graded:
+        console.stderr.write(
+            f"recall-gate: note: {args.qrels} grades some documents above 1; every grade "
+            "above 0 counts as relevant, and nDCG uses binary gains (trec_eval's ndcg_cut "
+            "uses the grades as gains)\n"
+        )
+    run_format = args.run_format or (
+        detect_run_format(run_path) if args.run is not None else "jsonl"
+    )
+    if run_format == "jsonl":
+        refuse_unfinished_capture(run_path)
+    artifacts = (
+        iter_capture_lines(run_path)
+        if run_format == "jsonl"
+        else run_artifacts(read_trec_run(run_path))
+    )
+    judged = JudgedRun([label for _, label in located])
+    code = score_labelled(
+        args,
+        settings,
+        console,
+        artifacts=judged.filter(artifacts),
+        artifacts_source=str(run_path),
+        located=located,
+        cases_source=str(args.qrels),
+        unjudged=judged.unjudged,
+    )
+    run_name, qrels_name = display_path(run_path, console), display_path(args.qrels, console)
+    _note_queries(
+        console,
+        judged.unjudged,
+        one=f"of {run_name} has no judgment in {qrels_name}: left out",
+        many=f"of {run_name} have no judgment in {qrels_name}: left out",
+    )
+    _note_queries(
+        console,
+        judged.unretrieved,
+        one=f"judged in {qrels_name} has no line in {run_name}: scored as an empty ranking",
+        many=f"judged in {qrels_name} have no line in {run_name}: scored as empty rankings",
+    )
+    return code
+
+
+def _note_queries(console: Console, ids: Sequence[str], *, one: str, many: str) -> None:
+    if ids:
+        shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
+        what = f"1 query {one}" if len(ids) == 1 else f"{len(ids)} queries {many}"
+        console.stderr.write(f"recall-gate: {what} ({shown})\n")
+
+
+def score_labelled(
+    args: argparse.Namespace,
+    settings: JudgedSettings,
+    console: Console,
+    *,
+    artifacts: Iterable[tuple[int, Artifact]],
+    artifacts_source: str,
+    located: Sequence[tuple[str, CaseLabel]] | None,
+    cases_source: str,
+    judged: Sequence[CaseLabel] | None = None,
+    pull_request: Callable[[], PullRequestChanges | None] | None = None,
+    unjudged: Sequence[str] = (),
+) -> int:
+    """Score labelled artifacts; ``located`` is what the integrity check reads,
+    ``judged`` (a run judged at its base) the cases that label the verdict,
+    ``unjudged`` the run's queries left out for want of a judgment."""
+    labels: list[CaseLabel] | None = unique_cases(located) if located is not None else None
+    if judged is not None:
+        labels = list(judged)
+    kb_fingerprint = card_ids = coverage = kb_cards = None
+    if settings.kb is not None:
+        read = read_kb_noted(settings.kb, settings.kb_files(), console)
+        cards = [(e.where, e.card) for e in read.cards]
+        kb_cards = [c for _, c in cards]
+        kb_fingerprint = fingerprint_cards(c for _, c in cards)
+        card_ids = card_ids_of(read.cards)
+        if labels is not None:
+            coverage = kb_coverage([c for _, c in cards], labels).counts
+        if located is not None:
+            fail_on_integrity_problems(
+                find_problems(
+                    cards=cards,
+                    cases=located,
+                    skipped=read.skipped_ids(),
+                    card_ids=card_ids_of(read.cards),
+                ),
+                console,
+            )
+    elif located is not None:
+        fail_on_integrity_problems(label_problems(located), console)
+    cases = None if labels is None else [c for c in labels if isinstance(c, Case)]
+    queries = (
+        None
+        if labels is None or cases is None or len(cases) != len(labels)
+        else fingerprint_queries((c.id, c.query) for c in cases)
+    )
+    case_labels = (
+        None if labels is None else [c.label() if isinstance(c, Case) else c for c in labels]
+    )
+
+    def provenance(scored: ScoredCapture, watch: CaptureWatch) -> Provenance:
+        fingerprint = scored.label_fingerprint
+        if fingerprint is None:
+            assert case_labels is not None
+            fingerprint = fingerprint_labels(case_labels)
+        return Provenance(
+            tool_version=__version__,
+            dataset_fingerprint=fingerprint,
+            queries_fingerprint=queries,
+            kb_fingerprint=kb_fingerprint,
+            retriever=watch.retriever,
+        )
+
+    return score_and_report(
+        artifacts=artifacts,
+        cases=case_labels,
+        artifacts_source=artifacts_source,
+        cases_source=cases_source,
+        provenance=provenance,
+        settings=settings,
+        args=args,
+        console=console,
+        card_ids=card_ids,
+        pull_request=pull_request,
+        kb_known=settings.kb is not None,
+        unjudged=unjudged,
+        kb_coverage=coverage,
+        kb_cards=kb_cards,
+    )
