@@ -57,20 +57,10 @@ from recall_gate.report.comparison import (
 from recall_gate.report.history import GROUP_SELECTIONS, history_json, render_history
 from recall_gate.report.markup import table
 from recall_gate.settings import resolve_settings
-from recall_gate.settings.values import fraction, optional_path, optional_text
+from recall_gate.settings.values import fraction, non_negative_seconds, optional_path, optional_text
 
 # Another update of the same folder is waited for this long (it takes a second).
 DEFAULT_LOCK_WAIT = 30.0
-
-
-def non_negative_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds ≥ 0, got {text}")
-    return value
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:

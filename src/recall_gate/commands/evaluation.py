@@ -45,9 +45,9 @@ from recall_gate.core.records import (
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.judging.capture_scoring import (
-    fail_on_integrity_problems,
-    score_and_report,
+    cards_checked,
     score_capture_file,
+    score_fresh_capture,
     score_trec_run,
 )
 from recall_gate.judging.dataset_notes import (
@@ -62,9 +62,8 @@ from recall_gate.judging.knowledge_base import (
     read_kb_noted,
     write_kb_changes,
 )
-from recall_gate.judging.oracle import judged_cases, new_case_results, working_tree_cases
+from recall_gate.judging.oracle import judged_cases, working_tree_cases
 from recall_gate.judging.revision import resolve_judged
-from recall_gate.judging.verdict import pull_request_changes
 from recall_gate.settings.values import positive_int
 
 
@@ -210,10 +209,11 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     settings = resolve_judged(args, console, config_required=True)
     config = settings.config
     assert config is not None
-    if config.kb is None or not config.cases:
+    if settings.kb is None or not settings.cases:
         raise InputError(
-            "the config sets no `kb` or no `cases`",
-            fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config",
+            "run has no KB or no cases",
+            fix="set `kb:` (KB directory) and `cases:` (cases file or directory) in the config, "
+            "or pass them as RECALL_GATE_KB and RECALL_GATE_CASES (the action's inputs)",
         )
     if args.no_score and args.artifacts_out is None:
         raise InputError(
@@ -221,15 +221,8 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
             fix="add --artifacts-out PATH (the judge scores that file with `recall-gate score`)",
         )
     refuse_outputs_without_score(args)
-    read = read_kb_noted(config.kb, settings.kb_files(), console)
-    cards = [(e.where, e.card) for e in read.cards]  # drafts and link-only pages are none
     located, plan = judged_cases(settings, working_tree_cases(settings))
-    fail_on_integrity_problems(
-        find_problems(
-            cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids_of(read.cards)
-        ),
-        console,
-    )
+    cards, _ = cards_checked(settings, console, located)
     _refuse_translated_ids([c for _, c in cards])
     cases = [case for _, case in located]
     judged = list(plan.judged) if plan is not None else cases
@@ -243,41 +236,29 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
     if args.no_score:
         return 0  # the capture job of a two-job PR check: the judge job scores it
-    judged_ids = {c.id for c in judged}
-    artifacts = [a for a in captured.artifacts if a.case_id in judged_ids]
-    new = [a for a in captured.artifacts if a.case_id not in judged_ids]
+    # The runner retrieves deep enough for any k: the k scored is the settings'.
+    retrieval = {**config.retrieval_fingerprint_payload(), "k": settings.k}
     provenance = Provenance(
         tool_version=__version__,
         dataset_fingerprint=fingerprint_cases(judged),
         queries_fingerprint=fingerprint_queries((c.id, c.query) for c in judged),
         kb_fingerprint=fingerprint_cards(c for _, c in cards),
-        config_fingerprint=fingerprint_settings(config.retrieval_fingerprint_payload()),
+        config_fingerprint=fingerprint_settings(retrieval),
         embedder=captured.embedder_id,
         retrieval_mode=config.retrieval.mode + ("+rerank" if config.reranker.enabled else ""),
-        settings={
-            **flatten_settings(config.retrieval_fingerprint_payload()),
-            "kb.cards": len(cards),
-        },
+        settings={**flatten_settings(retrieval), "kb.cards": len(cards)},
         retriever=retriever,
     )
-    return score_and_report(
-        artifacts=enumerate(artifacts, start=1),
-        cases=[c.label() for c in judged],
+    return score_fresh_capture(
+        captured.artifacts,
+        judged=judged,
+        plan=plan,
+        provenance=provenance,
         artifacts_source="the capture",
-        cases_source=", ".join(map(str, config.cases)),
-        provenance=lambda _scored, _watch: provenance,
         settings=settings,
         args=args,
         console=console,
-        kb_coverage=kb_coverage([c for _, c in cards], judged).counts,
-        kb_cards=[c for _, c in cards],
-        pull_request=lambda: pull_request_changes(
-            settings,
-            console,
-            plan=plan,
-            cases_at_base=plan is not None,
-            added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
-        ),
+        cards=[c for _, c in cards],
     )
 
 

@@ -32,6 +32,7 @@ from recall_gate.adapters.trec import (
 )
 from recall_gate.console import Console, display_path
 from recall_gate.core.base_judging import (
+    CasePlan,
     PullRequestChanges,
 )
 from recall_gate.core.coverage import kb_coverage, kb_retrieved
@@ -471,4 +472,63 @@ def score_labelled(
         unjudged=unjudged,
         kb_coverage=coverage,
         kb_cards=kb_cards,
+    )
+
+
+def cards_checked(
+    settings: JudgedSettings, console: Console, located: Sequence[tuple[str, CaseLabel]]
+) -> tuple[list[tuple[str, Card]], frozenset[str]]:
+    """The KB's cards (with where each is defined) and their ids, once every
+    case's gold resolves: a typo'd gold id fails before any retriever runs."""
+    assert settings.kb is not None
+    read = read_kb_noted(settings.kb, settings.kb_files(), console)
+    cards = [(e.where, e.card) for e in read.cards]  # drafts and link-only pages are none
+    card_ids = card_ids_of(read.cards)
+    fail_on_integrity_problems(
+        find_problems(cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids),
+        console,
+    )
+    return cards, card_ids
+
+
+def score_fresh_capture(
+    artifacts: Sequence[Artifact],
+    *,
+    judged: Sequence[Case],
+    plan: CasePlan | None,
+    provenance: Provenance,
+    artifacts_source: str,
+    settings: JudgedSettings,
+    args: argparse.Namespace,
+    console: Console,
+    cards: Sequence[Card] | None,
+    card_ids: frozenset[str] | None = None,
+    self_agreement: SelfAgreement | None = None,
+) -> int:
+    """A capture made just now (``run``, ``capture``), judged: the lines of the
+    judged cases scored, those of the cases a pull request adds reported beside
+    the verdict."""
+    judged_ids = {c.id for c in judged}
+    labels = [c.label() for c in judged]
+    new = [a for a in artifacts if a.case_id not in judged_ids]
+    return score_and_report(
+        artifacts=enumerate((a for a in artifacts if a.case_id in judged_ids), start=1),
+        cases=labels,
+        artifacts_source=artifacts_source,
+        cases_source=", ".join(map(str, settings.cases)),
+        provenance=lambda _scored, _watch: provenance,
+        settings=settings,
+        args=args,
+        console=console,
+        card_ids=card_ids,
+        kb_coverage=None if cards is None else kb_coverage(cards, labels).counts,
+        kb_cards=None if cards is None else list(cards),
+        pull_request=lambda: pull_request_changes(
+            settings,
+            console,
+            plan=plan,
+            cases_at_base=plan is not None,
+            added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
+        ),
+        self_agreement=self_agreement,
     )

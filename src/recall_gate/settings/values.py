@@ -10,6 +10,7 @@ import argparse
 import math
 from pathlib import Path
 
+from recall_gate.core.language import canonical_language
 from recall_gate.core.metric_registry import select_metrics
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.core.shards import Shard, parse_shard
@@ -17,8 +18,10 @@ from recall_gate.core.shards import Shard, parse_shard
 __all__ = [
     "boolean",
     "fraction",
+    "language_tag",
     "metric_selection",
     "non_negative_int",
+    "non_negative_seconds",
     "optional_path",
     "optional_positive_int",
     "optional_text",
@@ -143,5 +146,24 @@ def metric_selection(text: str) -> tuple[str, ...] | None:
         return None
     try:
         return select_metrics(text.split(","))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def non_negative_seconds(text: str) -> float:
+    """Seconds to wait: 0 or more, finite."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds ≥ 0, got {text}")
+    return value
+
+
+def language_tag(text: str) -> str:
+    """A BCP-47 tag, in canonical case."""
+    try:
+        return canonical_language(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
