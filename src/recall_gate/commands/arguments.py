@@ -4,6 +4,7 @@ and flag builders, so a flag reads and parses the same on every command."""
 from __future__ import annotations
 
 import argparse
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn
@@ -29,10 +30,39 @@ from recall_gate.settings.values import (
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so main() owns every exit."""
+    """argparse that raises instead of exiting, so main() owns every exit; a
+    flag is spelled out (no abbreviation: ``--metric`` is no ``--metrics``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise InputError(f"{self.prog}: {message}", fix=f"see `{self.prog} --help`")
+
+
+def refuse_unrecognized(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, extras: Sequence[str]
+) -> None:
+    """The arguments no parser took, refused on one line; an unknown flag close to
+    one the (sub)command has gets "did you mean …" (argparse on 3.11 has none)."""
+    if not extras:
+        return
+    chosen = parser
+    while True:
+        sub = next((a for a in chosen._actions if isinstance(a, argparse._SubParsersAction)), None)
+        name = getattr(args, sub.dest, None) if sub is not None else None
+        if sub is None or name not in sub.choices:
+            break
+        chosen = sub.choices[name]
+    known = [o for a in chosen._actions for o in a.option_strings if o.startswith("--")]
+    flags = [e.split("=", 1)[0] for e in extras if e.startswith("--")]
+    close = next((m for f in flags for m in difflib.get_close_matches(f, known, n=1)), None)
+    noun = "argument" if len(extras) == 1 else "arguments"
+    chosen.error(
+        f"unrecognized {noun}: {' '.join(extras)}"
+        + (f" (did you mean {close}?)" if close is not None else "")
+    )
 
 
 def add_subcommands(
