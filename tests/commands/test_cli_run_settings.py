@@ -45,11 +45,9 @@ class StandInRunner:
         artifacts = [
             Artifact(
                 case_id=case.id,
-                retrieved=tuple(
-                    [
-                        *case.must_cite_one_of[:1],
-                        *(i for i in ids if i not in case.must_cite_one_of[:1]),
-                    ]
+                retrieved=(
+                    *case.must_cite_one_of[:1],
+                    *(i for i in ids if i not in case.must_cite_one_of[:1]),
                 ),
             )
             for case in cases

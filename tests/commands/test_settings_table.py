@@ -96,7 +96,25 @@ def test_the_floor_and_tolerance_rows_are_the_registrys() -> None:
         assert ENVIRONMENT[(spec.tolerance_flag or "").replace("-", "_")] == spec.tolerance_env
 
 
-def test_the_environment_map_is_the_tables_first_variable_by_flag() -> None:
-    assert ENVIRONMENT == {r.dest: r.env[0] for r in ROWS}
-    assert ENVIRONMENT["cases"] == "RECALL_GATE_CASES"
-    assert len(set(ENVIRONMENT.values())) == len(ENVIRONMENT)
+def test_every_action_input_the_cli_reads_is_a_row_of_the_table() -> None:
+    per_metric = {
+        (spec.floor_flag or "").replace("-", "_"): spec.floor_env for spec in GATED_METRICS
+    } | {
+        (spec.tolerance_flag or "").replace("-", "_"): spec.tolerance_env for spec in GATED_METRICS
+    }
+    assert dict(ENVIRONMENT) == {
+        "config": "RECALL_GATE_CONFIG",
+        "profile": "RECALL_GATE_PROFILE",
+        "k": "RECALL_GATE_K",
+        "kb": "RECALL_GATE_KB",
+        "cases": "RECALL_GATE_CASES",
+        "baseline": "RECALL_GATE_BASELINE",
+        "baseline_ref": "RECALL_GATE_BASELINE_REF",
+        "metrics": "RECALL_GATE_METRICS",
+        "max_regression": "RECALL_GATE_MAX_REGRESSION",
+        "min_group_n": "RECALL_GATE_MIN_GROUP_N",
+        "require_significance": "RECALL_GATE_REQUIRE_SIGNIFICANCE",
+        "allow_outside_repo": "RECALL_GATE_ALLOW_OUTSIDE_REPO",
+        **per_metric,
+    }
+    assert len({r.name for r in ROWS}) == len(ROWS)
