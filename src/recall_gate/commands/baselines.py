@@ -30,9 +30,7 @@ from recall_gate.commands.arguments import (
     add_tolerance,
 )
 from recall_gate.commands.context import Console, Handler, display_path, warn
-from recall_gate.core.baseline import (
-    Baseline,
-)
+from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.gate import MIN_MARGIN, suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
@@ -40,9 +38,7 @@ from recall_gate.core.trend import trend_point
 from recall_gate.errors import InputError
 from recall_gate.judging.revision import resolve_judged
 from recall_gate.judging.verdict import report_comparison
-from recall_gate.report.comparison import (
-    render_baseline_update,
-)
+from recall_gate.report.comparison import render_baseline_update
 from recall_gate.report.history import GROUP_SELECTIONS, history_json, render_history
 from recall_gate.report.markup import table
 from recall_gate.settings import resolve_settings

@@ -33,9 +33,7 @@ from recall_gate.core.fingerprint import (
     fingerprint_queries,
     fingerprint_settings,
 )
-from recall_gate.core.integrity import (
-    find_problems,
-)
+from recall_gate.core.integrity import find_problems
 from recall_gate.core.kb_diff import deleted_gold
 from recall_gate.core.records import (
     Card,

@@ -57,9 +57,7 @@ from recall_gate.core.records import (
 )
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.judging.knowledge_base import (
-    read_kb_noted,
-)
+from recall_gate.judging.knowledge_base import read_kb_noted
 from recall_gate.judging.oracle import (
     base_record_oracle,
     judged_cases,

@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from recall_gate.console import Console
-from recall_gate.core.integrity import (
-    languages_without_cards,
-)
+from recall_gate.core.integrity import languages_without_cards
 from recall_gate.core.language import nearest_language
 from recall_gate.core.leakage import (
     DUPLICATE_JACCARD,

@@ -23,9 +23,7 @@ from recall_gate.core.base_judging import (
     relabels,
 )
 from recall_gate.core.capture_line import with_fields
-from recall_gate.core.integrity import (
-    duplicate_cases,
-)
+from recall_gate.core.integrity import duplicate_cases
 from recall_gate.core.records import (
     Artifact,
     Case,

@@ -1,5 +1,7 @@
-"""The gate as the commands apply it: a comparison with the resolved baseline,
-judged by the resolved floors and tolerance, and the exit code of a verdict."""
+"""The verdict: the run compared with the baseline (the base's, at its ref,
+when a base revision judges), judged by the resolved floors and tolerances,
+written where asked and printed from one document; and the exit code of a
+verdict."""
 
 from __future__ import annotations
 
