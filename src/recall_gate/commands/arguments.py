@@ -18,6 +18,7 @@ from recall_gate.core.metric_registry import (
     metric_spec,
 )
 from recall_gate.errors import InputError
+from recall_gate.judging.outputs import Outputs
 from recall_gate.settings.values import (
     boolean,
     fraction,
@@ -170,6 +171,18 @@ def add_report_outputs(p: argparse._ActionsContainer) -> None:
 def add_outputs(p: argparse.ArgumentParser) -> None:
     add_results_json(p)
     add_report_outputs(p)
+
+
+def outputs_asked(args: argparse.Namespace) -> Outputs:
+    """The outputs a scored run was asked for (``add_outputs``, ``add_strict``,
+    ``add_baseline_comparison``), as the judge takes them."""
+    return Outputs(
+        json=args.json,
+        markdown=args.markdown,
+        comparison_json=getattr(args, "comparison_json", None),
+        comment_markdown=getattr(args, "comment_markdown", None),
+        strict=args.strict,
+    )
 
 
 def add_strict(p: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ from recall_gate.commands.arguments import (
     add_outputs,
     add_strict,
     asked_flags,
+    outputs_asked,
     refuse_outputs_without_score,
 )
 from recall_gate.commands.context import Console, Handler
@@ -281,7 +282,7 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         provenance=provenance,
         artifacts_source=str(args.out),
         settings=settings,
-        args=args,
+        outputs=outputs_asked(args),
         console=console,
         cards=None if cards is None else [c for _, c in cards],
         card_ids=card_ids,

@@ -23,6 +23,7 @@ from recall_gate.commands.arguments import (
     add_no_score,
     add_outputs,
     add_strict,
+    outputs_asked,
     refuse_outputs_without_score,
 )
 from recall_gate.commands.context import Console, Handler
@@ -42,17 +43,13 @@ from recall_gate.core.records import (
 )
 from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.judging.capture_scoring import (
-    cards_checked,
-    score_capture_file,
-    score_fresh_capture,
-    score_trec_run,
-)
+from recall_gate.judging.capture_scoring import cards_checked, score_fresh_capture
 from recall_gate.judging.dataset_notes import (
     report_leakage,
     warn_case_languages,
     warn_languages_without_cards,
 )
+from recall_gate.judging.file_scoring import score_capture_file, score_trec_run
 from recall_gate.judging.knowledge_base import (
     follow_located,
     new_card_coverage_failure,
@@ -190,15 +187,42 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
 
 def _cmd_score(args: argparse.Namespace, console: Console) -> int:
     settings = resolve_judged(args, console)
-    if args.qrels is not None or args.run is not None:
-        return score_trec_run(args, settings, console)
-    if args.artifacts is None:
-        raise InputError(
-            "score needs a capture",
-            fix="pass --artifacts PATH (a capture JSONL), or --run PATH --qrels PATH "
-            "(a TREC run and its qrels)",
+    outputs = outputs_asked(args)
+    if args.qrels is None and args.run is None:
+        if args.artifacts is None:
+            raise InputError(
+                "score needs a capture",
+                fix="pass --artifacts PATH (a capture JSONL), or --run PATH --qrels PATH "
+                "(a TREC run and its qrels)",
+            )
+        return score_capture_file(
+            args.artifacts, outputs=outputs, settings=settings, console=console
         )
-    return score_capture_file(args, settings, console)
+    if args.run is not None and args.artifacts is not None:
+        raise InputError(
+            "score takes --run or --artifacts, not both", fix="pass the capture once, as --run"
+        )
+    if args.qrels is not None and args.cases:
+        raise InputError(
+            "score takes --qrels or --cases, not both", fix="pass the judgments once, as --qrels"
+        )
+    run: Path | None = args.run if args.run is not None else args.artifacts
+    if run is None or args.qrels is None:
+        raise InputError(
+            "score --run needs --qrels, and --qrels needs --run",
+            fix="pass --run PATH (a TREC run, or artifacts JSONL) and --qrels PATH "
+            "(TREC or BEIR qrels, or cases)",
+        )
+    return score_trec_run(
+        run,
+        # --artifacts with --qrels: a capture, whatever its first line looks like.
+        run_format=args.run_format or (None if args.run is not None else "jsonl"),
+        qrels=args.qrels,
+        qrels_format=args.qrels_format,
+        outputs=outputs,
+        settings=settings,
+        console=console,
+    )
 
 
 def _cmd_run(args: argparse.Namespace, console: Console) -> int:
@@ -254,7 +278,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         provenance=provenance,
         artifacts_source="the capture",
         settings=settings,
-        args=args,
+        outputs=outputs_asked(args),
         console=console,
         cards=[c for _, c in cards],
     )

@@ -10,6 +10,8 @@ made by untrusted code) is data; the judge decides with the base's rules.
 - ``knowledge_base``: the KB as read, and the pull request's KB diff;
 - ``query_traffic``: the query log's diff against the base's snapshot;
 - ``capture_scoring``: the capture scored once, checked as it streams;
+  ``file_scoring``: a capture file or a TREC run (with the base's qrels) judged;
+  ``outputs``: what a judged run writes, as the handler read it from its flags;
 - ``verdict``: the baseline compared, the floors and tolerances applied, the
   report written, the exit code;
 - ``dataset_notes``: what ``check`` says of leakage and case languages.

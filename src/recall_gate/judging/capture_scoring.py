@@ -5,7 +5,6 @@ verdict against the baseline (:mod:`recall_gate.judging.verdict`) when there is 
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -14,23 +13,11 @@ from typing import Literal
 
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch
-from recall_gate.adapters.base_revision import read_at
-from recall_gate.adapters.dataset import card_ids_of, iter_capture_lines, load_cases
+from recall_gate.adapters.dataset import card_ids_of
 from recall_gate.adapters.files import atomic_write_text
-from recall_gate.adapters.journal import refuse_unfinished_capture
 from recall_gate.adapters.results_store import ResultsWriter, read_results
 from recall_gate.adapters.scoring import RetrievedCards, ScoredCapture, score_capture
-from recall_gate.adapters.trec import (
-    UNDETERMINED_LANGUAGE,
-    JudgedRun,
-    detect_qrels_format,
-    detect_run_format,
-    judgment_labels,
-    read_qrels,
-    read_trec_run,
-    run_artifacts,
-)
-from recall_gate.console import Console, display_path
+from recall_gate.console import Console
 from recall_gate.core.base_judging import (
     CasePlan,
     PullRequestChanges,
@@ -59,14 +46,10 @@ from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.judging.knowledge_base import read_kb_noted
 from recall_gate.judging.oracle import (
-    base_record_oracle,
-    judged_cases,
     new_case_results,
-    split_by_records,
-    split_for_plan,
     unique_cases,
-    working_tree_cases,
 )
+from recall_gate.judging.outputs import Outputs
 from recall_gate.judging.query_traffic import judge_traffic
 from recall_gate.judging.revision import JudgedSettings
 from recall_gate.judging.verdict import exit_for, pull_request_changes, report_comparison
@@ -82,7 +65,7 @@ def score_and_report(
     cases_source: str,
     provenance: Callable[[ScoredCapture, CaptureWatch], Provenance],
     settings: JudgedSettings,
-    args: argparse.Namespace,
+    outputs: Outputs,
     console: Console,
     card_ids: frozenset[str] | None = None,
     pull_request: Callable[[], PullRequestChanges | None] | None = None,
@@ -116,9 +99,9 @@ def score_and_report(
         groups={c.id: (c.language, c.case_type) for c in cases or ()},
     )
     k = settings.k
-    compared = compares(args, settings)
+    compared = compares(outputs, settings)
     with contextlib.ExitStack() as stack:
-        out: Path | None = args.json
+        out: Path | None = outputs.json
         if out is None and compared:
             out = Path(stack.enter_context(tempfile.TemporaryDirectory())) / "results.json"
         writer = None if out is None else stack.enter_context(ResultsWriter(out))
@@ -135,9 +118,9 @@ def score_and_report(
             metrics=settings.metrics,
         )
         watch.refuse_unmapped_paths()
-        watch.refuse_outside(strict=args.strict)
+        watch.refuse_outside(strict=outputs.strict)
         fail_on_integrity_problems(watch.problems, console)
-        refuse_short_when_strict(args, short=scored.short_of_k, scored=scored.scored, k=k)
+        refuse_short_when_strict(outputs, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
         retrieved = (
             kb_retrieved(kb_cards, sink.ids)
@@ -164,9 +147,9 @@ def score_and_report(
                 read_results(out),
                 settings=settings,
                 console=console,
-                comparison_json=args.comparison_json,
-                comment_markdown=args.comment_markdown,
-                full_markdown=args.markdown,
+                comparison_json=outputs.comparison_json,
+                comment_markdown=outputs.comment_markdown,
+                full_markdown=outputs.markdown,
                 pull_request=pull_request() if pull_request is not None else None,
                 traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source)),
                 self_agreement=self_agreement,
@@ -193,15 +176,15 @@ def score_and_report(
             kb_retrieved=retrieved,
         )
 
-    if args.markdown is not None:
-        atomic_write_text(args.markdown, report("markdown"))
+    if outputs.markdown is not None:
+        atomic_write_text(outputs.markdown, report("markdown"))
     write_settings_header(settings, console)
     console.stdout.write(report("text"))
     return exit_for(gate)
 
 
-def refuse_short_when_strict(args: argparse.Namespace, *, short: int, scored: int, k: int) -> None:
-    if short and args.strict:
+def refuse_short_when_strict(outputs: Outputs, *, short: int, scored: int, k: int) -> None:
+    if short and outputs.strict:
         raise InputError(
             f"--strict: {short} of {scored} scored case(s) hold fewer than k = {k} distinct "
             "retrieved cards, so their metrics would be computed on a shorter list",
@@ -220,7 +203,7 @@ def fail_on_integrity_problems(problems: Sequence[Problem], console: Console) ->
         )
 
 
-def compares(args: argparse.Namespace, settings: JudgedSettings) -> bool:
+def compares(outputs: Outputs, settings: JudgedSettings) -> bool:
     """Whether `score` / `run` compare with the baseline: when one is named, the
     profile's file exists, a tolerance asks for one, or a comparison output is
     asked for (then a missing file is reported as "no baseline yet")."""
@@ -229,171 +212,12 @@ def compares(args: argparse.Namespace, settings: JudgedSettings) -> bool:
         or settings.baseline_ref is not None
         or settings.baseline.exists()
         or settings.tolerances.active
-        or getattr(args, "comparison_json", None) is not None
-        or getattr(args, "comment_markdown", None) is not None
+        or outputs.asks_comparison
     )
-
-
-def score_capture_file(args: argparse.Namespace, settings: JudgedSettings, console: Console) -> int:
-    """``score --artifacts``: a capture file judged by the oracle — the cases (the
-    base's, in a pull request), else the base's baseline records, else the
-    capture's own labels."""
-    refuse_unfinished_capture(args.artifacts)
-    case_paths = settings.cases
-    located: list[tuple[str, Case]] | None = None
-    plan = None
-    if case_paths:
-        located, plan = judged_cases(settings, working_tree_cases(settings))
-    artifacts: Iterable[tuple[int, Artifact]] = iter_capture_lines(args.artifacts)
-    added: list[Artifact] = []
-    not_captured: list[str] = []
-    relabelled: list[str] = []
-    records = None if case_paths else base_record_oracle(settings)
-    if plan is not None:
-        artifacts = split_for_plan(artifacts, plan, added=added, not_captured=not_captured)
-    elif records is not None:
-        artifacts = split_by_records(
-            artifacts, records[0], added=added, relabelled=relabelled, not_captured=not_captured
-        )
-
-    def pull_request() -> PullRequestChanges | None:
-        if records is not None:
-            return pull_request_changes(
-                settings,
-                console,
-                added=new_case_results(added, None, k=settings.k),
-                removed=tuple(not_captured),
-                relabelled=tuple(relabelled),
-                not_captured=tuple(not_captured),
-                oracle=records[1],
-            )
-        if plan is None:
-            return pull_request_changes(settings, console, cases_at_base=not case_paths)
-        return pull_request_changes(
-            settings,
-            console,
-            plan=plan,
-            added=new_case_results(added, plan.added, k=settings.k),
-            not_captured=tuple(not_captured),
-        )
-
-    return score_labelled(
-        args,
-        settings,
-        console,
-        artifacts=artifacts,
-        artifacts_source=str(args.artifacts),
-        located=located,
-        judged=plan.judged if plan is not None else records[0] if records is not None else None,
-        cases_source=", ".join(map(str, case_paths))
-        if case_paths
-        else records[1]
-        if records is not None
-        else "the cases file",
-        pull_request=pull_request,
-    )
-
-
-def score_trec_run(args: argparse.Namespace, settings: JudgedSettings, console: Console) -> int:
-    """``score --run --qrels``: a TREC run (or a capture) judged by qrels (or cases),
-    the queries the qrels do not judge left out, as trec_eval does."""
-    if args.run is not None and args.artifacts is not None:
-        raise InputError(
-            "score takes --run or --artifacts, not both", fix="pass the capture once, as --run"
-        )
-    if args.qrels is not None and args.cases:
-        raise InputError(
-            "score takes --qrels or --cases, not both", fix="pass the judgments once, as --qrels"
-        )
-    run_path: Path | None = args.run if args.run is not None else args.artifacts
-    if run_path is None or args.qrels is None:
-        raise InputError(
-            "score --run needs --qrels, and --qrels needs --run",
-            fix="pass --run PATH (a TREC run, or artifacts JSONL) and --qrels PATH "
-            "(TREC or BEIR qrels, or cases)",
-        )
-    config = settings.config
-    language = (config.default_language if config else None) or UNDETERMINED_LANGUAGE
-
-    def read_judgments(path: Path, shown: str) -> tuple[list[tuple[str, CaseLabel]], bool]:
-        """The qrels' labels (with where each is defined), and whether any is graded."""
-        qrels_format = args.qrels_format or detect_qrels_format(path)
-        if qrels_format == "jsonl":
-            return [(s.replace(str(path), shown), c) for s, c in load_cases([path])], False
-        judgments = read_qrels(path, qrels_format)
-        return [
-            (f"{shown} (query {label.id})", label)
-            for label in judgment_labels(judgments, language=language)
-        ], judgments.graded
-
-    located: list[tuple[str, CaseLabel]]
-    qrels_source = str(args.qrels)
-    base = settings.base
-    # In a pull request the qrels are the oracle, like cases: the base's version judges.
-    at_base = read_at(base.tree, args.qrels, read_judgments) if base is not None else None
-    if base is not None and at_base is not None:
-        located, graded = at_base
-        mine, _ = read_judgments(args.qrels, qrels_source) if args.qrels.is_file() else ([], False)
-        if {c.id: c for _, c in mine} != {c.id: c for _, c in located}:
-            console.stderr.write(
-                f"recall-gate: this pull request changes {display_path(args.qrels, console)}: "
-                "it is judged by the "
-                f"base's version at {base.ref}; the change applies after merge\n"
-            )
-    else:
-        located, graded = read_judgments(args.qrels, qrels_source)
-    if graded:
-        console.stderr.write(
-            f"recall-gate: note: {args.qrels} grades some documents above 1; every grade "
-            "above 0 counts as relevant, and nDCG uses binary gains (trec_eval's ndcg_cut "
-            "uses the grades as gains)\n"
-        )
-    run_format = args.run_format or (
-        detect_run_format(run_path) if args.run is not None else "jsonl"
-    )
-    if run_format == "jsonl":
-        refuse_unfinished_capture(run_path)
-    artifacts = (
-        iter_capture_lines(run_path)
-        if run_format == "jsonl"
-        else run_artifacts(read_trec_run(run_path))
-    )
-    judged = JudgedRun([label for _, label in located])
-    code = score_labelled(
-        args,
-        settings,
-        console,
-        artifacts=judged.filter(artifacts),
-        artifacts_source=str(run_path),
-        located=located,
-        cases_source=str(args.qrels),
-        unjudged=judged.unjudged,
-    )
-    run_name, qrels_name = display_path(run_path, console), display_path(args.qrels, console)
-    _note_queries(
-        console,
-        judged.unjudged,
-        one=f"of {run_name} has no judgment in {qrels_name}: left out",
-        many=f"of {run_name} have no judgment in {qrels_name}: left out",
-    )
-    _note_queries(
-        console,
-        judged.unretrieved,
-        one=f"judged in {qrels_name} has no line in {run_name}: scored as an empty ranking",
-        many=f"judged in {qrels_name} have no line in {run_name}: scored as empty rankings",
-    )
-    return code
-
-
-def _note_queries(console: Console, ids: Sequence[str], *, one: str, many: str) -> None:
-    if ids:
-        shown = ", ".join(ids[:5]) + (" …" if len(ids) > 5 else "")
-        what = f"1 query {one}" if len(ids) == 1 else f"{len(ids)} queries {many}"
-        console.stderr.write(f"recall-gate: {what} ({shown})\n")
 
 
 def score_labelled(
-    args: argparse.Namespace,
+    outputs: Outputs,
     settings: JudgedSettings,
     console: Console,
     *,
@@ -462,7 +286,7 @@ def score_labelled(
         cases_source=cases_source,
         provenance=provenance,
         settings=settings,
-        args=args,
+        outputs=outputs,
         console=console,
         card_ids=card_ids,
         pull_request=pull_request,
@@ -497,7 +321,7 @@ def score_fresh_capture(
     provenance: Provenance,
     artifacts_source: str,
     settings: JudgedSettings,
-    args: argparse.Namespace,
+    outputs: Outputs,
     console: Console,
     cards: Sequence[Card] | None,
     card_ids: frozenset[str] | None = None,
@@ -516,7 +340,7 @@ def score_fresh_capture(
         cases_source=", ".join(map(str, settings.cases)),
         provenance=lambda _scored, _watch: provenance,
         settings=settings,
-        args=args,
+        outputs=outputs,
         console=console,
         card_ids=card_ids,
         kb_coverage=None if cards is None else kb_coverage(cards, labels).counts,
