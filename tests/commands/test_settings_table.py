@@ -118,3 +118,21 @@ def test_every_action_input_the_cli_reads_is_a_row_of_the_table() -> None:
         **per_metric,
     }
     assert len({r.name for r in ROWS}) == len(ROWS)
+
+
+def test_the_captures_settings_are_rows_of_the_table_too(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "recall-gate.yaml").write_text(
+        "capture:\n  retriever: app.rag:build\n  concurrency: 4\n", encoding="utf-8"
+    )
+
+    settings = resolve_settings(flags(concurrency=2), console(tmp_path))
+
+    assert (settings.value("capture.concurrency"), settings.source("capture.concurrency")) == (
+        2,
+        "flag",
+    )
+    assert settings.value("capture.retriever") == "app.rag:build"
+    assert settings.source("capture.retriever") == "config"
+    assert settings.source("capture.retries") == "default"
+    assert "concurrency" not in ENVIRONMENT  # no action input carries it

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
 
 from recall_gate import __version__
-from recall_gate.adapters.config import CaptureSettings, Config
+from recall_gate.adapters.config import Config
 from recall_gate.adapters.query_log import load_query_log
 from recall_gate.commands.arguments import (
     RESULT_FLAGS,
@@ -164,15 +163,6 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     return {"capture": _cmd_capture}
 
 
-def _pacing(args: argparse.Namespace, config: Config | None) -> dict[str, Any]:
-    """Flag > config ``capture:`` > default, for each of the capture's run settings."""
-    section = config.capture if config is not None else CaptureSettings()
-    return {
-        name: getattr(section, name) if getattr(args, name) is None else getattr(args, name)
-        for name in ("concurrency", "retries", "timeout", "max_failures", "max_qps")
-    }
-
-
 def _logged_queries(config: Config | None) -> list[LoggedQuery]:
     """The config's query log (``queries:``), asked with the cases; none without one."""
     if config is None or config.queries is None:
@@ -194,11 +184,10 @@ def _refuse_outputs_for_a_shard(args: argparse.Namespace) -> None:
 
 def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     settings = resolve_judged(args, console)
-    chosen = settings.config.capture if settings.config is not None else None
-    args.retriever = args.retriever or (chosen.retriever if chosen else None)
-    args.label = args.label or (chosen.label if chosen else None)
-    args.id_from = args.id_from or (chosen.id_from if chosen else None)
-    if not args.retriever:
+    retriever, label, id_from = (
+        settings.value(f"capture.{name}") for name in ("retriever", "label", "id_from")
+    )
+    if not retriever:
         raise InputError(
             "capture needs the retriever to run",
             fix="pass --retriever MODULE:FACTORY (e.g. app.rag:build_retriever), or set "
@@ -226,18 +215,18 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
     # What makes a resumed capture this one (not how fast it asks).
     identity = {
-        "retriever": args.retriever,
+        "retriever": retriever,
         "k": settings.k,
         "cases": fingerprint_case_set(cases),  # every case asked: labels and queries
         "kb": kb_fingerprint,
-        "id_from": args.id_from,
-        "label": args.label,
+        "id_from": id_from,
+        "label": label,
         "shard": None if args.shard is None else str(args.shard),
     }
     job = CaptureJob(
-        retriever_spec=args.retriever,
-        id_from=args.id_from,
-        label=args.label,
+        retriever_spec=retriever,
+        id_from=id_from,
+        label=label,
         cases=cases,
         queries=_logged_queries(settings.config),
         k=settings.k,
@@ -245,7 +234,10 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
         kb_root=settings.kb,
         config_folder=config_folder,
         shard=args.shard,
-        pacing=_pacing(args, settings.config),
+        pacing={
+            name: settings.value(f"capture.{name}")
+            for name in ("concurrency", "retries", "timeout", "max_failures", "max_qps")
+        },
     )
     live = console.stderr.isatty() and not console.environ.get("CI")
     captured = capture_journaled(

@@ -90,6 +90,10 @@ class Settings:
     def source(self, name: str) -> Source:
         return self.sources[name].source
 
+    def value(self, name: str) -> Any:
+        """A row's value that has no field of its own (``capture.concurrency``)."""
+        return self.sources[name].value
+
     def explain(self) -> list[str]:
         """One line per setting that is set: its value and where it came from."""
         lines = []

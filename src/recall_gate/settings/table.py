@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from recall_gate.adapters.config import Config
+from recall_gate.adapters.config import CaptureSettings, Config
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE
 from recall_gate.core.metric_registry import (
     DEFAULT_METRIC_KEYS,
@@ -54,7 +54,8 @@ class Row:
 
     name: str  # the key of Settings.sources ("k", "floor.hit", "tolerance.hit")
     dest: str  # the flag's argparse dest; the action input is its kebab-case spelling
-    env: tuple[str, ...]  # variables in the order they apply (a metric's own, then the shared)
+    # Variables in the order they apply (a metric's own, then the shared); none: no input.
+    env: tuple[str, ...]
     config_key: str | None  # the config's key, dotted as a reviewer reads it
     parse: Callable[[str], Any]  # an environment value's parser
     default: Any = None
@@ -196,6 +197,13 @@ ROWS: tuple[Row, ...] = (
     Row(name="allow_outside_repo", dest="allow_outside_repo",
         env=("RECALL_GATE_ALLOW_OUTSIDE_REPO",), config_key=None, parse=strict_boolean,
         default=False),
+    # `capture`: the retriever it runs and how it paces it (flag > config > default).
+    *(
+        Row(name=f"capture.{name}", dest=name, env=(), config_key=f"capture.{name}", parse=str,
+            default=CaptureSettings.model_fields[name].default)
+        for name in ("retriever", "label", "id_from", "concurrency", "retries", "timeout",
+                     "max_failures", "max_qps")
+    ),
 )  # fmt: skip
 
 _BY_NAME: Mapping[str, Row] = {r.name: r for r in ROWS}
@@ -207,9 +215,9 @@ def row(name: str) -> Row:
 
 
 # Flag (argparse dest) → the environment variable the action sets from its input.
-ENVIRONMENT: Mapping[str, str] = {r.dest: r.env[0] for r in ROWS}
+ENVIRONMENT: Mapping[str, str] = {r.dest: r.env[0] for r in ROWS if r.env}
 
 
 def fix_for(variable: str) -> str:
     """What to do about a variable whose value does not parse."""
-    return next(r.fix for r in ROWS if r.env[0] == variable)
+    return next(r.fix for r in ROWS if r.env and r.env[0] == variable)
