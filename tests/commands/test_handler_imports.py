@@ -98,6 +98,18 @@ def test_the_judge_and_the_settings_import_no_command_module(room: str) -> None:
         assert upward == set(), f"{file.relative_to(PACKAGE)} imports {sorted(upward)}"
 
 
+# The pieces of "the base judges": only the judge composes them.
+BASE_JUDGING = ("recall_gate.core.base_judging", "recall_gate.adapters.base_revision")
+
+
+@pytest.mark.parametrize("handler", sorted(HANDLERS | SHARED))
+def test_only_the_judge_composes_the_base_revision(handler: str) -> None:
+    imported = imported_modules(_source(COMMANDS / f"{handler}.py"))
+    assert not {m for m in imported if m.startswith(BASE_JUDGING)}, (
+        f"commands/{handler}.py reaches for the base revision itself: ask recall_gate.judging"
+    )
+
+
 def test_the_checks_catch_a_handler_importing_another() -> None:
     lazy = "def f():\n    from recall_gate.commands.evaluation import unique_cases\n"
     assert commands_imported(lazy) == {"evaluation"}
