@@ -124,8 +124,8 @@ def _worker_recall_gate(path: Path, k: int, out_json: str | None = None) -> dict
 
     from recall_gate import cli
     from recall_gate.adapters.scoring import ScoredCapture, score_capture
-    from recall_gate.commands import evaluation
     from recall_gate.core.metrics import HIT, NDCG, RECALL
+    from recall_gate.judging import capture_scoring
 
     captured: list[ScoredCapture] = []
 
@@ -133,7 +133,7 @@ def _worker_recall_gate(path: Path, k: int, out_json: str | None = None) -> dict
         captured.append(score_capture(*args, **kwargs))
         return captured[-1]
 
-    vars(evaluation)["score_capture"] = spy  # read the means, untimed
+    vars(capture_scoring)["score_capture"] = spy  # read the means, untimed
     argv = ["score", "--artifacts", str(path), "--k", str(k)]
     if out_json is not None:
         argv += ["--json", out_json]

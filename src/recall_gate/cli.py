@@ -40,7 +40,7 @@ from typing import Final, TextIO
 
 from recall_gate import __version__
 from recall_gate.adapters.log_lines import end_output, guarded
-from recall_gate.commands.arguments import Parser, add_subcommands
+from recall_gate.commands.arguments import Parser, add_subcommands, refuse_unrecognized
 from recall_gate.commands.context import Console, Handler, warn
 from recall_gate.errors import (
     INTERNAL_ERROR_EXIT,
@@ -215,9 +215,10 @@ def main(
     try:
         parser, handlers = _build_parser(arguments)
         try:
-            args = parser.parse_args(arguments)
+            args, extras = parser.parse_known_args(arguments)
         except SystemExit as exc:  # --help / --version: argparse printed them
             return exc.code if isinstance(exc.code, int) else 0
+        refuse_unrecognized(parser, args, extras)
         if cwd is not None:
             _anchor_paths(args, cwd)
         for line in getattr(args, "deprecations", None) or ():

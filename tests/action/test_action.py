@@ -271,7 +271,7 @@ def test_zizmor_reports_no_findings() -> None:
 
 
 def test_the_action_passes_the_resolved_settings_under_the_names_the_cli_reads() -> None:
-    from recall_gate.commands.settings import ENVIRONMENT
+    from recall_gate.settings import ENVIRONMENT
 
     passed = {
         name: str(value)

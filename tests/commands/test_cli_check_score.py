@@ -521,8 +521,9 @@ def test_message_binary_file(dataset: Path) -> None:
 def test_message_unknown_flag(dataset: Path) -> None:
     done = cli(dataset, "score", "--artifacts", "run.jsonl", "--top-k", "3")
     assert done.err == (
-        "recall-gate: error: recall-gate: unrecognized arguments: --top-k 3\n"
-        "  fix: see `recall-gate --help`\n"
+        "recall-gate: error: recall-gate score: unrecognized arguments: --top-k 3 "
+        "(did you mean --k?)\n"
+        "  fix: see `recall-gate score --help`\n"
     )
 
 

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from fake_github import TOKEN, FakeGitHub
 from recall_gate import cli
-from recall_gate.commands.arguments import optional_path
+from recall_gate.settings.values import optional_path
 
 EXPLORE = int(os.environ.get("RECALL_GATE_FUZZ_EXAMPLES", "0"))
 FUZZ = settings(

@@ -333,3 +333,33 @@ def test_the_access_check_refuses_an_empty_reason_before_asking_github(
     assert run.code == 2
     assert "::error title=recall-gate%3A baseline pull request::the reason is empty" in run.out
     assert fake_github.requests == []
+
+
+def test_the_file_must_be_the_profiles_baseline(work: Path, fake_github: FakeGitHub) -> None:
+    """One profile, one baseline (core.profile): nightly's pull request never carries
+    default's file, as `baseline update --profile nightly` never writes it."""
+    environ = {"GITHUB_TOKEN": TOKEN, "GITHUB_API_URL": fake_github.url, "GITHUB_REPOSITORY": REPO}
+    argv = ["propose-baseline", "--base", "main", "--profile", "nightly", "--reason", "r"]
+
+    run = run_cli([*argv, "--file", FILE], cwd=work, environ=environ)
+
+    assert run.code == 2
+    assert (
+        "baselines/default.json is not the baseline of profile 'nightly' "
+        "(baselines/nightly.json)" in run.err
+    )
+    assert "pass --file baselines/nightly.json" in run.err
+    assert fake_github.requests == []
+
+
+def test_the_profiles_baseline_follows_the_configs_baseline_key(
+    work: Path, fake_github: FakeGitHub
+) -> None:
+    (work / "recall-gate.yaml").write_text("baseline: baselines/main.json\n", encoding="utf-8")
+    (work / "baselines" / "main.json").write_bytes((work / FILE).read_bytes())
+
+    moved = _propose(work, fake_github)  # --file baselines/default.json
+
+    assert moved.code == 2
+    assert "(baselines/main.json)" in moved.err
+    assert fake_github.requests == []

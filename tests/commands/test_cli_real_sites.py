@@ -201,12 +201,27 @@ def test_a_kb_glob_that_matches_nothing_is_warned_by_name(tmp_path: Path) -> Non
     assert "warning: `kb_exclude: {en,no}/blgo/**` matches no file of the KB" in run.err
 
 
-def test_run_refuses_translations_that_share_their_pages_id(tmp_path: Path) -> None:
+@pytest.mark.integration
+def test_run_indexes_translations_that_share_their_pages_id(tmp_path: Path) -> None:
+    # Docusaurus: i18n/zh/…/current/introduction.md keeps the English page's id.
     root = site_copy(tmp_path, "docusaurus-eventmesh", {})
-    run = run_cli(["run"], cwd=root)
-    assert run.code == 2
-    assert "card id(s) in more than one language (e.g. 'design-document/" in run.err
-    assert "`recall-gate capture`" in run.err
+    (root / "recall-gate.yaml").write_text(
+        "kb: docs\ncases: cases.yaml\nk: 3\nretrieval:\n  same_language: true\n"
+        "cache:\n  path: null\n",
+        encoding="utf-8",
+    )
+    run = run_cli(
+        ["run", "--artifacts-out", "c.jsonl"], cwd=root, environ={"HF_HUB_OFFLINE": "1"}
+    )
+    assert run.code == 0, run.err
+    lines = [json.loads(line) for line in (root / "c.jsonl").read_text().splitlines()]
+    by_case = {line["case_id"]: line for line in lines if "case_id" in line}
+    # Each language's case is answered from its own translation, under the page's id.
+    for case in ("en-intro", "zh-intro"):
+        items = by_case[case]["retrieved"]
+        language = case.split("-")[0]
+        assert all(f"@{'zh' if language == 'en' else 'en'}#" not in item["id"] for item in items)
+        assert "introduction" in [item["parent_id"] for item in items]
 
 
 def test_a_gold_url_names_the_card_whose_page_it_is(tmp_path: Path) -> None:

@@ -4,136 +4,66 @@ and flag builders, so a flag reads and parses the same on every command."""
 from __future__ import annotations
 
 import argparse
-import math
+import difflib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final, NoReturn
 
-from recall_gate.commands.context import DEFAULT_CONFIG
+from recall_gate.console import DEFAULT_CONFIG
 from recall_gate.core.gate import MIN_GROUP_N
 from recall_gate.core.metric_registry import (
     DEFAULT_METRIC_KEYS,
     GATED_METRICS,
     gated_metric,
     metric_spec,
-    select_metrics,
 )
-from recall_gate.core.profile import PROFILE_RULE, is_profile_name
-from recall_gate.core.shards import Shard, parse_shard
 from recall_gate.errors import InputError
+from recall_gate.judging.outputs import Outputs
+from recall_gate.settings.values import (
+    boolean,
+    fraction,
+    metric_selection,
+    optional_path,
+    optional_positive_int,
+    optional_text,
+    profile_name,
+)
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so main() owns every exit."""
+    """argparse that raises instead of exiting, so main() owns every exit; a
+    flag is spelled out (no abbreviation: ``--metric`` is no ``--metrics``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise InputError(f"{self.prog}: {message}", fix=f"see `{self.prog} --help`")
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected 0 or a positive integer, got {text!r}"
-        ) from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
-
-
-def positive_rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected requests a second, got {text!r}") from None
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(
-            f"must be a positive number of requests a second, got {text}"
-        )
-    return value
-
-
-def shard_spec(text: str) -> Shard:
-    """``I/N``: shard I of N (see core.shards)."""
-    try:
-        return parse_shard(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def fraction(text: str) -> float | None:
-    """A float in [0, 1]; an empty string means unset (how the action passes it)."""
-    if not text.strip():
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
-    if not (0.0 <= value <= 1.0) or math.isnan(value):
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
-    return value
-
-
-def profile_name(text: str) -> str | None:
-    """A profile name; an empty string means unset (how the action passes it)."""
-    if not text.strip():
-        return None
-    if not is_profile_name(text):
-        raise argparse.ArgumentTypeError(f"use {PROFILE_RULE}, got {text!r}")
-    return text
-
-
-def optional_positive_int(text: str) -> int | None:
-    """A positive integer; an empty string means unset (how the action passes it)."""
-    return positive_int(text) if text.strip() else None
-
-
-_TRUE = ("true", "yes", "on", "1")
-_FALSE = ("false", "no", "off", "0")
-
-
-def strict_boolean(text: str) -> bool:
-    """``true`` / ``false`` (also yes/no, on/off, 1/0)."""
-    word = text.strip().lower()
-    if word in _TRUE:
-        return True
-    if word in _FALSE:
-        return False
-    raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
-
-
-def boolean(text: str) -> bool | None:
-    """:func:`strict_boolean`; an empty string means unset (how the action passes it)."""
-    return strict_boolean(text) if text.strip() else None
-
-
-def optional_text(text: str) -> str | None:
-    return text.strip() or None
-
-
-def optional_path(text: str) -> Path | None:
-    return Path(text) if text.strip() else None
+def refuse_unrecognized(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, extras: Sequence[str]
+) -> None:
+    """The arguments no parser took, refused on one line; an unknown flag close to
+    one the (sub)command has gets "did you mean …" (argparse on 3.11 has none)."""
+    if not extras:
+        return
+    chosen = parser
+    while True:
+        sub = next((a for a in chosen._actions if isinstance(a, argparse._SubParsersAction)), None)
+        name = getattr(args, sub.dest, None) if sub is not None else None
+        if sub is None or name not in sub.choices:
+            break
+        chosen = sub.choices[name]
+    known = [o for a in chosen._actions for o in a.option_strings if o.startswith("--")]
+    flags = [e.split("=", 1)[0] for e in extras if e.startswith("--")]
+    close = next((m for f in flags for m in difflib.get_close_matches(f, known, n=1)), None)
+    noun = "argument" if len(extras) == 1 else "arguments"
+    chosen.error(
+        f"unrecognized {noun}: {' '.join(extras)}"
+        + (f" (did you mean {close}?)" if close is not None else "")
+    )
 
 
 def add_subcommands(
@@ -243,6 +173,18 @@ def add_outputs(p: argparse.ArgumentParser) -> None:
     add_report_outputs(p)
 
 
+def outputs_asked(args: argparse.Namespace) -> Outputs:
+    """The outputs a scored run was asked for (``add_outputs``, ``add_strict``,
+    ``add_baseline_comparison``), as the judge takes them."""
+    return Outputs(
+        json=args.json,
+        markdown=args.markdown,
+        comparison_json=getattr(args, "comparison_json", None),
+        comment_markdown=getattr(args, "comment_markdown", None),
+        strict=args.strict,
+    )
+
+
 def add_strict(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--strict",
@@ -305,16 +247,6 @@ def tolerance_assignment(text: str) -> tuple[str | None, float | None]:
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return spec.key, fraction(value)
-
-
-def metric_selection(text: str) -> tuple[str, ...] | None:
-    """``hit,recall,mrr``: metric keys in the registry's order; empty = unset."""
-    if not text.strip():
-        return None
-    try:
-        return select_metrics(text.split(","))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_gate(p: argparse.ArgumentParser) -> None:

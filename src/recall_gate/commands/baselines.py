@@ -5,24 +5,17 @@ the baseline's evidence)."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
-
-from pydantic import ValidationError
 
 from recall_gate.adapters.baseline_store import (
     StoredBaseline,
-    baseline_update_lock,
-    dump_baseline,
     git_head_sha,
-    holds_text,
     read_baseline,
     read_current_results,
-    write_baseline,
 )
+from recall_gate.adapters.baseline_writer import BaselineUpdate, update_baseline
 from recall_gate.adapters.config_edit import write_floors
-from recall_gate.adapters.files import atomic_write_text, describe_validation_error, dump_json
+from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.adapters.query_snapshot import load_snapshot, write_snapshot
 from recall_gate.commands.arguments import (
     Parser,
@@ -35,42 +28,25 @@ from recall_gate.commands.arguments import (
     add_report_outputs,
     add_subcommands,
     add_tolerance,
-    fraction,
-    optional_path,
-    optional_text,
 )
 from recall_gate.commands.context import Console, Handler, display_path, warn
-from recall_gate.commands.gating import report_comparison
-from recall_gate.commands.settings import resolve_settings
-from recall_gate.core.baseline import (
-    Baseline,
-    make_baseline,
-    normalise_timestamp,
-    same_content,
-)
+from recall_gate.core.baseline import Baseline
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import baseline_update_document
 from recall_gate.core.gate import MIN_MARGIN, suggest_floors
 from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
-from recall_gate.core.records import Results
 from recall_gate.core.trend import trend_point
-from recall_gate.errors import InputError, Interrupted
+from recall_gate.errors import InputError
+from recall_gate.judging.revision import resolve_judged
+from recall_gate.judging.verdict import report_comparison
 from recall_gate.report.baseline_update import render_baseline_update
 from recall_gate.report.history import GROUP_SELECTIONS, history_json, render_history
 from recall_gate.report.markup import table
+from recall_gate.settings import resolve_settings
+from recall_gate.settings.values import fraction, non_negative_seconds, optional_path, optional_text
 
 # Another update of the same folder is waited for this long (it takes a second).
 DEFAULT_LOCK_WAIT = 30.0
-
-
-def non_negative_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds ≥ 0, got {text}")
-    return value
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -277,7 +253,7 @@ def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str 
 
 
 def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
-    settings = resolve_settings(args, console, judged=True)
+    settings = resolve_judged(args, console)
     current = read_current_results(args.current)
     full, comment = args.markdown, args.comment_markdown
     if args.full_markdown is not None:
@@ -307,46 +283,6 @@ def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
     )
 
 
-def _created_at(args: argparse.Namespace, console: Console, *, unchanged_since: str | None) -> str:
-    """--created-at, else $SOURCE_DATE_EPOCH, else ``unchanged_since``, else now."""
-    if args.created_at:
-        try:
-            return normalise_timestamp(args.created_at)
-        except ValueError as exc:
-            raise InputError(f"--created-at: {exc}", fix="pass e.g. 2026-05-29T12:00:00Z") from None
-    epoch = console.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    if epoch:
-        try:
-            moment = datetime.fromtimestamp(int(epoch), tz=UTC)
-        except (ValueError, OverflowError, OSError):
-            raise InputError(
-                f"SOURCE_DATE_EPOCH={epoch!r} is not a Unix timestamp",
-                fix="set it to whole seconds since 1970 (`git log -1 --format=%ct`) or unset it",
-            ) from None
-        return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-    if unchanged_since is not None:
-        return unchanged_since
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _make_baseline(
-    results: Results, *, created_at: str, git_sha: str | None, reason: str, with_latency: bool
-) -> Baseline:
-    try:
-        return make_baseline(
-            results,
-            created_at=created_at,
-            git_sha=git_sha,
-            reason=reason,
-            with_latency=with_latency,
-        )
-    except ValidationError as exc:
-        raise InputError(
-            f"cannot make a baseline: {describe_validation_error(exc)}",
-            fix="check --git-sha (or $GITHUB_SHA) and --created-at",
-        ) from None
-
-
 def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
     settings = resolve_settings(args, console)
     results = read_current_results(args.results)
@@ -357,98 +293,35 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
         )
     out = args.out or settings.baseline
     shown = display_path(out, console)
-    git_sha = args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd)
-    folder = display_path(out.parent, console)
-    attempt = _Attempt()
     # Read (and refused when bad) before anything is written.
     snapshot = None if args.queries_snapshot is None else load_snapshot(args.queries_snapshot)
-    try:
-        with baseline_update_lock(out.parent, wait=args.wait, display=folder):
-            existing, baseline = _update_baseline(
-                args,
-                console,
-                results=results,
-                out=out,
-                shown=shown,
-                git_sha=git_sha,
-                attempt=attempt,
+
+    def write_snapshot_beside() -> None:
+        if snapshot is not None:
+            written = write_snapshot(out, snapshot)
+            console.stdout.write(
+                f"recall-gate: wrote {display_path(written, console)} "
+                f"({len(snapshot.rankings):,} logged queries)\n"
             )
-            if snapshot is not None:
-                written = write_snapshot(out, snapshot)
-                console.stdout.write(
-                    f"recall-gate: wrote {display_path(written, console)} "
-                    f"({len(snapshot.rankings):,} logged queries)\n"
-                )
-        _report_update(args, console, existing=existing, baseline=baseline, out=out, shown=shown)
-    except KeyboardInterrupt:
-        # Ctrl-C may land anywhere, even right after the rename: the file says which.
-        if attempt.text is not None and holds_text(out, attempt.text):
-            raise Interrupted(
-                f"{shown} WAS written and holds the new baseline (its report may be cut short)"
-            ) from None
-        raise Interrupted(f"{shown} was NOT written (any previous baseline is intact)") from None
-    return 0
 
-
-@dataclass
-class _Attempt:
-    """What an update was about to write, for the message of an interrupt."""
-
-    text: str | None = None
-
-
-def _update_baseline(
-    args: argparse.Namespace,
-    console: Console,
-    *,
-    results: Results,
-    out: Path,
-    shown: str,
-    git_sha: str | None,
-    attempt: _Attempt,
-) -> tuple[StoredBaseline | None, Baseline]:
-    """Under the lock: read the current baseline, write the new one; both returned."""
-    try:
-        existing = read_baseline(out, display=shown)
-    except InputError as exc:
-        raise InputError(
-            f"refusing to overwrite {shown}: {exc.message}",
-            fix="move that file away or pass another --out: only a valid baseline is replaced",
-        ) from None
-    unchanged_since = None
-    if existing is not None:
-        candidate = _make_baseline(
-            results,
-            created_at=existing.baseline.created_at,
-            git_sha=git_sha,
+    update_baseline(
+        results,
+        BaselineUpdate(
+            git_sha=args.git_sha or console.environ.get("GITHUB_SHA") or git_head_sha(console.cwd),
             reason=args.reason,
             with_latency=not args.without_latency,
-        )
-        if candidate == existing.baseline:
-            unchanged_since = existing.baseline.created_at
-    baseline = _make_baseline(
-        results,
-        created_at=_created_at(args, console, unchanged_since=unchanged_since),
-        git_sha=git_sha,
-        reason=args.reason,
-        with_latency=not args.without_latency,
+            created_at=args.created_at,
+            environ=console.environ,
+        ),
+        out=out,
+        console=console,
+        wait=args.wait,
+        under_lock=write_snapshot_beside,
+        report=lambda existing, baseline: _report_update(
+            args, console, existing=existing, baseline=baseline, out=out, shown=shown
+        ),
     )
-    text = dump_baseline(baseline)
-    if existing is not None and existing.text == text:
-        console.stdout.write(
-            f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n"
-        )
-        return existing, baseline
-    if existing is not None and same_content(existing.baseline, results):
-        console.stdout.write(
-            f"recall-gate: {shown} is up to date: the same cases, aggregates, fingerprints and "
-            "settings (only created_at, git_sha and reason would change); not rewritten\n"
-        )
-        return existing, existing.baseline
-    attempt.text = text
-    write_baseline(out, baseline)
-    console.stdout.write(f"recall-gate: wrote {shown}\n")
-    return existing, baseline
+    return 0
 
 
 def _report_update(

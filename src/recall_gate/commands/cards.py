@@ -16,11 +16,11 @@ from recall_gate.adapters.dataset import Kb, KbCard, load_cases
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.commands.kb_reading import read_kb_noted
-from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.coverage import KbCoverage, kb_coverage, render_coverage
 from recall_gate.errors import InputError
+from recall_gate.judging.kb_judging import read_kb_noted
 from recall_gate.report.text_width import display_width, ljust_display
+from recall_gate.settings import resolve_settings
 
 __all__ = ["add_commands", "cards_json"]
 

@@ -28,10 +28,10 @@ from recall_gate.adapters.trec import (
 )
 from recall_gate.commands.arguments import Parser
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.commands.evaluation import unique_cases
-from recall_gate.core.language import canonical_language
 from recall_gate.core.records import Artifact, Case, CaseLabel
 from recall_gate.errors import InputError
+from recall_gate.judging.oracle import unique_cases
+from recall_gate.settings.values import language_tag
 
 __all__ = ["TARGETS", "add_commands"]
 
@@ -66,14 +66,6 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "--tag", default="recall-gate", help="a TREC run's tag column (default: %(default)s)"
     )
     return {"convert": _cmd_convert}
-
-
-def language_tag(text: str) -> str:
-    """A BCP-47 tag, in canonical case."""
-    try:
-        return canonical_language(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _rankings(args: argparse.Namespace) -> tuple[str, Iterable[tuple[int, Artifact]]] | None:

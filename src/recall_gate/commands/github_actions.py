@@ -10,11 +10,12 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from recall_gate.commands.arguments import Parser, positive_int
+from recall_gate.commands.arguments import Parser
 from recall_gate.commands.context import Console, Handler
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.profile import DEFAULT_PROFILE
 from recall_gate.errors import InputError
+from recall_gate.settings.values import positive_int
 
 if TYPE_CHECKING:
     from recall_gate.adapters.actions_runner import ActionsRunner

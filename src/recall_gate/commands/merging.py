@@ -20,10 +20,10 @@ from recall_gate.adapters.dataset import iter_artifacts, load_cases
 from recall_gate.adapters.query_snapshot import QuerySnapshot, read_snapshot, write_snapshot
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.commands.settings import resolve_settings
 from recall_gate.core.records import Artifact, Coverage, Retriever
 from recall_gate.errors import InputError
 from recall_gate.retrievers.capture import fingerprint_case_set
+from recall_gate.settings import resolve_settings
 
 _SHARD_FIX = "merge the files `recall-gate capture --shard I/N` wrote for one capture"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from recall_gate.commands.arguments import Parser
-from recall_gate.commands.context import Console, Handler
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.errors import InputError, RecallGateError
 
@@ -158,7 +158,7 @@ def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) 
             runner.set_outputs({"status": "access-ok"})
             return 0
         profile, reason = _profile(args), _reason(args)
-        relative, baseline, content = _read_proposal(args, console)
+        relative, baseline, content = _read_proposal(args, console, profile)
         digest = hashlib.sha256(content).hexdigest()
         # The bytes proposed, named in the log: two runs on one commit show one digest.
         console.stdout.write(f"recall-gate: {relative.as_posix()} has sha256 {digest}\n")
@@ -190,17 +190,37 @@ def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) 
     return 0
 
 
-def _read_proposal(args: argparse.Namespace, console: Console) -> tuple[Path, Baseline, bytes]:
+def _profile_file(args: argparse.Namespace, console: Console, profile: str) -> Path:
+    """The profile's baseline (core.profile: one profile, one baseline file), as
+    ``baseline update --profile`` resolves it: the config's ``baseline:``, else
+    ``baselines/<profile>.json`` beside the config (here: the repository root)."""
+    from recall_gate.settings import resolve_settings
+
+    settings = resolve_settings(argparse.Namespace(profile=profile), console)
+    return settings.baseline
+
+
+def _read_proposal(
+    args: argparse.Namespace, console: Console, profile: str
+) -> tuple[Path, Baseline, bytes]:
     from recall_gate.adapters.baseline_store import parse_baseline
     from recall_gate.adapters.files import read_text
 
     if not args.file:
-        raise InputError("no baseline file", fix="pass --file baselines/<profile>.json")
+        raise InputError("no baseline file", fix=f"pass --file baselines/{profile}.json")
     relative = Path(args.file)
     if relative.is_absolute() or ".." in relative.parts:
         raise InputError(
             f"{relative}: the baseline must be given relative to the repository root",
             fix="run from the repository root and pass e.g. baselines/default.json",
+        )
+    expected = _profile_file(args, console, profile)
+    if console.cwd / relative != expected:
+        shown = display_path(expected, console)
+        raise InputError(
+            f"{relative.as_posix()} is not the baseline of profile {profile!r} ({shown}): "
+            f"its pull request would carry another profile's file",
+            fix=f"pass --file {shown}, or the --profile whose baseline {relative.as_posix()} is",
         )
     text = read_text(console.cwd / relative, what="baseline file")
     baseline = parse_baseline(text, source=relative.as_posix())

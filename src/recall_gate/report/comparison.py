@@ -13,7 +13,7 @@ Layout, top to bottom, so that a reviewer is done in ten seconds:
 
 1. the hidden marker ``<!-- recall-gate:<profile> -->`` (Markdown only);
 2. the verdict line, then the headline figures and the baseline it is
-   compared with (:mod:`~recall_gate.report.verdict`);
+   compared with (:mod:`~recall_gate.report.verdict_phrases`);
 3. banners: no baseline yet, baseline edited by the PR, stale (one line per
    change) or not comparable baseline, case set changed, list truncated
    (:mod:`~recall_gate.report.banners`);
@@ -58,7 +58,7 @@ from recall_gate.report.outside_kb import render_outside_share_changes
 from recall_gate.report.style import MARKDOWN, TEXT, Style
 from recall_gate.report.tables import chart_section, current_table, delta_table
 from recall_gate.report.traffic import traffic_section
-from recall_gate.report.verdict import checks_block, verdict_block
+from recall_gate.report.verdict_phrases import checks_block, verdict_block
 
 __all__ = ["render_comment", "render_comparison_text", "render_document"]
 

@@ -1,23 +1,31 @@
-"""The KB diff of a pull request as the commands use it: read once from git
-when a base revision judges (:mod:`recall_gate.adapters.kb_revision`), and
-applied to the labelled cases (:mod:`recall_gate.core.kb_diff`): renames
-followed, deleted gold named, new cards without a case listed."""
+"""The KB as the judge reads it.
+
+Every command reads the KB with what a user must hear about it: each
+``kb_include`` / ``kb_exclude`` pattern that matched no file, and how many pages
+are no card (drafts, link-only pages, pages without text).
+
+The KB diff of a pull request: read once from git when a base revision judges
+(:mod:`recall_gate.adapters.kb_revision`), and applied to the labelled cases
+(:mod:`recall_gate.core.kb_diff`): renames followed, deleted gold named, new
+cards without a case listed."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TypeVar
 from weakref import WeakKeyDictionary
 
+from recall_gate.adapters.dataset import Kb, KbFiles, read_kb
 from recall_gate.adapters.git import BaseTree
 from recall_gate.adapters.kb_revision import read_kb_diff
-from recall_gate.commands.context import Console
-from recall_gate.commands.settings import Settings
+from recall_gate.console import Console
 from recall_gate.core.coverage import cited_ids
 from recall_gate.core.kb_diff import KbDiff, KbTurnover, follow_renames, kb_turnover
 from recall_gate.core.records import CaseLabel
 from recall_gate.errors import GateFailure, InputError
+from recall_gate.judging.revision import JudgedSettings
 from recall_gate.report.kb_changes import new_cards_line
 
 __all__ = [
@@ -25,10 +33,36 @@ __all__ = [
     "follow_located",
     "new_card_coverage_failure",
     "pull_request_kb",
+    "read_kb_noted",
+    "warn_unread",
     "write_kb_changes",
 ]
 
 L = TypeVar("L", bound=CaseLabel)
+
+
+def warn_unread(read: Kb, console: Console) -> None:
+    """A warning per pattern that matched no file (a typo must not pass in silence),
+    and the count of pages skipped, by reason."""
+    for pattern in read.unmatched:
+        console.stderr.write(
+            f"recall-gate: warning: `{pattern}` matches no file of the KB "
+            "(check the pattern's spelling and that it is relative to the KB folder)\n"
+        )
+    if read.skipped:
+        reasons = Counter(s.reason for s in read.skipped)
+        listed = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+        console.stderr.write(
+            f"recall-gate: {len(read.skipped)} page(s) of the KB are no card ({listed}); "
+            "list them with `recall-gate cards --skipped`\n"
+        )
+
+
+def read_kb_noted(path: Path, files: KbFiles, console: Console) -> Kb:
+    """:func:`read_kb`, its warnings written to stderr."""
+    read = read_kb(path, files)
+    warn_unread(read, console)
+    return read
 
 
 # One read per base tree and KB: a command asks for the diff where it judges the
@@ -36,7 +70,7 @@ L = TypeVar("L", bound=CaseLabel)
 _READ: WeakKeyDictionary[BaseTree, dict[tuple[Path, str], KbDiff | None]] = WeakKeyDictionary()
 
 
-def pull_request_kb(settings: Settings) -> KbDiff | None:
+def pull_request_kb(settings: JudgedSettings) -> KbDiff | None:
     """The card changes of the pull request a base revision judges; ``None``
     without a base, or for a KB that is no folder of the repository."""
     if settings.base is None or settings.kb is None:
@@ -50,7 +84,7 @@ def pull_request_kb(settings: Settings) -> KbDiff | None:
 
 
 def baseline_kb_turnover(
-    settings: Settings, *, git_sha: str | None, cards_now: int | None
+    settings: JudgedSettings, *, git_sha: str | None, cards_now: int | None
 ) -> KbTurnover | None:
     """How much of the KB changed since the baseline's commit (report-only):
     ``None`` when that cannot be told here (no KB folder, no commit recorded,

@@ -16,17 +16,18 @@ from recall_gate.adapters.query_snapshot import (
     read_snapshot_at,
     snapshot_paths,
 )
-from recall_gate.commands.context import Console, display_path
-from recall_gate.commands.settings import Settings
+from recall_gate.console import Console, display_path
 from recall_gate.core.traffic_diff import diff_traffic
 from recall_gate.core.traffic_record import TrafficRecord, traffic_record
+from recall_gate.judging.revision import JudgedSettings
+from recall_gate.settings import Settings
 
 __all__ = ["base_snapshot", "card_titles", "judge_traffic"]
 
 
 def base_snapshot(settings: Settings) -> QuerySnapshot | None:
     """The snapshot beside the baseline: at the base revision when one judges."""
-    if settings.base is not None:
+    if isinstance(settings, JudgedSettings) and settings.base is not None:
         return read_snapshot_at(settings.base.tree, settings.baseline)
     return read_snapshot(settings.baseline)
 
@@ -38,7 +39,9 @@ def card_titles(settings: Settings) -> dict[str, str]:
     return {c.id: c.title for _, c in load_cards(settings.kb, files=settings.kb_files())}
 
 
-def judge_traffic(settings: Settings, console: Console, *, artifacts: Path) -> TrafficRecord | None:
+def judge_traffic(
+    settings: JudgedSettings, console: Console, *, artifacts: Path
+) -> TrafficRecord | None:
     """The traffic diff of a run with a query log (``queries:``), or None: no log,
     no snapshot beside ``artifacts`` (the capture did not ask the log), or no
     snapshot at the base yet (said on stderr: ``baseline update`` writes it)."""

@@ -1,5 +1,7 @@
-"""The gate as the commands apply it: a comparison with the resolved baseline,
-judged by the resolved floors and tolerance, and the exit code of a verdict."""
+"""The verdict: the run compared with the baseline (the base's, at its ref,
+when a base revision judges), judged by the resolved floors and tolerances,
+written where asked and printed from one document; and the exit code of a
+verdict."""
 
 from __future__ import annotations
 
@@ -9,9 +11,7 @@ from typing import Any
 
 from recall_gate.adapters.baseline_store import read_baseline, read_baseline_in
 from recall_gate.adapters.files import atomic_write_text, dump_json
-from recall_gate.commands.context import Console, display_path
-from recall_gate.commands.kb_judging import baseline_kb_turnover, pull_request_kb
-from recall_gate.commands.settings import Settings, write_settings_header
+from recall_gate.console import Console, display_path
 from recall_gate.core.base_judging import CasePlan, PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
 from recall_gate.core.comparison_json import RunTotals, comparison_document
@@ -21,11 +21,14 @@ from recall_gate.core.kb_diff import follow_renames_in_results, kb_changes
 from recall_gate.core.records import Results
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.traffic_record import TrafficRecord
+from recall_gate.judging.kb_judging import baseline_kb_turnover, pull_request_kb
+from recall_gate.judging.revision import JudgedSettings
 from recall_gate.report.comparison import render_comment, render_comparison_text
+from recall_gate.settings import write_settings_header
 
 
 def pull_request_changes(
-    settings: Settings, console: Console, *, plan: CasePlan | None = None, **found: Any
+    settings: JudgedSettings, console: Console, *, plan: CasePlan | None = None, **found: Any
 ) -> PullRequestChanges | None:
     """What the report says of a run judged at the base revision (``None``
     when no base judges): the gate settings the working tree changes and, with
@@ -53,7 +56,7 @@ def pull_request_changes(
 def judge_against_baseline(
     current: Results,
     *,
-    settings: Settings,
+    settings: JudgedSettings,
     console: Console,
     pull_request: PullRequestChanges | None = None,
 ) -> tuple[Comparison, ComparisonVerdict]:
@@ -104,7 +107,7 @@ def judge_against_baseline(
 def report_comparison(
     current: Results,
     *,
-    settings: Settings,
+    settings: JudgedSettings,
     console: Console,
     comparison_json: Path | None,
     comment_markdown: Path | None,
