@@ -210,9 +210,7 @@ def test_run_indexes_translations_that_share_their_pages_id(tmp_path: Path) -> N
         "cache:\n  path: null\n",
         encoding="utf-8",
     )
-    run = run_cli(
-        ["run", "--artifacts-out", "c.jsonl"], cwd=root, environ={"HF_HUB_OFFLINE": "1"}
-    )
+    run = run_cli(["run", "--artifacts-out", "c.jsonl"], cwd=root, environ={"HF_HUB_OFFLINE": "1"})
     assert run.code == 0, run.err
     lines = [json.loads(line) for line in (root / "c.jsonl").read_text().splitlines()]
     by_case = {line["case_id"]: line for line in lines if "case_id" in line}
