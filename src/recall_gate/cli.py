@@ -77,6 +77,7 @@ COMMAND_MODULES: Final = {
     "baselines": ("compare", "baseline", "floors", "history"),
     "github_actions": ("comment", "actions-report"),
     "proposing": ("propose-baseline",),
+    "explaining": ("settings",),
 }
 _TOP_FLAGS_WITH_NO_VALUE: Final = frozenset({_DEBUG_FLAG})
 

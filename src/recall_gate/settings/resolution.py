@@ -104,6 +104,13 @@ class Settings:
             lines.append(f"{name} = {_shown(found.value)} ({where})")
         return lines
 
+    def explained(self) -> dict[str, dict[str, Any]]:
+        """Every setting as JSON-ready values: name → value, source, how it was named."""
+        return {
+            name: {"value": _plain(found.value), "source": found.source, "as": found.named_as}
+            for name, found in self.sources.items()
+        }
+
     def kb_files(self) -> KbFiles:
         """How the KB directory's files become cards (the config's KB keys)."""
         config = self.config
@@ -331,3 +338,9 @@ def write_settings_header(settings: Settings, console: Console) -> None:
     rows = settings.paths(console)
     width = max(len(name) for name, _ in rows) + 2
     console.stdout.write("".join(f"{name + ':':<{width}}{value}\n" for name, value in rows) + "\n")
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple | list | frozenset | set):
+        return [_plain(v) for v in value]
+    return str(value) if isinstance(value, Path) else value
