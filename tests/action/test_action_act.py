@@ -663,6 +663,16 @@ def test_the_pr_check_workflow_runs_the_built_in_runner(repo: Repo) -> None:
     (repo.path / "baselines" / "default.json").unlink()
     _git(repo.path, "commit", "-q", "-am", "no baseline yet")
     base_sha = _git(repo.path, "rev-parse", "HEAD")  # the workflow reads the baseline there
+    # The pull request adds a case: the base's judge reports it as new, never refuses it.
+    cases = repo.path / "reference" / "cases" / "en.yaml"
+    cases.write_text(
+        cases.read_text(encoding="utf-8")
+        + "  - id: en-golden-added-by-the-pr\n    language: en\n    case_type: golden\n"
+        '    query: "how do i get my prescription refilled"\n'
+        "    must_cite_one_of: [en-prescription-refills]\n",
+        encoding="utf-8",
+    )
+    _git(repo.path, "commit", "-q", "-am", "a new case")
     number = repo.fake.add_pull(REPO, head_sha=HEAD_1)
 
     run = repo.run(
@@ -678,11 +688,13 @@ def test_the_pr_check_workflow_runs_the_built_in_runner(repo: Repo) -> None:
     assert 0.0 < float(outputs["hit"]) <= 1.0
     [comment] = marked_comments(repo.fake, number)
     assert "baseline" in comment.body.lower()
+    assert "This pull request adds 1 case(s)" in comment.body
     assert any("no baseline" in n.lower() for n in run.annotations("notice")), run.annotations(
         "notice"
     )
     uploaded = repo.scratch / "artifacts" / "recall-gate-capture" / "capture.jsonl"
-    assert len(uploaded.read_text().splitlines()) == int(outputs["n"]) + outputs_unscored(run)
+    # Captured: the base's cases (scored, or without gold) and the one the PR adds (told apart).
+    assert len(uploaded.read_text().splitlines()) == int(outputs["n"]) + outputs_unscored(run) + 1
     jobs = {e["jobID"]: e["jobResult"] for e in run.events if "jobResult" in e}
     assert jobs == {"capture": "success", "judge": "success"}
 

@@ -113,8 +113,9 @@ def test_every_test_has_a_timeout_and_the_log_lists_the_slowest() -> None:
 
 def test_the_pr_check_is_two_jobs_and_the_judge_is_the_base_commits_action() -> None:
     """The pull request's code (this repository's own recall-gate, the built-in runner)
-    runs in the capture job, with no permissions; the judge checks out the BASE commit,
-    so `uses: ./` — the action that judges — is the base's, never the PR's."""
+    runs in the capture job, with no permissions; the judge adds the BASE commit as a
+    worktree beside the PR's files, so the action that judges is the base's, never the
+    PR's, while the PR's files (its new cases) are there as data."""
     data = load("retrieval-eval.yml")
     assert set(data["on"]) == {"pull_request"}
     assert data["permissions"] == {}
@@ -128,13 +129,14 @@ def test_the_pr_check_is_two_jobs_and_the_judge_is_the_base_commits_action() -> 
     assert upload["with"]["name"] == "recall-gate-capture"
     assert judge["needs"] == "capture"
     assert judge["permissions"] == {"contents": "read", "pull-requests": "write"}
-    base = next(s for s in judge["steps"] if s.get("name") == "Check out the base commit")
+    named = "Add the base commit beside the pull request's files"
+    base = next(s for s in judge["steps"] if s.get("name") == named)
     assert base["env"]["BASE_SHA"] == "${{ github.event.pull_request.base.sha }}"
-    assert 'git checkout --quiet --detach "$BASE_SHA"' in base["run"]
+    assert 'git worktree add --quiet --detach .recall-gate-judge "$BASE_SHA"' in base["run"]
     assert "^[0-9a-f]{40}$" in base["run"]
     at = [s.get("name") for s in judge["steps"]]
-    assert at.index("Check out the base commit") < at.index("recall-gate")
-    gate = next(s for s in judge["steps"] if s.get("uses") == "./")
+    assert at.index(named) < at.index("recall-gate")
+    gate = next(s for s in judge["steps"] if s.get("uses") == "./.recall-gate-judge")
     assert gate["with"]["role"] == "judge"
     # Fork PRs have a read-only token: skip the comment there (the workflow_run path posts it).
     assert "head.repo.full_name == github.repository" in gate["with"]["comment"]
