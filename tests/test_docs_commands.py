@@ -206,6 +206,11 @@ def sandbox(root: Path) -> Path:
     return app
 
 
+def _forget_app() -> None:
+    for module in [m for m in sys.modules if m.split(".")[0] == "app"]:
+        del sys.modules[module]
+
+
 def run_line(app: Path, line: str) -> None:
     """One line of a block: ``a && b`` runs both; ``NAME=value cmd`` sets the
     variable for that command; a leading ``! `` expects it to fail."""
@@ -227,6 +232,7 @@ def run_command(app: Path, line: str) -> None:
         return
     if program == "recall-gate":
         environ = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        _forget_app()  # another test's `app` module must not stand in for the shop's
         saved = {name: os.environ.get(name) for name in variables}
         os.environ.update(variables)  # the retriever reads the process environment
         try:
@@ -237,8 +243,7 @@ def run_command(app: Path, line: str) -> None:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = before
-            for module in [m for m in sys.modules if m.split(".")[0] == "app"]:
-                del sys.modules[module]  # the next capture imports it afresh
+            _forget_app()  # the next capture imports it afresh
         if fails:
             assert done.code != 0, f"`{line}` was to fail and exited 0"
         else:
