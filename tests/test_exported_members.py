@@ -48,6 +48,7 @@ CAPTURE_MEMBERS = [
     "failed",
     "k",
     "logged",
+    "metadata_dropped",
     "retriever",
     "to_jsonl",
     "write",

@@ -46,6 +46,12 @@ def not_a_retriever():
 
 def failing_factory():
     raise RuntimeError("OPENAI_API_KEY is not set")
+
+def big_metadata(query, k):
+    hits = search(query, k)
+    for hit in hits[:1]:
+        hit["metadata"]["text"] = "x" * 4096
+    return hits
 '''
 
 
@@ -79,7 +85,12 @@ def test_capture_writes_a_self_contained_capture_and_prints_the_score(app: Path)
     assert "retriever" not in lines[1]
     first = lines[0]
     assert first["case_id"] == "en-1"
-    assert first["retrieved"][0] == {"id": "en/refills", "score": 4.0}
+    # The retriever's own metadata is kept beside the card it maps to.
+    assert first["retrieved"][0] == {
+        "id": "en/refills",
+        "score": 4.0,
+        "metadata": {"source": str(app / "docs" / "en" / "refills.md")},
+    }
     assert (first["language"], first["case_type"], first["must_cite_one_of"]) == (
         "en",
         "golden",
@@ -259,3 +270,17 @@ def test_no_score_refuses_a_flag_only_scoring_honours(app: Path, flag: list[str]
     assert "--no-score with" in err
     assert "fix:" in err
     assert not (app / "a.jsonl").exists()
+
+
+def test_metadata_over_the_cap_is_left_out_with_one_note(app: Path) -> None:
+    code, _, err = cli(app, "capture", "--retriever", "shop_rag:big_metadata", "--out", "a.jsonl")
+    assert code == 0, err
+    lines = [json.loads(line) for line in (app / "a.jsonl").read_text().splitlines()]
+    answered = [line["retrieved"] for line in lines if line["retrieved"]]
+    assert err.count("recall-gate: note: the metadata of") == 1
+    assert (
+        f"note: the metadata of {len(answered)} retrieved document(s) is not in the capture: "
+        "over 2,048 bytes of JSON, or not JSON (each item keeps at most that much)"
+    ) in err
+    assert all("metadata" not in items[0] for items in answered)
+    assert all("metadata" in item for items in answered for item in items[1:])

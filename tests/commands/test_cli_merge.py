@@ -210,3 +210,27 @@ def test_merging_with_the_cases_of_another_set_exits_2(app: Path) -> None:
         "(45 cases, "
     )
     assert not (app / "m.jsonl").exists()
+
+
+def test_merge_with_the_cases_refuses_a_line_whose_case_is_not_in_them(app: Path) -> None:
+    for i in (1, 2):
+        shard(app, f"{i}/2", f"shard-{i}.jsonl")
+    # A line edited by hand: its case is in no cases file (the set's fingerprint,
+    # on the first line, is unchanged).
+    path = app / "shard-2.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    edited = json.loads(lines[2])
+    edited["case_id"] = "c999"
+    lines[2] = json.dumps(edited)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    argv = ["merge", "shard-1.jsonl", "shard-2.jsonl", "--cases", "cases.yaml", "--out", "m.jsonl"]
+    result = run_cli(argv, cwd=app)
+    assert result.code == 2, result.err
+    assert result.err.startswith(
+        "recall-gate: error: shard-2.jsonl:3: case 'c999' is not in the case set (cases.yaml)"
+    )
+    assert not (app / "m.jsonl").exists()
+    # The config's cases are the case set too.
+    result = run_cli(["merge", "shard-1.jsonl", "shard-2.jsonl", "--out", "m.jsonl"], cwd=app)
+    assert result.code == 2
+    assert "shard-2.jsonl:3: case 'c999' is not in the case set (cases.yaml)" in result.err

@@ -111,7 +111,10 @@ def test_a_capture_that_maps_for_some_languages_and_not_others_exits_2_naming_th
     run = capture(root)
     assert run.code == 2, run.err
     assert "language en: 3 of 3 retrieved documents (100%) map to no KB card" in run.err
-    assert "'https://example.docsy.dev/goldydocs/docs/overview/' (nearest card: " in run.err
+    # The nearest card is one of the group's language (fa/docs/overview is as near).
+    assert (
+        "'https://example.docsy.dev/goldydocs/docs/overview/' (nearest card: 'en/docs/overview')"
+    ) in run.err
     assert "--id-from" in run.err
     assert not (root / "r.json").exists()
 
@@ -222,20 +225,72 @@ def test_run_indexes_translations_that_share_their_pages_id(tmp_path: Path) -> N
         assert "introduction" in [item["parent_id"] for item in items]
 
 
-def test_a_gold_url_names_the_card_whose_page_it_is(tmp_path: Path) -> None:
-    root = site_copy(tmp_path, "hugo-docsy", {})
+def with_gold_urls(root: Path) -> None:
+    """Two cases' gold written as the site publishes the page: a full URL, a path."""
     cases = root / "cases.yaml"
     cases.write_text(
-        cases.read_text(encoding="utf-8").replace(
-            "[en/docs/overview]", "['https://example.docsy.dev/docs/overview/']"
-        ),
+        cases.read_text(encoding="utf-8")
+        .replace("[en/docs/overview]", "['https://example.docsy.dev/docs/overview/']")
+        .replace("[no/docs/big-data/_index]", "[/no/docs/big-data]"),
+        encoding="utf-8",
+    )
+
+
+GOLD_URL_NOTE = (
+    "note: 2 gold id(s) name a card by the URL or path its site publishes (2 distinct), "
+    "read as its card id (e.g. 'https://example.docsy.dev/docs/overview/' → 'en/docs/overview')"
+)
+
+
+def test_a_gold_url_names_the_card_whose_page_it_is(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    with_gold_urls(root)
+    run = run_cli(["check"], cwd=root)
+    assert run.code == 0, run.err
+    assert "every gold and relevant id resolves" in run.out
+    assert run.err.count(GOLD_URL_NOTE) == 1
+
+
+def test_gold_urls_score_and_fingerprint_as_their_card_ids(tmp_path: Path) -> None:
+    plain = site_copy(tmp_path / "ids", "hugo-docsy", HUGO_URLS)
+    assert capture(plain).code == 0
+    root = site_copy(tmp_path / "urls", "hugo-docsy", HUGO_URLS)
+    with_gold_urls(root)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert run.err.count(GOLD_URL_NOTE) == 1
+    assert set(hits(root).values()) == {1.0}
+    # The labels' fingerprint is of card ids: writing a URL keeps the baseline fresh.
+    fingerprints = [
+        json.loads((r / "r.json").read_text(encoding="utf-8"))["provenance"]["dataset_fingerprint"]
+        for r in (plain, root)
+    ]
+    assert fingerprints[0] == fingerprints[1]
+    # The capture written holds card ids; score with the cases reads them alike.
+    lines = (root / "c.jsonl").read_text(encoding="utf-8")
+    assert "https://example.docsy.dev/docs/overview/" not in lines.split('"retrieved"')[0]
+    scored = run_cli(["score", "--artifacts", "c.jsonl", "--json", "s.json"], cwd=root)
+    assert scored.code == 0, scored.err
+    assert scored.err.count(GOLD_URL_NOTE) == 1
+
+
+def test_a_gold_url_two_cards_publish_is_an_error_naming_both(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "hugo-docsy", {})
+    page = root / "content" / "en" / "docs" / "overview.md"
+    page.write_text(
+        page.read_text(encoding="utf-8").replace("weight: 1\n", "weight: 1\naliases: [/docs/]\n"),
+        encoding="utf-8",
+    )
+    cases = root / "cases.yaml"
+    cases.write_text(
+        cases.read_text(encoding="utf-8").replace("[en/docs/_index]", "[/docs/]"),
         encoding="utf-8",
     )
     run = run_cli(["check"], cwd=root)
     assert run.code == 1
     assert (
-        "must_cite_one_of id 'https://example.docsy.dev/docs/overview/' resolves to no card "
-        "(that is the page of card 'en/docs/overview': write its card id)"
+        "must_cite_one_of id '/docs/' is the page of 2 cards: 'en/docs/_index' and "
+        "'en/docs/overview' (write the card id you mean)"
     ) in run.err
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from recall_gate.core.fingerprint import fingerprint_labels
 from recall_gate.core.integrity import (
     Problem,
     find_problems,
+    gold_as_card_ids,
     languages_without_cards,
 )
 from recall_gate.core.records import Card, Case
+from recall_gate.core.site_urls import card_ids_with_urls
 
 
 def card(card_id: str) -> Card:
@@ -178,3 +181,64 @@ def test_a_translation_is_the_same_card_id_in_another_language_not_a_duplicate()
         "docs/other.md: duplicate card id 'intro' in language en (first defined at "
         "docs/intro.md; give each card a unique id)"
     ]
+
+
+SITE_IDS = card_ids_with_urls(
+    [
+        ("en/docs/overview", ["/docs/overview/"]),
+        ("en/docs/a", ["/docs/same/"]),
+        ("en/docs/b", ["/docs/same/"]),
+    ],
+    languages=[("en/docs/overview", "en"), ("en/docs/a", "en"), ("en/docs/b", "en")],
+)
+
+
+def test_a_gold_url_or_path_is_read_as_the_card_whose_page_it_is() -> None:
+    located = [
+        ("c.yaml (id c1)", case("c1", must_cite_one_of=["https://x.org/docs/overview/"])),
+        (
+            "c.yaml (id c2)",
+            case(
+                "c2",
+                must_cite_one_of=["/docs/overview"],
+                relevant_ids=["docs/overview/", "en/docs/a"],
+            ),
+        ),
+        ("c.yaml (id c3)", case("c3", must_cite_one_of=["en/docs/overview"])),
+    ]
+    resolved, read = gold_as_card_ids(located, SITE_IDS)
+    assert [c.must_cite_one_of for _, c in resolved] == [("en/docs/overview",)] * 3
+    assert resolved[1][1].relevant_ids == ("en/docs/overview", "en/docs/a")
+    assert read == [
+        ("https://x.org/docs/overview/", "en/docs/overview"),
+        ("/docs/overview", "en/docs/overview"),
+        ("docs/overview/", "en/docs/overview"),
+    ]
+    assert resolved[2][1] is located[2][1]  # card ids untouched
+    # Resolved before fingerprinting: a URL and its card id label a case alike.
+    assert fingerprint_labels([resolved[0][1].label()]) == fingerprint_labels(
+        [case("c1", must_cite_one_of=["en/docs/overview"]).label()]
+    )
+
+
+def test_a_gold_url_two_cards_publish_stays_an_error_naming_both() -> None:
+    located = [("c.yaml (id c1)", case("c1", must_cite_one_of=["/docs/same/"]))]
+    resolved, read = gold_as_card_ids(located, SITE_IDS)
+    assert read == []
+    assert resolved[0][1].must_cite_one_of == ("/docs/same/",)
+    problems = find_problems(cards=[], cases=resolved, card_ids=SITE_IDS)
+    assert [str(p) for p in problems] == [
+        "c.yaml (id c1): must_cite_one_of id '/docs/same/' is the page of 2 cards: "
+        "'en/docs/a' and 'en/docs/b' (write the card id you mean)"
+    ]
+
+
+def test_a_gold_id_of_no_card_gets_the_nearest_card_of_its_language() -> None:
+    ids = card_ids_with_urls(
+        [("setup", []), ("setup-es", [])], languages=[("setup", "en"), ("setup-es", "es")]
+    )
+    located = [("c.yaml (id c1)", case("c1", language="es", must_cite_one_of=["setupp"]))]
+    problems = find_problems(cards=[], cases=located, card_ids=ids)
+    assert "did you mean 'setup-es'?" in str(problems[0])
+    located = [("c.yaml (id c1)", case("c1", must_cite_one_of=["setupp"]))]
+    assert "did you mean 'setup'?" in str(find_problems(cards=[], cases=located, card_ids=ids)[0])

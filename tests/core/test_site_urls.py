@@ -11,6 +11,7 @@ from recall_gate.core.site_urls import (
     SiteLayout,
     address_key,
     card_ids_with_urls,
+    cards_sharing_address,
     nearest_card,
     published_urls,
 )
@@ -135,6 +136,24 @@ def test_nearest_card_prefers_card_ids_then_published_addresses() -> None:
     ids = card_ids_with_urls([("en/docs/_index", ["/docs/"]), ("no/docs/_index", ["/no/docs/"])])
     assert nearest_card("https://x.org/en/docs/", ids) == "en/docs/_index"
     assert nearest_card("zzzzzzzzzzzzzzzzzzzzzz", ids) is None
+
+
+def test_an_address_two_cards_publish_is_named_with_both_cards() -> None:
+    ids = card_ids_with_urls([("a", ["/same/"]), ("b", ["/same/"]), ("c", ["/c/"])])
+    assert cards_sharing_address("https://x.org/same", ids) == ("a", "b")
+    assert cards_sharing_address("/c/", ids) == ()
+
+
+def test_nearest_card_prefers_a_card_of_the_cases_language() -> None:
+    # A Docusaurus translation shares its id; Hugo's languages differ by folder.
+    ids = card_ids_with_urls(
+        [("en/docs/install", ["/docs/install/"]), ("es/docs/instalar", ["/es/docs/instalar/"])],
+        languages=[("en/docs/install", "en"), ("es/docs/instalar", "es")],
+    )
+    assert nearest_card("/docs/instal", ids) == "en/docs/install"
+    assert nearest_card("/docs/instal", ids, language="es") == "es/docs/instalar"
+    # Nothing of the language near: any card still is.
+    assert nearest_card("/docs/install", ids, language="fr") == "en/docs/install"
 
 
 def test_hugo_a_sections_permalink_pattern_replaces_the_path() -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from recall_gate.core.records import MAX_ITEM_METADATA_BYTES
 from recall_gate.errors import InputError
 from recall_gate.retrievers import capture
 
@@ -69,3 +70,39 @@ def test_anything_else_is_refused_naming_the_item_and_the_contract() -> None:
     )
     assert "fix: return a list of card ids or file paths, dicts with an id field" in message
     assert "credentials" not in message
+
+
+def test_the_retrievers_own_id_and_metadata_are_kept_beside_the_card() -> None:
+    found = capture(
+        lambda q, k: [
+            {"id": "chroma-17", "metadata": {"source": "docs/en/b.md", "page": 3}},
+            {"id": "/en/a/", "score": 0.5},
+        ],
+        CASES,
+        k=2,
+        kb=KB,
+    )
+    items = [
+        item.model_dump(exclude_none=True)
+        for item in found.artifacts[0].retrieved
+        if not isinstance(item, str)
+    ]
+    assert items == [
+        {"id": "chroma-17", "parent_id": "en/b", "metadata": {"source": "docs/en/b.md", "page": 3}},
+        {"id": "/en/a/", "parent_id": "en/a", "score": 0.5},
+    ]
+    assert found.metadata_dropped == 0
+
+
+def test_metadata_over_the_cap_is_left_out_and_counted() -> None:
+    big = {"source": "docs/en/a.md", "text": "x" * MAX_ITEM_METADATA_BYTES}
+    found = capture(lambda q, k: [{"metadata": big}, "en/b"], CASES, k=2, kb=KB)
+    first = found.artifacts[0].retrieved[0]
+    assert not isinstance(first, str)
+    assert (first.card_id, first.metadata) == ("en/a", None)
+    assert found.metadata_dropped == 1
+    # Metadata that is no JSON (NaN) is left out too, never written as invalid JSON.
+    found = capture(
+        lambda q, k: [{"id": "en/a", "metadata": {"x": float("nan")}}], CASES, k=1, kb=KB
+    )
+    assert found.metadata_dropped == 1

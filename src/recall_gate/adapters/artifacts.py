@@ -279,9 +279,11 @@ class CaptureWatch:
             return
         kind, name, tally = found
         kb_ids = self.kb_ids
+        # A language's examples are its cases': the nearest card in that language first.
+        language = name if kind == "language" else None
         examples = "; ".join(
             f"{e!r} (nearest card: {near!r})"
-            if (near := nearest_card(e, kb_ids)) is not None
+            if (near := nearest_card(e, kb_ids, language=language)) is not None
             else f"{e!r} (no card near it)"
             for e in tally.examples
         )

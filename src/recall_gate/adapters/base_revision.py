@@ -8,6 +8,7 @@ loader and the same errors as the working tree's, each file named
 
 from __future__ import annotations
 
+import posixpath
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -89,12 +90,7 @@ def load_cases_at(tree: BaseTree, paths: Sequence[Path]) -> list[tuple[str, Case
                         blob = tree.read(member)
                         if blob is not None:
                             files[member] = blob
-            for member, blob in files.items():
-                target = root / member
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(blob)
-                names[str(target)] = tree.source(member)
-                found.append(target)
+            found += _copied(tree, files, root, names)
         if not found:
             return None
         try:
@@ -105,6 +101,38 @@ def load_cases_at(tree: BaseTree, paths: Sequence[Path]) -> list[tuple[str, Case
                 message = message.replace(temp, shown)
             raise InputError(message, fix=exc.fix) from None
     return [(_renamed(source, names), case) for source, case in located]
+
+
+def _copied(
+    tree: BaseTree, files: dict[str, bytes], root: Path, names: dict[str, str]
+) -> list[Path]:
+    """The revision's ``files`` written under ``root``, each copy's ``REF:path`` in ``names``."""
+    copies = []
+    for member, blob in files.items():
+        target = root / member
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob)
+        names[str(target)] = tree.source(member)
+        copies.append(target)
+        if target.suffix == ".tsv":  # a BEIR split: its queries too, at the revision
+            _copy_beir_queries(tree, member, root, names)
+    return copies
+
+
+def _copy_beir_queries(tree: BaseTree, qrels: str, root: Path, names: dict[str, str]) -> None:
+    """The revision's ``queries.jsonl`` of a BEIR split (``DATASET/qrels/<split>.tsv``
+    → ``DATASET/queries.jsonl``, as on disk) beside its copy under ``root``: a
+    base's BEIR cases read their query texts from the base too. Named
+    ``REF:path`` in any message, present or not."""
+    member = posixpath.normpath(posixpath.join(posixpath.dirname(qrels), "..", "queries.jsonl"))
+    target = root / member
+    names[str(target)] = tree.source(member)
+    if member.startswith("../"):
+        return  # above the work tree: the loader says it is missing, named REF:path
+    blob = tree.read(member)
+    if blob is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob)
 
 
 def _renamed(source: str, names: dict[str, str]) -> str:

@@ -617,7 +617,10 @@ def load_kb(path: Path, files: KbFiles | None = None) -> list[KbCard]:
 def card_ids_of(entries: Sequence[KbCard]) -> CardIds:
     """The KB's card ids with the URLs its site publishes for each: what a
     retrieved id or a gold id is resolved against (``core.site_urls``)."""
-    return card_ids_with_urls((e.card.id, e.urls) for e in entries)
+    return card_ids_with_urls(
+        ((e.card.id, e.urls) for e in entries),
+        languages=((e.card.id, e.card.language) for e in entries),
+    )
 
 
 def load_card_ids(path: Path, files: KbFiles | None = None) -> CardIds:

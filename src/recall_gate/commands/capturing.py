@@ -204,14 +204,14 @@ def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
     # Judged at a base revision: the base's cases run (as the base has them) plus the
     # pull request's new ones; only the base's are judged.
     located, plan = judged_cases(settings, working_tree_cases(settings))
-    cases = unique_cases(located)
-    judged = list(plan.judged) if plan is not None else cases
     kb_fingerprint = card_ids = cards = None
     if settings.kb is not None:
-        cards, card_ids = cards_checked(settings, console, located)
+        cards, card_ids, located, plan = cards_checked(settings, console, located, plan)
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
     else:
         fail_on_integrity_problems(label_problems(located), console)
+    cases = unique_cases(located)
+    judged = list(plan.judged) if plan is not None else cases
     config_folder = settings.config_path.resolve().parent if settings.config_path else None
     # What makes a resumed capture this one (not how fast it asks).
     identity = {

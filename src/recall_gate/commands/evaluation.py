@@ -50,6 +50,7 @@ from recall_gate.judging.dataset_notes import (
 from recall_gate.judging.file_scoring import score_capture_file, score_trec_run
 from recall_gate.judging.kb_judging import (
     follow_located,
+    gold_read_as_cards,
     new_card_coverage_failure,
     pull_request_kb,
     read_kb_noted,
@@ -136,7 +137,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     # judge the pull request), each rename the pull request makes followed, each
     # deleted card still cited named with its cases.
     diff = pull_request_kb(settings)
-    cases = follow_located(written, diff)
+    card_ids = card_ids_of(read.cards)
+    # A gold id written as the URL of a card's page is that card (one note says how many).
+    cases, _ = gold_read_as_cards(follow_located(written, diff), card_ids, console)
     kb_problems = []
     if diff is not None and settings.base is not None and diff.of("deleted"):
         judged, _ = judged_cases(settings, written)
@@ -152,7 +155,7 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         cases=cases,
         reported=gone,
         skipped=read.skipped_ids(),
-        card_ids=card_ids_of(read.cards),
+        card_ids=card_ids,
     )
     if problems:
         console.stderr.write(f"recall-gate check: {len(problems)} integrity problem(s)\n")
@@ -242,7 +245,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         )
     refuse_outputs_without_score(args)
     located, plan = judged_cases(settings, working_tree_cases(settings))
-    cards, _ = cards_checked(settings, console, located)
+    cards, _, located, plan = cards_checked(settings, console, located, plan)
     cases = [case for _, case in located]
     judged = list(plan.judged) if plan is not None else cases
     if config.retrieval.same_language:

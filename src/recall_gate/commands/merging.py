@@ -3,7 +3,8 @@ into one artifacts file, as ``coverage combine`` combines a CI matrix's data.
 
 Refused (exit 2, nothing written): a file that is no shard, shards of
 different case sets or of different retrievers (conflicting provenance), a
-shard given twice, a case in two shards. A merge that lacks a shard is
+shard given twice, a case in two shards, a line whose case is not in the case
+set (``--cases`` or the config's). A merge that lacks a shard is
 written with its coverage on the first line, so ``score`` refuses it rather
 than scoring part of the cases as all of them; merging it again with the
 missing shard completes it.
@@ -34,7 +35,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         help="combine capture shards (capture --shard I/N) into one artifacts file",
         description="Combine the shards of one capture into one artifacts file. Shards of "
         "different case sets or retrievers, a shard given twice and a case in two shards are "
-        "refused; a merge that lacks a shard is marked so that `score` refuses it.",
+        "refused, and so is a line whose case is not in --cases; a merge that lacks a shard is "
+        "marked so that `score` refuses it.",
     )
     add_config(p)
     p.add_argument("shards", nargs="+", type=Path, metavar="SHARD", help="shard files")
@@ -56,6 +58,7 @@ class _Shard:
     coverage: Coverage
     retriever: Retriever | None
     artifacts: tuple[Artifact, ...]
+    lines: tuple[int, ...]  # each artifact's line in the file
 
 
 def _read_shard(path: Path, console: Console) -> _Shard:
@@ -63,6 +66,7 @@ def _read_shard(path: Path, console: Console) -> _Shard:
     coverage: Coverage | None = None
     retriever: Retriever | None = None
     artifacts = []
+    lines = []
     for number, artifact in iter_artifacts(path):
         if number == 1:
             coverage, retriever = artifact.coverage, artifact.retriever
@@ -82,8 +86,27 @@ def _read_shard(path: Path, console: Console) -> _Shard:
                 f"{name}:{number}: the shard mixes retrievers", fix="capture the shard again"
             )
         artifacts.append(artifact.model_copy(update={"coverage": None, "retriever": None}))
+        lines.append(number)
     assert coverage is not None
-    return _Shard(path, coverage, retriever, tuple(artifacts))
+    return _Shard(path, coverage, retriever, tuple(artifacts), tuple(lines))
+
+
+def _refuse_foreign_cases(
+    shards: list[_Shard], order: dict[str, int], args: argparse.Namespace, console: Console
+) -> None:
+    """Exit 2 on a line whose case is not in the case set (added to a shard by hand?):
+    merged, it would be scored as one of the set's."""
+    for shard in shards:
+        for artifact, number in zip(shard.artifacts, shard.lines, strict=True):
+            if artifact.case_id not in order:
+                settings = resolve_settings(args, console)
+                listed = ", ".join(display_path(p, console) for p in settings.cases)
+                raise InputError(
+                    f"{display_path(shard.path, console)}:{number}: case "
+                    f"{artifact.case_id!r} is not in the case set ({listed})",
+                    fix="remove the line (the shards hold only the cases they were captured "
+                    "from), or capture the shards again from the cases that hold it",
+                )
 
 
 def _check_same_capture(first: _Shard, other: _Shard, console: Console) -> None:
@@ -191,6 +214,7 @@ def _cmd_merge(args: argparse.Namespace, console: Console) -> int:
     merged = [artifact for shard in in_order for artifact in shard.artifacts]
     order = _case_order(args, console, total)
     if order is not None:  # one capture's order
+        _refuse_foreign_cases(shards, order, args, console)
         merged.sort(key=lambda a: order.get(a.case_id, len(order)))
     coverage = None if complete else total.model_copy(update={"shards": indexes})
     snapshot = _merged_snapshot(shards, console)  # refused before anything is written

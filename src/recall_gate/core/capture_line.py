@@ -106,7 +106,7 @@ def _translated(tp: Any, structs: dict[type[BaseModel], type[msgspec.Struct]]) -
     if origin is dict:
         key, value = get_args(tp)
         return dict[_translated(key, structs), _translated(value, structs)]  # type: ignore[misc]
-    if origin is Literal or tp in (str, int, float, bool, type(None)):
+    if origin is Literal or tp in (str, int, float, bool, type(None), Any):
         return tp
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         return _derived(tp, structs)

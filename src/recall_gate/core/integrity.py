@@ -10,9 +10,10 @@ import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from recall_gate.core.records import Card, Case, CaseLabel
-from recall_gate.core.site_urls import CardIds, resolve_address
+from recall_gate.core.site_urls import CardIds, cards_sharing_address, resolve_address
 
 __all__ = [
     "GOLD_REQUIRED",
@@ -20,6 +21,7 @@ __all__ = [
     "card_of_path",
     "duplicate_cases",
     "find_problems",
+    "gold_as_card_ids",
     "label_problems",
     "languages_without_cards",
     "looks_like_file_path",
@@ -181,7 +183,7 @@ def find_problems(
         card_ids = frozenset(c.id for _, c in cards)
     known = card_ids | reported
     if isinstance(card_ids, CardIds):  # a union is a plain set: keep the URLs
-        known = CardIds(known, card_ids.addresses)
+        known = card_ids.with_ids(known)
     for where, case in cases:
         problems += unresolved_gold(
             where,
@@ -190,8 +192,43 @@ def find_problems(
             relevant_ids=case.relevant_ids,
             card_ids=known,
             skipped=skipped,
+            language=case.language,
         )
     return problems
+
+
+_Label = TypeVar("_Label", bound=CaseLabel)
+
+
+def gold_as_card_ids(
+    located: Sequence[tuple[str, _Label]], card_ids: frozenset[str]
+) -> tuple[list[tuple[str, _Label]], list[tuple[str, str]]]:
+    """The cases with each gold and relevant id that names a card by what its site
+    publishes for it (a full URL, a path with or without the trailing slash: see
+    :func:`card_of_path`, the function retrieved ids resolve by) written as that
+    card's id, and the ``(as written, card id)`` pairs read so. A card id stays
+    as it is; an id that names no card, or an address two cards publish, stays
+    too (the integrity check names it). Resolved before anything is fingerprinted:
+    a gold URL and its card id label a case alike."""
+    out: list[tuple[str, _Label]] = []
+    read: list[tuple[str, str]] = []
+    for where, case in located:
+        update: dict[str, tuple[str, ...]] = {}
+        for field, ids in (
+            ("must_cite_one_of", case.must_cite_one_of),
+            ("relevant_ids", case.relevant_ids),
+        ):
+            if not ids or all(i in card_ids for i in ids):
+                continue
+            written = []
+            for gold in ids:
+                card = gold if gold in card_ids else card_of_path(gold, card_ids)
+                if card is not None and card != gold:
+                    read.append((gold, card))
+                written.append(gold if card is None else card)
+            update[field] = tuple(dict.fromkeys(written))
+        out.append((where, case.model_copy(update=update) if update else case))
+    return out, read
 
 
 def unresolved_gold(
@@ -202,10 +239,12 @@ def unresolved_gold(
     relevant_ids: Sequence[str] | None,
     card_ids: frozenset[str],
     skipped: Mapping[str, str] | None = None,
+    language: str | None = None,
 ) -> list[Problem]:
     """The gold and relevant ids of one case that resolve to no card, each with
-    the nearest existing id as a hint; an id of a page that is no card
-    (``skipped``: page id → why, e.g. ``draft``) says so."""
+    the nearest existing id as a hint (a card of the case's ``language`` first);
+    an id of a page that is no card (``skipped``: page id → why, e.g. ``draft``)
+    says so, and so does an address two cards publish (naming both)."""
     known = card_ids
     problems = []
     for field, ids in (("must_cite_one_of", must_cite_one_of), ("relevant_ids", relevant_ids)):
@@ -225,8 +264,21 @@ def unresolved_gold(
                     )
                 )
                 continue
+            sharing = cards_sharing_address(gold_id, known)
+            if sharing:
+                problems.append(
+                    Problem(
+                        where=where
+                        if where.endswith(f"(id {case_id})")
+                        else f"{where} (case {case_id})",
+                        message=f"{field} id {gold_id!r} is the page of {len(sharing)} cards: "
+                        + " and ".join(repr(c) for c in sharing),
+                        hint="write the card id you mean",
+                    )
+                )
+                continue
             page = card_of_path(gold_id, known)
-            near = difflib.get_close_matches(gold_id, sorted(known), n=1, cutoff=0.5)
+            near = _nearest_id(gold_id, known, language)
             problems.append(
                 Problem(
                     where=where
@@ -235,12 +287,25 @@ def unresolved_gold(
                     message=f"{field} id {gold_id!r} resolves to no card",
                     hint=f"that is the page of card {page!r}: write its card id"
                     if page
-                    else f"did you mean {near[0]!r}?"
+                    else f"did you mean {near!r}?"
                     if near
                     else "no similar card id",
                 )
             )
     return problems
+
+
+def _nearest_id(gold_id: str, known: frozenset[str], language: str | None) -> str | None:
+    """The card id most like ``gold_id``, among the cards of ``language`` first."""
+    written: Mapping[str, frozenset[str]] = getattr(known, "languages", None) or {}
+    pools = [sorted(known)]
+    if language is not None and written:
+        pools.insert(0, sorted(c for c in known if language in written.get(c, ())))
+    for pool in pools:
+        near = difflib.get_close_matches(gold_id, pool, n=1, cutoff=0.5)
+        if near:
+            return near[0]
+    return None
 
 
 def languages_without_cards(cards: Sequence[Card], cases: Sequence[Case]) -> dict[str, int]:

@@ -24,6 +24,7 @@ __all__ = [
     "CASE_TYPES",
     "FLOAT_DIGITS",
     "LANGUAGES",
+    "MAX_ITEM_METADATA_BYTES",
     "SCHEMA_VERSION",
     "Aggregates",
     "Artifact",
@@ -203,18 +204,28 @@ class Coverage(_Record):
         return f"shard{'s' if len(self.shards) > 1 else ''} {listed} of {self.of}"
 
 
+# The most JSON (UTF-8 bytes) a retrieved item's metadata may take in a capture:
+# larger metadata is left out of the line (capture says how many were).
+MAX_ITEM_METADATA_BYTES = 2048
+
+
 class RetrievedItem(_Record):
     """One retrieved item; card identity is ``parent_id`` if set, else ``id``.
 
     ``outside_kb``: a document that maps to no card (a page the index holds but
     the KB does not, e.g. release notes); ``id`` is the document's own
     reference. It keeps its rank and is never relevant.
+
+    ``metadata``: the retriever's own metadata of the document, as ``capture``
+    found it, when its JSON takes at most 2,048 bytes (larger is left out);
+    informational: no part of scoring or of any fingerprint.
     """
 
     id: str = Field(min_length=1)
     parent_id: str | None = None
     score: float | None = None
     outside_kb: bool | None = None  # True, or absent
+    metadata: dict[str, Any] | None = None
 
     @property
     def card_id(self) -> str:

@@ -47,6 +47,7 @@ __all__ = [
     "SiteLayout",
     "address_key",
     "card_ids_with_urls",
+    "cards_sharing_address",
     "nearest_card",
     "published_urls",
     "resolve_address",
@@ -233,29 +234,60 @@ def address_key(value: str) -> str:
 
 class CardIds(frozenset[str]):
     """The KB's card ids, and the card each published address (:func:`address_key`)
-    names. A set of ids like any other; the addresses ride along."""
+    names. A set of ids like any other; the addresses ride along, and so do the
+    addresses two or more cards publish (``ambiguous``: address → those cards)."""
 
     addresses: Mapping[str, str]
+    ambiguous: Mapping[str, tuple[str, ...]]
+    # card id → the languages it is written in (a translation shares its id)
+    languages: Mapping[str, frozenset[str]]
 
-    def __new__(cls, ids: Iterable[str], addresses: Mapping[str, str] | None = None) -> CardIds:
+    def __new__(
+        cls,
+        ids: Iterable[str],
+        addresses: Mapping[str, str] | None = None,
+        ambiguous: Mapping[str, tuple[str, ...]] | None = None,
+        languages: Mapping[str, frozenset[str]] | None = None,
+    ) -> CardIds:
         made = super().__new__(cls, ids)
         made.addresses = dict(addresses or {})
+        made.ambiguous = dict(ambiguous or {})
+        made.languages = dict(languages or {})
         return made
 
+    def with_ids(self, ids: Iterable[str]) -> CardIds:
+        """These ids with this KB's addresses and languages (a union of sets drops them)."""
+        return CardIds(ids, self.addresses, self.ambiguous, self.languages)
 
-def card_ids_with_urls(cards: Iterable[tuple[str, Iterable[str]]]) -> CardIds:
-    """The card ids with their published URLs (``(id, urls)`` pairs). An address
-    two different cards publish names neither: it is left out, not guessed."""
+
+def card_ids_with_urls(
+    cards: Iterable[tuple[str, Iterable[str]]],
+    *,
+    languages: Iterable[tuple[str, str]] = (),
+) -> CardIds:
+    """The card ids with their published URLs (``(id, urls)`` pairs) and, when
+    given, the language of each (``(id, language)`` pairs). An address two
+    different cards publish names neither: it is left out, not guessed, and
+    :func:`cards_sharing_address` names both."""
     ids: set[str] = set()
     owner: dict[str, str] = {}
-    ambiguous: set[str] = set()
+    ambiguous: dict[str, dict[str, None]] = {}
+    written: dict[str, set[str]] = {}
+    for ident, language in languages:
+        written.setdefault(ident, set()).add(language)
     for ident, urls in cards:
         ids.add(ident)
         for url in urls:
             key = address_key(url)
-            if owner.setdefault(key, ident) != ident:
-                ambiguous.add(key)
-    return CardIds(ids, {k: v for k, v in owner.items() if k not in ambiguous})
+            first = owner.setdefault(key, ident)
+            if first != ident:
+                ambiguous.setdefault(key, {first: None})[ident] = None
+    return CardIds(
+        ids,
+        {k: v for k, v in owner.items() if k not in ambiguous},
+        {k: tuple(v) for k, v in ambiguous.items()},
+        {k: frozenset(v) for k, v in written.items()},
+    )
 
 
 def resolve_address(value: str, card_ids: frozenset[str]) -> str | None:
@@ -267,16 +299,37 @@ def resolve_address(value: str, card_ids: frozenset[str]) -> str | None:
     return addresses.get(address_key(value))  # type: ignore[no-any-return]
 
 
-def nearest_card(value: str, card_ids: frozenset[str]) -> str | None:
+def cards_sharing_address(value: str, card_ids: frozenset[str]) -> tuple[str, ...]:
+    """The cards that all publish the address ``value`` names (two or more: it
+    names none of them), or ``()``."""
+    ambiguous: Mapping[str, tuple[str, ...]] = getattr(card_ids, "ambiguous", None) or {}
+    return ambiguous.get(address_key(value), ())
+
+
+def nearest_card(
+    value: str, card_ids: frozenset[str], *, language: str | None = None, cutoff: float = 0.4
+) -> str | None:
     """The card whose id or published address is most like ``value`` (a hint for an
-    id that maps to none), or None when nothing is close."""
+    id that maps to none), or None when nothing is close. With ``language`` (the
+    case's), the cards written in it are tried first: a Spanish case's hint is a
+    Spanish card when one is close (when ``card_ids`` knows the cards' languages)."""
     import difflib  # only on the error path
 
     key = address_key(value)
     addresses: Mapping[str, str] = getattr(card_ids, "addresses", None) or {}
+    written: Mapping[str, frozenset[str]] = getattr(card_ids, "languages", None) or {}
+    ids = {i.lower(): i for i in card_ids}
+    tries: list[Mapping[str, str]] = []
+    if language is not None and written:
+        in_language = {c for c, langs in written.items() if language in langs}
+        tries += [
+            {k: v for k, v in ids.items() if v in in_language},
+            {k: v for k, v in addresses.items() if v in in_language},
+        ]
     # Card ids first: they are what the user wrote; a published address second.
-    for candidates in ({i.lower(): i for i in card_ids}, addresses):
-        near = difflib.get_close_matches(key, list(candidates), n=1, cutoff=0.4)
+    tries += [ids, addresses]
+    for candidates in tries:
+        near = difflib.get_close_matches(key, list(candidates), n=1, cutoff=cutoff)
         if near:
             return candidates[near[0]]
     return None

@@ -30,6 +30,7 @@ from recall_gate.core.fingerprint import (
 from recall_gate.core.integrity import (
     Problem,
     find_problems,
+    gold_as_card_ids,
     label_problems,
 )
 from recall_gate.core.records import (
@@ -43,7 +44,7 @@ from recall_gate.core.records import (
 )
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.judging.kb_judging import read_kb_noted
+from recall_gate.judging.kb_judging import gold_read_as_cards, read_kb_noted
 from recall_gate.judging.oracle import (
     new_case_results,
     unique_cases,
@@ -228,25 +229,29 @@ def score_labelled(
     """Score labelled artifacts; ``located`` is what the integrity check reads,
     ``judged`` (a run judged at its base) the cases that label the verdict,
     ``unjudged`` the run's queries left out for want of a judgment."""
+    kb_fingerprint = card_ids = coverage = kb_cards = None
+    read = None if settings.kb is None else read_kb_noted(settings.kb, settings.kb_files(), console)
+    if read is not None:
+        card_ids = card_ids_of(read.cards)
+        # Gold ids written as page URLs read as card ids, before anything is fingerprinted.
+        if located is not None:
+            located, _ = gold_read_as_cards(located, card_ids, console)
+        if judged is not None:
+            judged = [c for _, c in gold_as_card_ids([("", c) for c in judged], card_ids)[0]]
     labels: list[CaseLabel] | None = unique_cases(located) if located is not None else None
     if judged is not None:
         labels = list(judged)
-    kb_fingerprint = card_ids = coverage = kb_cards = None
-    if settings.kb is not None:
-        read = read_kb_noted(settings.kb, settings.kb_files(), console)
+    if read is not None:
+        assert card_ids is not None
         cards = [(e.where, e.card) for e in read.cards]
         kb_cards = [c for _, c in cards]
         kb_fingerprint = fingerprint_cards(c for _, c in cards)
-        card_ids = card_ids_of(read.cards)
         if labels is not None:
             coverage = kb_coverage([c for _, c in cards], labels).counts
         if located is not None:
             fail_on_integrity_problems(
                 find_problems(
-                    cards=cards,
-                    cases=located,
-                    skipped=read.skipped_ids(),
-                    card_ids=card_ids_of(read.cards),
+                    cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids
                 ),
                 console,
             )
@@ -294,19 +299,24 @@ def score_labelled(
 
 
 def cards_checked(
-    settings: JudgedSettings, console: Console, located: Sequence[tuple[str, CaseLabel]]
-) -> tuple[list[tuple[str, Card]], frozenset[str]]:
+    settings: JudgedSettings,
+    console: Console,
+    located: Sequence[tuple[str, Case]],
+    plan: CasePlan | None = None,
+) -> tuple[list[tuple[str, Card]], frozenset[str], list[tuple[str, Case]], CasePlan | None]:
     """The KB's cards (with where each is defined) and their ids, once every
-    case's gold resolves: a typo'd gold id fails before any retriever runs."""
+    case's gold resolves: a typo'd gold id fails before any retriever runs; and
+    the cases (and plan) with gold URLs read as card ids (:func:`gold_read_as_cards`)."""
     assert settings.kb is not None
     read = read_kb_noted(settings.kb, settings.kb_files(), console)
     cards = [(e.where, e.card) for e in read.cards]  # drafts and link-only pages are none
     card_ids = card_ids_of(read.cards)
+    located, plan = gold_read_as_cards(located, card_ids, console, plan=plan)
     fail_on_integrity_problems(
         find_problems(cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids),
         console,
     )
-    return cards, card_ids
+    return cards, card_ids, located, plan
 
 
 def score_fresh_capture(

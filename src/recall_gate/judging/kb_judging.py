@@ -11,6 +11,7 @@ cards without a case listed."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +22,9 @@ from recall_gate.adapters.dataset import Kb, KbFiles, read_kb
 from recall_gate.adapters.git import BaseTree
 from recall_gate.adapters.kb_revision import read_kb_diff
 from recall_gate.console import Console
+from recall_gate.core.base_judging import CasePlan
 from recall_gate.core.coverage import cited_ids
+from recall_gate.core.integrity import gold_as_card_ids
 from recall_gate.core.kb_diff import KbDiff, KbTurnover, follow_renames, kb_turnover
 from recall_gate.core.records import CaseLabel
 from recall_gate.errors import GateFailure, InputError
@@ -31,6 +34,7 @@ from recall_gate.report.kb_changes import new_cards_line
 __all__ = [
     "baseline_kb_turnover",
     "follow_located",
+    "gold_read_as_cards",
     "new_card_coverage_failure",
     "pull_request_kb",
     "read_kb_noted",
@@ -106,6 +110,34 @@ def follow_located(located: Sequence[tuple[str, L]], diff: KbDiff | None) -> lis
     if diff is None or not diff.renames:
         return list(located)
     return [(where, follow_renames(case, diff.renames)) for where, case in located]
+
+
+def gold_read_as_cards(
+    located: Sequence[tuple[str, L]],
+    card_ids: frozenset[str],
+    console: Console,
+    *,
+    plan: CasePlan | None = None,
+) -> tuple[list[tuple[str, L]], CasePlan | None]:
+    """The cases (and a base judge's plan) with every gold id written as the URL
+    or path of a card's page read as that card's id (``core.integrity.gold_as_card_ids``),
+    and one note saying how many were, before anything is checked, run or fingerprinted."""
+    located, read = gold_as_card_ids(located, card_ids)
+    if plan is not None and read:  # the plan's cases are among ``located``: counted once
+        judged, _ = gold_as_card_ids([("", c) for c in plan.judged], card_ids)
+        added, _ = gold_as_card_ids([("", c) for c in plan.added], card_ids)
+        plan = dataclasses.replace(
+            plan, judged=tuple(c for _, c in judged), added=tuple(c for _, c in added)
+        )
+    if read:
+        names = dict(read)
+        example = next(iter(names.items()))
+        console.stderr.write(
+            f"recall-gate: note: {len(read)} gold id(s) name a card by the URL or path its "
+            f"site publishes ({len(names)} distinct), read as its card id (e.g. "
+            f"{example[0]!r} → {example[1]!r}); `recall-gate cards` lists each card's URLs\n"
+        )
+    return located, plan
 
 
 def new_card_coverage_failure(

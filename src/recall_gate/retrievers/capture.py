@@ -76,6 +76,8 @@ class Capture:
     # The logged queries' top-k card ids, best first (query id → ids), in log order;
     # a logged query the retriever could not answer is absent.
     logged: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Documents whose metadata was left out (over MAX_ITEM_METADATA_BYTES, or not JSON).
+    metadata_dropped: int = 0
 
     @property
     def failed(self) -> tuple[Artifact, ...]:
@@ -449,4 +451,5 @@ def capture(
         k=k,
         coverage=coverage,
         logged={q.id: logged[q.id] for q in queries if q.id in logged},
+        metadata_dropped=mapper.metadata_dropped,
     )

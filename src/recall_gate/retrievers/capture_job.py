@@ -18,7 +18,7 @@ from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.console import Console, display_path
 from recall_gate.core.logged_query import LoggedQuery
-from recall_gate.core.records import Artifact, Case, RetrievedItem
+from recall_gate.core.records import MAX_ITEM_METADATA_BYTES, Artifact, Case, RetrievedItem
 from recall_gate.core.self_agreement import SelfAgreement, measure_self_agreement
 from recall_gate.core.shards import Shard
 from recall_gate.report.noise_floor import describe_self_agreement
@@ -123,6 +123,12 @@ def _say_captured(captured: Capture, *, out: Path, console: Console, k: int, res
         console.stderr.write(
             f"recall-gate: {len(deeper)} case(s) held fewer than {k} distinct cards in the "
             f"first {k} documents and were asked deeper (up to {max(deeper)} documents)\n"
+        )
+    if captured.metadata_dropped:
+        console.stderr.write(
+            f"recall-gate: note: the metadata of {captured.metadata_dropped} retrieved "
+            f"document(s) is not in the capture: over {MAX_ITEM_METADATA_BYTES:,} bytes of "
+            "JSON, or not JSON (each item keeps at most that much)\n"
         )
     if captured.failed:
         console.stderr.write(

@@ -14,11 +14,14 @@ depth it fetched.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-from recall_gate.core.records import RetrievedItem
+from recall_gate.core.records import MAX_ITEM_METADATA_BYTES, RetrievedItem
 from recall_gate.retrievers.adapter import Adapter
-from recall_gate.retrievers.documents import Hit, IdMapper
+from recall_gate.retrievers.documents import Hit, IdMapper, lookup
 
 __all__ = ["MAX_DEPTH_FACTOR", "Retrieved", "aretrieve_case", "retrieve_case"]
 
@@ -35,20 +38,45 @@ class Retrieved:
     distinct: int
 
 
-def _items(hits: list[Hit], mapper: IdMapper, *, case_id: str) -> tuple[list[RetrievedItem], int]:
+def _metadata(hit: Hit) -> tuple[dict[str, Any] | None, bool]:
+    """The document's own metadata as JSON, and whether it was left out (over
+    ``MAX_ITEM_METADATA_BYTES``, or not JSON); (None, False) when it has none."""
+    found = lookup(hit.fields, "metadata")
+    if not isinstance(found, Mapping) or not found:
+        return None, False
+    try:
+        text = json.dumps(dict(found), ensure_ascii=False, default=str, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return None, True
+    if len(text.encode("utf-8")) > MAX_ITEM_METADATA_BYTES:
+        return None, True
+    kept: dict[str, Any] = json.loads(text)
+    return kept, False
+
+
+def _items(
+    hits: list[Hit], mapper: IdMapper, *, case_id: str
+) -> tuple[list[RetrievedItem], int, list[bool]]:
+    """The hits as items, how many there were, and which items' metadata was left out."""
     items = []
+    dropped = []
     for rank, hit in enumerate(hits, start=1):
         card, outside = mapper.map(hit, case_id=case_id, rank=rank)
+        # The retriever's own id of the document (a chunk's, or the URL it returned)
+        # is kept beside the card it maps to.
         chunk = hit.chunk_id if hit.chunk_id and hit.chunk_id != card else None
+        metadata, left_out = _metadata(hit)
+        dropped.append(left_out)
         items.append(
             RetrievedItem(
                 id=chunk or card,
                 parent_id=card if chunk else None,
                 score=hit.score,
                 outside_kb=True if outside else None,
+                metadata=metadata,
             )
         )
-    return items, len(hits)
+    return items, len(hits), dropped
 
 
 def _up_to_k_distinct(items: list[RetrievedItem], k: int) -> tuple[tuple[RetrievedItem, ...], int]:
@@ -84,10 +112,11 @@ def _round(
     hits: list[Hit], mapper: IdMapper, *, k: int, depth: int, case_id: str, deepen: bool
 ) -> Retrieved | None:
     """One round's result, or None when the case should be asked deeper."""
-    items, returned = _items(hits, mapper, case_id=case_id)
+    items, returned, dropped = _items(hits, mapper, case_id=case_id)
     kept, distinct = _up_to_k_distinct(items, k)
     exhausted = returned < depth
     if distinct >= k or exhausted or not deepen or depth >= MAX_DEPTH_FACTOR * k:
+        mapper.metadata_dropped += sum(dropped[: len(kept)])  # the final round's items
         return Retrieved(items=kept, depth=depth, distinct=distinct)
     return None
 

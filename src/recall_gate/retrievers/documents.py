@@ -78,6 +78,8 @@ class IdMapper:
     gold_ids: frozenset[str] = frozenset()
     # Why the first document outside the KB mapped to no card.
     first_unmapped: InputError | None = None
+    # Documents whose metadata was left out of the capture (over the cap, or not JSON).
+    metadata_dropped: int = 0
     # Absolute folders (the KB's, then its repository's) that a page outside the
     # KB is named relative to, so a capture on a CI runner and one on a laptop
     # name it alike, and no machine path reaches the report.

@@ -49,7 +49,9 @@ def _hit(item: Any, *, where: str) -> Hit:
     if isinstance(item, os.PathLike):
         return Hit(fields={"id": os.fspath(item)})
     if isinstance(item, Mapping):
-        chunk = item.get("chunk_id")
+        # The retriever's own id: `chunk_id`, else `id` (kept when the card comes
+        # from another field, or is what that id maps to).
+        chunk = item.get("chunk_id") or item.get("id")
         return Hit(
             fields=dict(item),
             score=clean_score(item.get("score")),
