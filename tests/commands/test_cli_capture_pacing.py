@@ -15,8 +15,8 @@ import pytest
 
 import recall_gate
 from cli_runner import run_cli, without_latency
-from recall_gate.commands.progress import ProgressLine
 from recall_gate.retrievers.capture import Progress
+from recall_gate.retrievers.progress_line import ProgressLine
 
 N = 60
 

@@ -20,8 +20,8 @@ PACKAGE = Path(recall_gate.__file__).parent
 COMMANDS = PACKAGE / "commands"
 
 HANDLERS = frozenset(cli.COMMAND_MODULES)
-# What a handler may import from commands/: the shared flags, its inputs, the progress line.
-SHARED = frozenset({"arguments", "context", "progress"})
+# What a handler may import from commands/: the shared flags and its inputs.
+SHARED = frozenset({"arguments", "context"})
 
 MAX_COMMANDS_LINES = 3_000
 MAX_MODULE_LINES = 700

@@ -23,7 +23,6 @@ from recall_gate.commands.arguments import (
     refuse_outputs_without_score,
 )
 from recall_gate.commands.context import Console, Handler
-from recall_gate.commands.progress import ProgressLine
 from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
 from recall_gate.core.integrity import label_problems
 from recall_gate.core.logged_query import LoggedQuery
@@ -43,6 +42,7 @@ from recall_gate.judging.oracle import (
 from recall_gate.judging.revision import resolve_judged
 from recall_gate.retrievers.capture import fingerprint_case_set
 from recall_gate.retrievers.capture_job import CaptureJob, capture_journaled, repeat_for_agreement
+from recall_gate.retrievers.progress_line import ProgressLine
 from recall_gate.settings.values import (
     non_negative_int,
     positive_int,
