@@ -13,8 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from recall_gate.adapters.dataset import iter_artifacts, load_artifacts
+from recall_gate.adapters.artifacts import CaptureWatch
+from recall_gate.adapters.dataset import iter_artifacts, iter_capture_lines, load_artifacts
 from recall_gate.adapters.results_store import ResultsWriter, write_results
 from recall_gate.adapters.scoring import score_capture
 from recall_gate.core.aggregate import aggregate
@@ -22,6 +25,7 @@ from recall_gate.core.evaluate import score_case
 from recall_gate.core.fingerprint import fingerprint_labels
 from recall_gate.core.labels import label_artifacts
 from recall_gate.core.records import Artifact, CaseLabel, CaseResult, Provenance, Results
+from recall_gate.errors import InputError
 
 PROVENANCE = Provenance(tool_version="0.0.0", dataset_fingerprint="sha256:0000000000000000")
 
@@ -194,3 +198,100 @@ def test_each_case_is_written_before_the_next_artifact_is_read() -> None:
 
     score_capture(artifacts(), k=1, artifacts_source="x", results=log)
     assert log.events == ["read c1", "write c1", "read c2", "write c2", "read c3", "write c3"]
+
+
+# -- the one-loop scorer against the reference loop -----------------------------------
+
+
+class Forward:
+    """A sink that is no ResultsWriter: ``score_capture`` takes the reference loop
+    (each case through ``CaseScorer.add`` and the writer's ``add``)."""
+
+    def __init__(self, writer: ResultsWriter) -> None:
+        self.writer = writer
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.writer.add(record)
+
+
+Scored = tuple[bytes, Any] | str  # the results file and the scored capture, or the error
+
+
+def scored_both_ways(
+    tmp_path: Path, lines: list[str], *, k: int, metrics: tuple[str, ...] = ()
+) -> tuple[Scored, Scored]:
+    """What the one loop makes of a capture, then what the reference loop makes of it."""
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(lines), encoding="utf-8")
+    out: list[Scored] = []
+    for name, wrap in (("fast", lambda w: w), ("reference", Forward)):
+        try:
+            with ResultsWriter(tmp_path / f"{name}.json") as writer:
+                scored = score_capture(
+                    iter_capture_lines(capture),
+                    k=k,
+                    artifacts_source=str(capture),
+                    results=wrap(writer),
+                    fingerprint=True,
+                    metrics=metrics or ("retrieval_hit_at_k",),
+                    watch=CaptureWatch(str(capture), self_labelled=True, unmapped_paths=True),
+                )
+                writer.finish(k=k, provenance=PROVENANCE, aggregates=scored.aggregates)
+        except InputError as exc:
+            out.append(str(exc))
+        else:
+            out.append(((tmp_path / f"{name}.json").read_bytes(), scored))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 100])
+@pytest.mark.parametrize(
+    "metrics", [(), ("retrieval_mrr_at_k", "retrieval_precision_at_k")], ids=["triad", "all five"]
+)
+def test_the_one_loop_scores_and_writes_as_the_reference_loop_does(
+    tmp_path: Path, k: int, metrics: tuple[str, ...]
+) -> None:
+    fast, reference = scored_both_ways(tmp_path, capture_lines(500, seed=k), k=k, metrics=metrics)
+    assert not isinstance(fast, str)
+    assert fast == reference
+    assert fast[1].missed  # the missed cases' list is compared too
+
+
+_ids = st.sampled_from(["a", "b", "c", "d", "é", "x/y.md", "", "\ud800"])
+_items = st.one_of(
+    _ids.filter(bool),
+    st.fixed_dictionaries(
+        {"id": _ids.filter(bool)},
+        optional={"parent_id": _ids, "score": st.floats(0, 1), "outside_kb": st.just(True)},
+    ),
+)
+_lines = st.fixed_dictionaries(
+    {
+        "case_id": st.sampled_from(["c1", "c2", "c3", "c4", "c5", "c6"]),
+        "retrieved": st.lists(_items, max_size=12),
+        "language": st.sampled_from(["en", "pt-BR"]),
+        "case_type": st.sampled_from(["golden", "capability", "no_match"]),
+        "must_cite_one_of": st.lists(_ids.filter(bool), max_size=4, unique=True),
+    },
+    optional={
+        "relevant_ids": st.lists(_ids.filter(bool), max_size=3, unique=True),
+        "cited": st.lists(_ids, max_size=3),
+        "query": st.text(max_size=5),
+    },
+)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(
+    objs=st.lists(_lines, min_size=1, max_size=6, unique_by=lambda o: o["case_id"]),
+    k=st.integers(1, 6),
+)
+def test_the_one_loop_agrees_with_the_reference_loop_on_generated_lines(
+    tmp_path_factory: pytest.TempPathFactory, objs: list[dict[str, Any]], k: int
+) -> None:
+    tmp_path = tmp_path_factory.mktemp("lines")
+    lines = [json.dumps(o) + "\n" for o in objs]
+    fast, reference = scored_both_ways(
+        tmp_path, lines, k=k, metrics=("retrieval_mrr_at_k", "retrieval_precision_at_k")
+    )
+    assert fast == reference

@@ -44,6 +44,7 @@ __all__ = [
     "FLOAT_DIGITS",
     "ResultsWriter",
     "dump_jsonl",
+    "encode_case",
     "read_comparison",
     "read_results",
     "write_results",
@@ -62,6 +63,18 @@ _CASES_MARK = "\u0000cases\u0000"
 _CASE_INDENT = b"    "  # a case is an item of the top-level "cases" list
 _CASE_SEPARATOR = b",\n"
 _BATCH = 512  # cases joined per write
+
+
+def encode_case(record: Mapping[str, Any]) -> bytes:
+    """A case record (metrics rounded) as :func:`dump_json` writes it, unindented."""
+    metrics = record["metrics"]
+    try:
+        for value in metrics.values():
+            if not (value >= _ORJSON_SAFE_MIN or value == 0.0):
+                raise TypeError("a float orjson writes otherwise")
+        return orjson.dumps(record, option=_CASE_OPTIONS)
+    except TypeError:  # lone surrogates, tiny floats: json's own text
+        return encode_text(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
 
 
 class ResultsWriter:
@@ -101,18 +114,14 @@ class ResultsWriter:
     def add(self, record: Mapping[str, Any]) -> None:
         """One case record; its floats are rounded as :func:`dump_json` rounds them."""
         metrics = record["metrics"]
-        fast = True
         if metrics:
             rounded = {key: round(value, FLOAT_DIGITS) for key, value in metrics.items()}
-            fast = all(v == 0.0 or v >= _ORJSON_SAFE_MIN for v in rounded.values())
             record = {**record, "metrics": rounded}
-        try:
-            if not fast:
-                raise TypeError("a float orjson writes otherwise")
-            text = orjson.dumps(record, option=_CASE_OPTIONS)
-        except TypeError:  # lone surrogates, tiny floats: json's own text
-            text = encode_text(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
-        self._pending.append(text)
+        self.add_rounded(record)
+
+    def add_rounded(self, record: Mapping[str, Any]) -> None:
+        """One case record whose metrics are rounded already (``round(v, FLOAT_DIGITS)``)."""
+        self._pending.append(encode_case(record))
         self._count += 1
         if len(self._pending) >= _BATCH:
             self._flush()

@@ -25,15 +25,27 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import IO, Any, Protocol
 
-from recall_gate.core.evaluate import CaseScorer
+import orjson
+
+from recall_gate.adapters.results_store import ResultsWriter
+from recall_gate.core.evaluate import CaseScorer, classify_citation
 from recall_gate.core.fingerprint import fingerprint_texts, label_text
 from recall_gate.core.labels import Label, Labeller
 from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
-from recall_gate.core.records import Aggregates, Artifact, CaseLabel, CaseResult
+from recall_gate.core.metrics import HIT, NDCG, RECALL, discounts
+from recall_gate.core.records import FLOAT_DIGITS, Aggregates, Artifact, CaseLabel, CaseResult
 
-__all__ = ["MISSED_KEPT", "CaseSink", "RetrievedCards", "ScoredCapture", "score_capture"]
+__all__ = [
+    "MISSED_KEPT",
+    "CaseSink",
+    "LineWatch",
+    "RetrievedCards",
+    "ScoredCapture",
+    "score_capture",
+]
 
 # Missed cases kept for the report's list (the results file has every case).
 MISSED_KEPT = 1000
@@ -88,7 +100,19 @@ class _LabelTexts:
         self._size = 0
 
     def add(self, number: int, case_id: str, label: Label) -> None:
-        text = label_text(case_id, *label)
+        language, case_type, gold, relevant = label
+        try:  # label_text's bytes: its keys in sorted order, tuples as they are
+            text = orjson.dumps(
+                {
+                    "case_type": case_type,
+                    "id": case_id,
+                    "language": language,
+                    "must_cite_one_of": gold,
+                    "relevant_ids": relevant,
+                }
+            )
+        except TypeError:  # lone surrogates: label_text's own fallback
+            text = label_text(case_id, *label)
         self._pending.append(text)
         if len(self._pending) >= 512:
             self._file.write(b"".join(self._pending))
@@ -121,6 +145,14 @@ class _LabelTexts:
         self._file.close()
 
 
+class LineWatch(Protocol):
+    """What watches each line as it is scored (a
+    :class:`~recall_gate.adapters.artifacts.CaptureWatch`): the artifact to score
+    and its ranked card ids."""
+
+    def see(self, number: int, line: Artifact) -> tuple[Artifact, Sequence[str]]: ...
+
+
 def score_capture(
     artifacts: Iterable[tuple[int, Artifact]],
     *,
@@ -131,6 +163,7 @@ def score_capture(
     results: CaseSink | None = None,
     fingerprint: bool = False,
     metrics: Sequence[str] = DEFAULT_METRIC_KEYS,
+    watch: LineWatch | None = None,
 ) -> ScoredCapture:
     """Score numbered artifacts at ``k``, labelled by ``cases`` or by themselves.
 
@@ -138,29 +171,16 @@ def score_capture(
     finishes it: the provenance is its to give). ``fingerprint``: also digest
     the capture's own labels, as :func:`~recall_gate.core.fingerprint.fingerprint_labels`
     would (for a self-labelled capture). ``metrics``: the metric keys aggregated.
+    ``watch``: sees each line before it is scored (and may map it).
     """
     labeller = Labeller(cases, artifacts_source=artifacts_source, cases_source=cases_source)
     scorer = CaseScorer(k, keep_missed=MISSED_KEPT, metrics=metrics)
     texts = _LabelTexts() if fingerprint else None
-    label_of = labeller.label
-    add = scorer.add
-    write = None if results is None else results.add
     try:
-        for number, artifact in artifacts:
-            label = label_of(number, artifact)
-            if label is None:
-                continue  # its error is due at finish()
-            record = add(
-                artifact.case_id,
-                label,
-                artifact.ranked_card_ids(),
-                artifact.cited,
-                query=artifact.query,
-            )
-            if write is not None:
-                write(record)
-            if texts is not None:
-                texts.add(number, artifact.case_id, label)
+        if k > 0 and (results is None or isinstance(results, ResultsWriter)):
+            _score_lines(artifacts, labeller, scorer, watch=watch, results=results, texts=texts)
+        else:
+            _score_each(artifacts, labeller, scorer, watch=watch, results=results, texts=texts)
         labeller.finish()
         return ScoredCapture(
             aggregates=scorer.aggregates(),
@@ -175,3 +195,151 @@ def score_capture(
     finally:
         if texts is not None:
             texts.close()
+
+
+def _score_each(
+    artifacts: Iterable[tuple[int, Artifact]],
+    labeller: Labeller,
+    scorer: CaseScorer,
+    *,
+    watch: LineWatch | None,
+    results: CaseSink | None,
+    texts: _LabelTexts | None,
+) -> None:
+    """The reference loop: each case through :meth:`CaseScorer.add` and the sink's ``add``."""
+    label_of = labeller.label
+    add = scorer.add
+    write = None if results is None else results.add
+    for number, line in artifacts:
+        artifact = line if watch is None else watch.see(number, line)[0]
+        label = label_of(number, artifact)
+        if label is None:
+            continue  # its error is due at finish()
+        record = add(
+            artifact.case_id,
+            label,
+            artifact.ranked_card_ids(),
+            artifact.cited,
+            query=artifact.query,
+        )
+        if write is not None:
+            write(record)
+        if texts is not None:
+            texts.add(number, artifact.case_id, label)
+
+
+# One loop by design: a helper called per case costs what the loop saves.
+def _score_lines(  # noqa: PLR0912, PLR0915
+    artifacts: Iterable[tuple[int, Artifact]],
+    labeller: Labeller,
+    scorer: CaseScorer,
+    *,
+    watch: LineWatch | None,
+    results: ResultsWriter | None,
+    texts: _LabelTexts | None,
+) -> None:
+    """:func:`_score_each` in one loop, for a results file or none: the same records,
+    aggregates and counts (a test holds the two equal), with no call per case but
+    the watch's and the labeller's. The rules are :mod:`recall_gate.core.metrics`':
+    de-duplicated by first occurrence before the cut at k; no gold, no score; nDCG's
+    ideal ranking cut at k; a card is its ``parent_id``, else its ``id``."""
+    k = scorer.k
+    label_of = labeller.label
+    see = None if watch is None else watch.see
+    write = None if results is None else results.add_rounded
+    add_text = None if texts is None else texts.add
+    kernels = scorer.kernels
+    metric_keys = scorer.metrics
+    cell_of = scorer.cell
+    cells: dict[tuple[str, str], tuple[Any, ...]] = {}
+    outcomes = scorer.outcomes
+    keep_missed = scorer.keep_missed
+    missed = scorer.missed
+    discount = discounts(k)
+    ideal = [0.0, *accumulate(discount)]
+    digits = FLOAT_DIGITS
+    total = scored = short = missed_total = 0
+    try:
+        for number, line in artifacts:
+            if see is None:
+                artifact = line
+                ranked: Sequence[str] = artifact.ranked_card_ids()
+            else:
+                artifact, ranked = see(number, line)
+            label = label_of(number, artifact)
+            if label is None:
+                continue  # its error is due at finish()
+            language, case_type, gold_ids, relevant_ids = label
+            case_id = artifact.case_id
+            cited = artifact.cited
+            top = list(dict.fromkeys(ranked))[:k]  # de-duplicated, then cut
+            total += 1
+            cell = cells.get((case_type, language))
+            if cell is None:  # registers the group even if no case of it is scored
+                cell = cells[(case_type, language)] = cell_of(case_type, language)
+            outcome = None
+            case_metrics: dict[str, float] = {}
+            rounded: dict[str, float] = {}
+            if gold_ids and (relevant_ids is None or relevant_ids):
+                gold = frozenset(gold_ids)
+                rel = gold if relevant_ids is None else frozenset(relevant_ids)
+                found_cards = rel.intersection(top)
+                found = len(found_cards)
+                dcg = 0.0
+                if found:
+                    for i in sorted(map(top.index, found_cards)):  # summed in rank order
+                        dcg += discount[i]
+                n_rel = len(rel)
+                hit = 1.0 if (found if rel is gold else not gold.isdisjoint(top)) else 0.0
+                recall = found / n_rel
+                ndcg = dcg / ideal[n_rel if n_rel < k else k]
+                case_metrics = {HIT: hit, RECALL: recall, NDCG: ndcg}
+                rounded = {HIT: hit, RECALL: round(recall, digits), NDCG: round(ndcg, digits)}
+                for key, kernel in kernels:
+                    value = case_metrics[key] = kernel(top, gold, rel, k)
+                    rounded[key] = round(value, digits)
+                scored += 1
+                if len(top) < k:
+                    short += 1
+                for append, key in zip(cell, metric_keys, strict=False):
+                    append(case_metrics[key])
+                if cited is not None:
+                    outcome = classify_citation(hit=hit, gold=gold, cited=cited)
+                    outcomes[outcome] += 1
+                    cell[-1](1.0 if outcome == "ok" else 0.0)
+                if not hit:
+                    missed_total += 1
+                    if len(missed) < keep_missed:
+                        missed.append(
+                            CaseResult(
+                                case_id=case_id,
+                                case_type=case_type,
+                                citation_outcome=outcome,
+                                cited=cited,
+                                language=language,
+                                metrics=case_metrics,
+                                must_cite_one_of=gold_ids,
+                                query=artifact.query,
+                                ranked_ids=tuple(top),
+                                relevant_ids=relevant_ids,
+                            )
+                        )
+            if write is not None:
+                write(
+                    {
+                        "case_id": case_id,
+                        "case_type": case_type,
+                        "citation_outcome": outcome,
+                        "cited": cited,
+                        "language": language,
+                        "metrics": rounded,
+                        "must_cite_one_of": gold_ids,
+                        "query": artifact.query,
+                        "ranked_ids": top,
+                        "relevant_ids": relevant_ids,
+                    }
+                )
+            if add_text is not None:
+                add_text(number, case_id, label)
+    finally:
+        scorer.count(total=total, scored=scored, short_of_k=short, missed_total=missed_total)
