@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from recall_gate.adapters import scoring
 from recall_gate.adapters.artifacts import CaptureWatch
 from recall_gate.adapters.dataset import iter_artifacts, iter_capture_lines, load_artifacts
 from recall_gate.adapters.results_store import ResultsWriter, write_results
@@ -295,3 +296,36 @@ def test_the_one_loop_agrees_with_the_reference_loop_on_generated_lines(
         tmp_path, lines, k=k, metrics=("retrieval_mrr_at_k", "retrieval_precision_at_k")
     )
     assert fast == reference
+
+
+@pytest.mark.parametrize("run", [1, 7, 10_000], ids=["a run a line", "runs of 7", "one run"])
+def test_a_capture_indexed_in_sorted_runs_on_disk_keeps_its_label_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int
+) -> None:
+    monkeypatch.setattr(scoring, "_RUN", run)
+    monkeypatch.setattr(scoring, "_CHUNK", 3)
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(capture_lines(120, seed=5)), encoding="utf-8")
+    scored = score_capture(
+        iter_capture_lines(capture), k=5, artifacts_source=str(capture), fingerprint=True
+    )
+    labels = [label for label, _ in label_artifacts(load_artifacts(capture), artifacts_source="x")]
+    assert scored.label_fingerprint == fingerprint_labels(labels)
+
+
+@pytest.mark.parametrize("run", [1, 4, 10_000], ids=["a run a line", "runs of 4", "one run"])
+def test_a_case_s_second_line_is_found_across_runs_as_the_labeller_finds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int
+) -> None:
+    monkeypatch.setattr(scoring, "_RUN", run)
+    monkeypatch.setattr(scoring, "_CHUNK", 2)
+    lines = capture_lines(30, seed=9)
+    again = [lines[20], lines[3], lines[3]]  # seconds on lines 31-33: the first is 31's
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join([*lines, *again]), encoding="utf-8")
+    with pytest.raises(InputError) as expected:
+        label_artifacts(load_artifacts(capture), artifacts_source=str(capture))
+    with pytest.raises(InputError) as found:
+        score_capture(iter_capture_lines(capture), k=5, artifacts_source=str(capture))
+    assert "second artifact" in str(expected.value)
+    assert str(found.value) == str(expected.value)

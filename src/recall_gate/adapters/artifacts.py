@@ -8,7 +8,6 @@ line that carries one must agree with the others.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from pathlib import Path
@@ -97,13 +96,12 @@ def _ranked_items(artifact: Artifact) -> list[str]:
         return artifact.ranked_card_ids()
 
 
-# A file path holds one of these (see ``looks_like_file_path``): ids without any
-# (``card-0042``, ``faq#3``) need no pattern search.
-_PATH_MARK = re.compile(r"[/\\.~:]")
-
-
 def _may_be_paths(ids: Sequence[str]) -> bool:
-    return _PATH_MARK.search("\n".join(ids)) is not None
+    """Whether an id holds a mark every file path holds (see ``looks_like_file_path``):
+    ids without any (``card-0042``, ``faq#3``) need no closer look. Five substring
+    searches in C take a tenth of one pattern search's time."""
+    text = "\n".join(ids)
+    return "/" in text or "." in text or ":" in text or "\\" in text or "~" in text
 
 
 class CaptureWatch:

@@ -121,7 +121,16 @@ class ResultsWriter:
 
     def add_rounded(self, record: Mapping[str, Any]) -> None:
         """One case record whose metrics are rounded already (``round(v, FLOAT_DIGITS)``)."""
-        self._pending.append(encode_case(record))
+        for value in record["metrics"].values():
+            if not (value >= _ORJSON_SAFE_MIN or value == 0.0):
+                text = encode_case(record)
+                break
+        else:
+            try:
+                text = orjson.dumps(record, option=_CASE_OPTIONS)
+            except TypeError:
+                text = encode_case(record)
+        self._pending.append(text)
         self._count += 1
         if len(self._pending) >= _BATCH:
             self._flush()

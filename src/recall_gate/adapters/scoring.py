@@ -7,9 +7,10 @@ Every command scores through :func:`score_capture`: ``score`` with or without
 capture); each case is labelled (:class:`~recall_gate.core.labels.Labeller`),
 scored (:class:`~recall_gate.core.evaluate.CaseScorer`) and, when a results
 file is asked for, written to it at once (:class:`ResultsWriter`). Nothing per
-case is held but its id (for the duplicate check) and, for a self-labelled
-capture, its label's canonical JSON in a temp file (for the dataset
-fingerprint, which sorts the labels by id).
+case is held in memory but its metric values (8 bytes each, for the group
+means): a self-labelled capture's case ids, line numbers and label texts go to
+sorted runs on disk (:class:`_CaseIndex`), merged at the end to find a case's
+second line and to digest the labels in id order (the dataset fingerprint).
 
 Errors are those of the whole-capture checks, in their order: the file cannot
 be read, then the first bad line, then the labelling errors (the first
@@ -19,13 +20,14 @@ written only when there is none.
 
 from __future__ import annotations
 
-import mmap
+import heapq
+import marshal
 import tempfile
-from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
+from operator import itemgetter
 from typing import IO, Any, Protocol
 
 import orjson
@@ -33,7 +35,7 @@ import orjson
 from recall_gate.adapters.results_store import ResultsWriter
 from recall_gate.core.evaluate import CaseScorer, classify_citation
 from recall_gate.core.fingerprint import fingerprint_texts, label_text
-from recall_gate.core.labels import Label, Labeller
+from recall_gate.core.labels import Label, Labeller, second_artifact_error
 from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
 from recall_gate.core.metrics import HIT, NDCG, RECALL, discounts
 from recall_gate.core.records import FLOAT_DIGITS, Aggregates, Artifact, CaseLabel, CaseResult
@@ -86,23 +88,95 @@ class ScoredCapture:
     short_of_k: int = 0  # scored cases holding fewer than k distinct cards
 
 
-class _LabelTexts:
-    """The canonical JSON of each label, spilled to a temp file; digested in id order.
+# Records a run holds before it is sorted and spilled: what a million-case capture
+# keeps in memory at once (a few tens of MB), whatever its size.
+_RUN = 1 << 15
+_CHUNK = 1 << 12  # records per marshalled chunk of a spilled run
 
-    Texts are found by the line number of their case (the labeller's
-    ``first_line`` maps every labelled id to it): per line, 8 bytes of offset.
+
+class _CaseIndex:
+    """Each line's case id, line number and label text, sorted by id on disk: the
+    capture's first second line of a case, and its labels' fingerprint (their
+    canonical JSON in id order, as :func:`~recall_gate.core.fingerprint.fingerprint_labels`
+    digests them), with no per-case object kept while the capture streams.
+
+    Records are gathered in runs of :data:`_RUN`, each sorted by id (stably, so a
+    case's lines stay in file order) and spilled to a temp file once a second run
+    begins; :meth:`finish` merges them in one pass.
     """
 
     def __init__(self) -> None:
-        self._file: IO[bytes] = tempfile.TemporaryFile(prefix="recall-gate-labels.")  # noqa: SIM115
-        self._pending: list[bytes] = []
-        self._ends = array("q", [0])  # _ends[n]: where line n's text ends (n's start: _ends[n - 1])
-        self._size = 0
+        self._run: list[tuple[str, int, bytes | None]] = []
+        self._spilled: list[IO[bytes]] = []  # each a sorted run
 
-    def add(self, number: int, case_id: str, label: Label) -> None:
-        language, case_type, gold, relevant = label
-        try:  # label_text's bytes: its keys in sorted order, tuples as they are
-            text = orjson.dumps(
+    def add(self, number: int, case_id: str, text: bytes | None) -> None:
+        """Line ``number`` of case ``case_id``: its label text, or None (no label)."""
+        run = self._run
+        run.append((case_id, number, text))
+        if len(run) >= _RUN:
+            self._spill()
+
+    def _spill(self) -> None:
+        run = self._run
+        run.sort(key=itemgetter(0))
+        out = tempfile.TemporaryFile(prefix="recall-gate-cases.")  # noqa: SIM115
+        self._spilled.append(out)
+        for i in range(0, len(run), _CHUNK):
+            marshal.dump(run[i : i + _CHUNK], out)
+        run.clear()
+
+    @staticmethod
+    def _read(spilled: IO[bytes]) -> Iterator[tuple[str, int, bytes | None]]:
+        spilled.seek(0)
+        while True:
+            try:
+                # What this process wrote to its own unnamed temp file, read back.
+                chunk = marshal.load(spilled)  # noqa: S302
+            except EOFError:
+                return
+            yield from chunk
+
+    def finish(self) -> tuple[tuple[str, int, int] | None, str]:
+        """The first second line (``case id, first line, second line``) or None, and
+        the fingerprint of the first line's label of each case, in id order."""
+        run = self._run
+        if not self._spilled:
+            run.sort(key=itemgetter(0))
+            records: Iterator[tuple[str, int, bytes | None]] = iter(run)
+        else:
+            if run:
+                self._spill()
+            records = heapq.merge(*map(self._read, self._spilled), key=itemgetter(0))
+        second: list[tuple[str, int, int]] = []
+
+        def texts() -> Iterator[bytes]:
+            last: str | None = None
+            first = 0
+            for case_id, number, text in records:
+                if case_id == last:
+                    if not second or number < second[0][2]:
+                        second[:] = [(case_id, first, number)]
+                    continue
+                last, first = case_id, number
+                if text is not None:
+                    yield text
+
+        fingerprint = fingerprint_texts(texts())
+        return (second[0] if second else None), fingerprint
+
+    def close(self) -> None:
+        for spilled in self._spilled:
+            spilled.close()
+        self._run.clear()
+
+
+def _label_text(case_id: str, label: Label) -> bytes:
+    """:func:`~recall_gate.core.fingerprint.label_text` of a label, at orjson's speed."""
+    language, case_type, gold, relevant = label
+    try:  # its keys in sorted order, tuples as they are: label_text's bytes, copied
+        # to their own size (orjson's bytes keep its 4 KB buffer: 4 GB a million)
+        return memoryview(
+            orjson.dumps(
                 {
                     "case_type": case_type,
                     "id": case_id,
@@ -111,38 +185,9 @@ class _LabelTexts:
                     "relevant_ids": relevant,
                 }
             )
-        except TypeError:  # lone surrogates: label_text's own fallback
-            text = label_text(case_id, *label)
-        self._pending.append(text)
-        if len(self._pending) >= 512:
-            self._file.write(b"".join(self._pending))
-            self._pending.clear()
-        ends = self._ends
-        if number < len(ends):
-            raise ValueError(f"line {number} comes after line {len(ends) - 1}: lines go in order")
-        if len(ends) < number:  # lines without a text (blank, repeated) are empty spans
-            ends.extend([self._size] * (number - len(ends)))
-        self._size += len(text)
-        ends.append(self._size)
-
-    def fingerprint(self, first_line: Mapping[str, int]) -> str:
-        self._file.write(b"".join(self._pending))
-        self._pending.clear()
-        self._file.flush()
-        if not self._size:
-            return fingerprint_texts(())
-        ends = self._ends
-        with mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) as view:
-
-            def texts() -> Iterator[bytes]:
-                for case_id in sorted(first_line):
-                    number = first_line[case_id]
-                    yield view[ends[number - 1] : ends[number]]
-
-            return fingerprint_texts(texts())
-
-    def close(self) -> None:
-        self._file.close()
+        ).tobytes()
+    except TypeError:  # lone surrogates: label_text's own fallback
+        return label_text(case_id, *label)
 
 
 class LineWatch(Protocol):
@@ -173,28 +218,50 @@ def score_capture(
     would (for a self-labelled capture). ``metrics``: the metric keys aggregated.
     ``watch``: sees each line before it is scored (and may map it).
     """
-    labeller = Labeller(cases, artifacts_source=artifacts_source, cases_source=cases_source)
+    # A self-labelled capture's lines are indexed on disk (its duplicates found at
+    # the end); a cases file's are known to the labeller, which holds the cases.
+    index = _CaseIndex() if cases is None or fingerprint else None
+    labeller = Labeller(
+        cases,
+        artifacts_source=artifacts_source,
+        cases_source=cases_source,
+        keep_lines=cases is not None,
+    )
     scorer = CaseScorer(k, keep_missed=MISSED_KEPT, metrics=metrics)
-    texts = _LabelTexts() if fingerprint else None
+    loop = (
+        _score_lines
+        if k > 0 and (results is None or isinstance(results, ResultsWriter))
+        else _score_each
+    )
     try:
-        if k > 0 and (results is None or isinstance(results, ResultsWriter)):
-            _score_lines(artifacts, labeller, scorer, watch=watch, results=results, texts=texts)
-        else:
-            _score_each(artifacts, labeller, scorer, watch=watch, results=results, texts=texts)
+        loop(
+            artifacts,
+            labeller,
+            scorer,
+            watch=watch,
+            results=results,  # type: ignore[arg-type]
+            index=index,
+            texts=fingerprint,
+        )
+        label_fingerprint = None
+        if index is not None:
+            second, label_fingerprint = index.finish()
+            if second is not None and cases is None:
+                raise second_artifact_error(artifacts_source, second[2], second[0], second[1])
         labeller.finish()
         return ScoredCapture(
             aggregates=scorer.aggregates(),
             total=scorer.total,
             scored=scorer.scored,
             outcomes=scorer.outcomes,
-            label_fingerprint=None if texts is None else texts.fingerprint(labeller.first_line),
+            label_fingerprint=label_fingerprint if fingerprint else None,
             missed=tuple(scorer.missed),
             missed_total=scorer.missed_total,
             short_of_k=scorer.short_of_k,
         )
     finally:
-        if texts is not None:
-            texts.close()
+        if index is not None:
+            index.close()
 
 
 def _score_each(
@@ -204,15 +271,23 @@ def _score_each(
     *,
     watch: LineWatch | None,
     results: CaseSink | None,
-    texts: _LabelTexts | None,
+    index: _CaseIndex | None,
+    texts: bool,
 ) -> None:
-    """The reference loop: each case through :meth:`CaseScorer.add` and the sink's ``add``."""
+    """The reference loop: each case through :meth:`CaseScorer.add` and the sink's ``add``;
+    each line to the ``index`` (with its label text, if ``texts``)."""
     label_of = labeller.label
     add = scorer.add
     write = None if results is None else results.add
     for number, line in artifacts:
         artifact = line if watch is None else watch.see(number, line)[0]
         label = label_of(number, artifact)
+        if index is not None:
+            index.add(
+                number,
+                artifact.case_id,
+                None if label is None or not texts else _label_text(artifact.case_id, label),
+            )
         if label is None:
             continue  # its error is due at finish()
         record = add(
@@ -224,8 +299,6 @@ def _score_each(
         )
         if write is not None:
             write(record)
-        if texts is not None:
-            texts.add(number, artifact.case_id, label)
 
 
 # One loop by design: a helper called per case costs what the loop saves.
@@ -236,7 +309,8 @@ def _score_lines(  # noqa: PLR0912, PLR0915
     *,
     watch: LineWatch | None,
     results: ResultsWriter | None,
-    texts: _LabelTexts | None,
+    index: _CaseIndex | None,
+    texts: bool,
 ) -> None:
     """:func:`_score_each` in one loop, for a results file or none: the same records,
     aggregates and counts (a test holds the two equal), with no call per case but
@@ -247,7 +321,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
     label_of = labeller.label
     see = None if watch is None else watch.see
     write = None if results is None else results.add_rounded
-    add_text = None if texts is None else texts.add
+    index_add = None if index is None else index.add
     kernels = scorer.kernels
     metric_keys = scorer.metrics
     cell_of = scorer.cell
@@ -267,10 +341,16 @@ def _score_lines(  # noqa: PLR0912, PLR0915
             else:
                 artifact, ranked = see(number, line)
             label = label_of(number, artifact)
+            case_id = artifact.case_id
+            if index_add is not None:
+                index_add(
+                    number,
+                    case_id,
+                    None if label is None or not texts else _label_text(case_id, label),
+                )
             if label is None:
                 continue  # its error is due at finish()
             language, case_type, gold_ids, relevant_ids = label
-            case_id = artifact.case_id
             cited = artifact.cited
             top = list(dict.fromkeys(ranked))[:k]  # de-duplicated, then cut
             total += 1
@@ -339,7 +419,5 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                         "relevant_ids": relevant_ids,
                     }
                 )
-            if add_text is not None:
-                add_text(number, case_id, label)
     finally:
         scorer.count(total=total, scored=scored, short_of_k=short, missed_total=missed_total)
