@@ -122,19 +122,17 @@ class _CaseIndex:
         out = tempfile.TemporaryFile(prefix="recall-gate-cases.")  # noqa: SIM115
         self._spilled.append(out)
         for i in range(0, len(run), _CHUNK):
-            marshal.dump(run[i : i + _CHUNK], out)
+            data = marshal.dumps(run[i : i + _CHUNK])
+            out.write(len(data).to_bytes(8, "little") + data)
         run.clear()
 
     @staticmethod
     def _read(spilled: IO[bytes]) -> Iterator[tuple[str, int, bytes | None]]:
         spilled.seek(0)
-        while True:
-            try:
-                # What this process wrote to its own unnamed temp file, read back.
-                chunk = marshal.load(spilled)  # noqa: S302
-            except EOFError:
-                return
-            yield from chunk
+        while size := spilled.read(8):
+            # What this process wrote to its own unnamed temp file, read back whole
+            # (marshal.load would read the file a value at a time).
+            yield from marshal.loads(spilled.read(int.from_bytes(size, "little")))  # noqa: S302
 
     def finish(self) -> tuple[tuple[str, int, int] | None, str]:
         """The first second line (``case id, first line, second line``) or None, and
