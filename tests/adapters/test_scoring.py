@@ -5,8 +5,10 @@ writing each case before it reads the next."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import random
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -329,3 +331,33 @@ def test_a_case_s_second_line_is_found_across_runs_as_the_labeller_finds_it(
         score_capture(iter_capture_lines(capture), k=5, artifacts_source=str(capture))
     assert "second artifact" in str(expected.value)
     assert str(found.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("copied", [0, 5_000], ids=["no kernel copy", "a part, then refused"])
+def test_the_results_file_is_whole_when_the_kernel_copy_fails_part_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copied: int
+) -> None:
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(capture_lines(200)), encoding="utf-8")
+
+    def score(name: str) -> bytes:
+        with ResultsWriter(tmp_path / name) as writer:
+            scored = score_capture(
+                iter_capture_lines(capture), k=5, artifacts_source="x", results=writer
+            )
+            writer.finish(k=5, provenance=PROVENANCE, aggregates=scored.aggregates)
+        return (tmp_path / name).read_bytes()
+
+    whole = score("kernel.json")
+    real = os.copy_file_range
+    calls: list[int] = []
+
+    def refusing(src: int, dst: int, count: int, offset_src: int | None = None) -> int:
+        calls.append(count)
+        if len(calls) == 1 and copied:
+            return real(src, dst, copied, offset_src)
+        raise OSError(errno.EXDEV, "cross-device")
+
+    monkeypatch.setattr(os, "copy_file_range", refusing)
+    assert score("blocks.json") == whole
+    assert calls
