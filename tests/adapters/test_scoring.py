@@ -300,14 +300,18 @@ def test_the_one_loop_agrees_with_the_reference_loop_on_generated_lines(
     assert fast == reference
 
 
+@pytest.mark.parametrize("in_order", [False, True], ids=["ids shuffled", "ids in order"])
 @pytest.mark.parametrize("run", [1, 7, 10_000], ids=["a run a line", "runs of 7", "one run"])
 def test_a_capture_indexed_in_sorted_runs_on_disk_keeps_its_label_fingerprint(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int, in_order: bool
 ) -> None:
     monkeypatch.setattr(scoring, "_RUN", run)
     monkeypatch.setattr(scoring, "_CHUNK", 3)
+    lines = capture_lines(120, seed=5)
+    if in_order:  # runs that follow one another, none merged
+        lines.sort(key=lambda line: json.loads(line)["case_id"])
     capture = tmp_path / "run.jsonl"
-    capture.write_text("".join(capture_lines(120, seed=5)), encoding="utf-8")
+    capture.write_text("".join(lines), encoding="utf-8")
     scored = score_capture(
         iter_capture_lines(capture), k=5, artifacts_source=str(capture), fingerprint=True
     )
@@ -315,16 +319,20 @@ def test_a_capture_indexed_in_sorted_runs_on_disk_keeps_its_label_fingerprint(
     assert scored.label_fingerprint == fingerprint_labels(labels)
 
 
+@pytest.mark.parametrize("in_order", [False, True], ids=["ids shuffled", "ids in order"])
 @pytest.mark.parametrize("run", [1, 4, 10_000], ids=["a run a line", "runs of 4", "one run"])
 def test_a_case_s_second_line_is_found_across_runs_as_the_labeller_finds_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int, in_order: bool
 ) -> None:
     monkeypatch.setattr(scoring, "_RUN", run)
     monkeypatch.setattr(scoring, "_CHUNK", 2)
     lines = capture_lines(30, seed=9)
     again = [lines[20], lines[3], lines[3]]  # seconds on lines 31-33: the first is 31's
+    lines = [*lines, *again]
+    if in_order:  # a case's lines side by side, maybe across two runs
+        lines.sort(key=lambda line: json.loads(line)["case_id"])
     capture = tmp_path / "run.jsonl"
-    capture.write_text("".join([*lines, *again]), encoding="utf-8")
+    capture.write_text("".join(lines), encoding="utf-8")
     with pytest.raises(InputError) as expected:
         label_artifacts(load_artifacts(capture), artifacts_source=str(capture))
     with pytest.raises(InputError) as found:

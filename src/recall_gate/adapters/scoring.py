@@ -21,6 +21,7 @@ written only when there is none.
 from __future__ import annotations
 
 import heapq
+import itertools
 import marshal
 import tempfile
 from collections import Counter
@@ -108,6 +109,7 @@ class _CaseIndex:
     def __init__(self) -> None:
         self._run: list[tuple[str, int, bytes | None]] = []
         self._spilled: list[IO[bytes]] = []  # each a sorted run
+        self._bounds: list[tuple[str, str]] = []  # each run's first and last id
 
     def add(self, number: int, case_id: str, text: bytes | None) -> None:
         """Line ``number`` of case ``case_id``: its label text, or None (no label)."""
@@ -121,6 +123,7 @@ class _CaseIndex:
         run.sort(key=itemgetter(0))
         out = tempfile.TemporaryFile(prefix="recall-gate-cases.")  # noqa: SIM115
         self._spilled.append(out)
+        self._bounds.append((run[0][0], run[-1][0]))
         for i in range(0, len(run), _CHUNK):
             data = marshal.dumps(run[i : i + _CHUNK])
             out.write(len(data).to_bytes(8, "little") + data)
@@ -144,7 +147,14 @@ class _CaseIndex:
         else:
             if run:
                 self._spill()
-            records = heapq.merge(*map(self._read, self._spilled), key=itemgetter(0))
+            order = sorted(range(len(self._spilled)), key=lambda i: self._bounds[i])
+            runs = [self._read(self._spilled[i]) for i in order]
+            apart = all(
+                self._bounds[a][1] < self._bounds[b][0] for a, b in itertools.pairwise(order)
+            )
+            # Runs whose ids do not interleave (a capture in id order, the usual one)
+            # follow one another; others are merged.
+            records = itertools.chain(*runs) if apart else heapq.merge(*runs, key=itemgetter(0))
         second: list[tuple[str, int, int]] = []
 
         def texts() -> Iterator[bytes]:
