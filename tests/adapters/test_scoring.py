@@ -369,3 +369,17 @@ def test_the_results_file_is_whole_when_the_kernel_copy_fails_part_way(
     monkeypatch.setattr(os, "copy_file_range", refusing)
     assert score("blocks.json") == whole
     assert calls
+
+
+def test_a_second_line_in_a_run_of_smaller_ids_still_comes_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scoring, "_RUN", 2)
+    line = '{{"case_id": "{}", "retrieved": ["a"], "language": "en", "case_type": "golden", '
+    line += '"must_cite_one_of": ["a"]}}\n'
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(line.format(c) for c in ["z", "m", "a", "m"]), encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r"run.jsonl:4: second artifact for case 'm' \(first on line 2\)"
+    ):
+        score_capture(iter_capture_lines(capture), k=5, artifacts_source=str(capture))

@@ -102,8 +102,8 @@ class _CaseIndex:
     digests them), with no per-case object kept while the capture streams.
 
     Records are gathered in runs of :data:`_RUN`, each sorted by id (stably, so a
-    case's lines stay in file order) and spilled to a temp file once a second run
-    begins; :meth:`finish` merges them in one pass.
+    case's lines stay in file order) and spilled to a temp file when full;
+    :meth:`finish` merges them in one pass.
     """
 
     def __init__(self) -> None:
@@ -148,13 +148,12 @@ class _CaseIndex:
             if run:
                 self._spill()
             order = sorted(range(len(self._spilled)), key=lambda i: self._bounds[i])
-            runs = [self._read(self._spilled[i]) for i in order]
-            apart = all(
-                self._bounds[a][1] < self._bounds[b][0] for a, b in itertools.pairwise(order)
-            )
-            # Runs whose ids do not interleave (a capture in id order, the usual one)
-            # follow one another; others are merged.
-            records = itertools.chain(*runs) if apart else heapq.merge(*runs, key=itemgetter(0))
+            if all(self._bounds[a][1] < self._bounds[b][0] for a, b in itertools.pairwise(order)):
+                # Runs whose ids do not interleave (a capture in id order, the usual
+                # one) follow one another, with no merge.
+                records = itertools.chain(*(self._read(self._spilled[i]) for i in order))
+            else:  # merged in file order: a case's lines in the order of their numbers
+                records = heapq.merge(*map(self._read, self._spilled), key=itemgetter(0))
         second: list[tuple[str, int, int]] = []
 
         def texts() -> Iterator[bytes]:
