@@ -5,16 +5,22 @@ writing each case before it reads the next."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
 import random
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from recall_gate.adapters.dataset import iter_artifacts, load_artifacts
+from recall_gate.adapters import scoring
+from recall_gate.adapters.artifacts import CaptureWatch
+from recall_gate.adapters.dataset import iter_artifacts, iter_capture_lines, load_artifacts
 from recall_gate.adapters.results_store import ResultsWriter, write_results
 from recall_gate.adapters.scoring import score_capture
 from recall_gate.core.aggregate import aggregate
@@ -22,6 +28,7 @@ from recall_gate.core.evaluate import score_case
 from recall_gate.core.fingerprint import fingerprint_labels
 from recall_gate.core.labels import label_artifacts
 from recall_gate.core.records import Artifact, CaseLabel, CaseResult, Provenance, Results
+from recall_gate.errors import InputError
 
 PROVENANCE = Provenance(tool_version="0.0.0", dataset_fingerprint="sha256:0000000000000000")
 
@@ -194,3 +201,185 @@ def test_each_case_is_written_before_the_next_artifact_is_read() -> None:
 
     score_capture(artifacts(), k=1, artifacts_source="x", results=log)
     assert log.events == ["read c1", "write c1", "read c2", "write c2", "read c3", "write c3"]
+
+
+# -- the one-loop scorer against the reference loop -----------------------------------
+
+
+class Forward:
+    """A sink that is no ResultsWriter: ``score_capture`` takes the reference loop
+    (each case through ``CaseScorer.add`` and the writer's ``add``)."""
+
+    def __init__(self, writer: ResultsWriter) -> None:
+        self.writer = writer
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        self.writer.add(record)
+
+
+Scored = tuple[bytes, Any] | str  # the results file and the scored capture, or the error
+
+
+def scored_both_ways(
+    tmp_path: Path, lines: list[str], *, k: int, metrics: tuple[str, ...] = ()
+) -> tuple[Scored, Scored]:
+    """What the one loop makes of a capture, then what the reference loop makes of it."""
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(lines), encoding="utf-8")
+    out: list[Scored] = []
+    for name, wrap in (("fast", lambda w: w), ("reference", Forward)):
+        try:
+            with ResultsWriter(tmp_path / f"{name}.json") as writer:
+                scored = score_capture(
+                    iter_capture_lines(capture),
+                    k=k,
+                    artifacts_source=str(capture),
+                    results=wrap(writer),
+                    fingerprint=True,
+                    metrics=metrics or ("retrieval_hit_at_k",),
+                    watch=CaptureWatch(str(capture), self_labelled=True, unmapped_paths=True),
+                )
+                writer.finish(k=k, provenance=PROVENANCE, aggregates=scored.aggregates)
+        except InputError as exc:
+            out.append(str(exc))
+        else:
+            out.append(((tmp_path / f"{name}.json").read_bytes(), scored))
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 100])
+@pytest.mark.parametrize(
+    "metrics", [(), ("retrieval_mrr_at_k", "retrieval_precision_at_k")], ids=["triad", "all five"]
+)
+def test_the_one_loop_scores_and_writes_as_the_reference_loop_does(
+    tmp_path: Path, k: int, metrics: tuple[str, ...]
+) -> None:
+    fast, reference = scored_both_ways(tmp_path, capture_lines(500, seed=k), k=k, metrics=metrics)
+    assert not isinstance(fast, str)
+    assert fast == reference
+    assert fast[1].missed  # the missed cases' list is compared too
+
+
+_ids = st.sampled_from(["a", "b", "c", "d", "é", "x/y.md", "", "\ud800"])
+_items = st.one_of(
+    _ids.filter(bool),
+    st.fixed_dictionaries(
+        {"id": _ids.filter(bool)},
+        optional={"parent_id": _ids, "score": st.floats(0, 1), "outside_kb": st.just(True)},
+    ),
+)
+_lines = st.fixed_dictionaries(
+    {
+        "case_id": st.sampled_from(["c1", "c2", "c3", "c4", "c5", "c6"]),
+        "retrieved": st.lists(_items, max_size=12),
+        "language": st.sampled_from(["en", "pt-BR"]),
+        "case_type": st.sampled_from(["golden", "capability", "no_match"]),
+        "must_cite_one_of": st.lists(_ids.filter(bool), max_size=4, unique=True),
+    },
+    optional={
+        "relevant_ids": st.lists(_ids.filter(bool), max_size=3, unique=True),
+        "cited": st.lists(_ids, max_size=3),
+        "query": st.text(max_size=5),
+    },
+)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+@given(
+    objs=st.lists(_lines, min_size=1, max_size=6, unique_by=lambda o: o["case_id"]),
+    k=st.integers(1, 6),
+)
+def test_the_one_loop_agrees_with_the_reference_loop_on_generated_lines(
+    tmp_path_factory: pytest.TempPathFactory, objs: list[dict[str, Any]], k: int
+) -> None:
+    tmp_path = tmp_path_factory.mktemp("lines")
+    lines = [json.dumps(o) + "\n" for o in objs]
+    fast, reference = scored_both_ways(
+        tmp_path, lines, k=k, metrics=("retrieval_mrr_at_k", "retrieval_precision_at_k")
+    )
+    assert fast == reference
+
+
+@pytest.mark.parametrize("in_order", [False, True], ids=["ids shuffled", "ids in order"])
+@pytest.mark.parametrize("run", [1, 7, 10_000], ids=["a run a line", "runs of 7", "one run"])
+def test_a_capture_indexed_in_sorted_runs_on_disk_keeps_its_label_fingerprint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int, in_order: bool
+) -> None:
+    monkeypatch.setattr(scoring, "_RUN", run)
+    monkeypatch.setattr(scoring, "_CHUNK", 3)
+    lines = capture_lines(120, seed=5)
+    if in_order:  # runs that follow one another, none merged
+        lines.sort(key=lambda line: json.loads(line)["case_id"])
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(lines), encoding="utf-8")
+    scored = score_capture(
+        iter_capture_lines(capture), k=5, artifacts_source=str(capture), fingerprint=True
+    )
+    labels = [label for label, _ in label_artifacts(load_artifacts(capture), artifacts_source="x")]
+    assert scored.label_fingerprint == fingerprint_labels(labels)
+
+
+@pytest.mark.parametrize("in_order", [False, True], ids=["ids shuffled", "ids in order"])
+@pytest.mark.parametrize("run", [1, 4, 10_000], ids=["a run a line", "runs of 4", "one run"])
+def test_a_case_s_second_line_is_found_across_runs_as_the_labeller_finds_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: int, in_order: bool
+) -> None:
+    monkeypatch.setattr(scoring, "_RUN", run)
+    monkeypatch.setattr(scoring, "_CHUNK", 2)
+    lines = capture_lines(30, seed=9)
+    again = [lines[20], lines[3], lines[3]]  # seconds on lines 31-33: the first is 31's
+    lines = [*lines, *again]
+    if in_order:  # a case's lines side by side, maybe across two runs
+        lines.sort(key=lambda line: json.loads(line)["case_id"])
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(InputError) as expected:
+        label_artifacts(load_artifacts(capture), artifacts_source=str(capture))
+    with pytest.raises(InputError) as found:
+        score_capture(iter_capture_lines(capture), k=5, artifacts_source=str(capture))
+    assert "second artifact" in str(expected.value)
+    assert str(found.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("copied", [0, 5_000], ids=["no kernel copy", "a part, then refused"])
+def test_the_results_file_is_whole_when_the_kernel_copy_fails_part_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, copied: int
+) -> None:
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(capture_lines(200)), encoding="utf-8")
+
+    def score(name: str) -> bytes:
+        with ResultsWriter(tmp_path / name) as writer:
+            scored = score_capture(
+                iter_capture_lines(capture), k=5, artifacts_source="x", results=writer
+            )
+            writer.finish(k=5, provenance=PROVENANCE, aggregates=scored.aggregates)
+        return (tmp_path / name).read_bytes()
+
+    whole = score("kernel.json")
+    real = os.copy_file_range
+    calls: list[int] = []
+
+    def refusing(src: int, dst: int, count: int, offset_src: int | None = None) -> int:
+        calls.append(count)
+        if len(calls) == 1 and copied:
+            return real(src, dst, copied, offset_src)
+        raise OSError(errno.EXDEV, "cross-device")
+
+    monkeypatch.setattr(os, "copy_file_range", refusing)
+    assert score("blocks.json") == whole
+    assert calls
+
+
+def test_a_second_line_in_a_run_of_smaller_ids_still_comes_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scoring, "_RUN", 2)
+    line = '{{"case_id": "{}", "retrieved": ["a"], "language": "en", "case_type": "golden", '
+    line += '"must_cite_one_of": ["a"]}}\n'
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(line.format(c) for c in ["z", "m", "a", "m"]), encoding="utf-8")
+    with pytest.raises(
+        InputError, match=r"run.jsonl:4: second artifact for case 'm' \(first on line 2\)"
+    ):
+        score_capture(iter_capture_lines(capture), k=5, artifacts_source=str(capture))

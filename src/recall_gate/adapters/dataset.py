@@ -21,6 +21,8 @@ from pydantic import ValidationError
 from recall_gate.adapters.capture_limits import (
     MAX_LINE_CHARS,
     MAX_LINES,
+    MAX_RETRIEVED,
+    MAX_STRING_CHARS,
     check_artifact_size,
     too_many_lines,
 )
@@ -138,7 +140,8 @@ def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
             except InputError:
                 ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
                 raise
-        check_artifact_size(artifact, line_chars=len(raw), where=f"{source}:{number}")
+        if len(raw) > MAX_STRING_CHARS or len(artifact.retrieved) > MAX_RETRIEVED:
+            check_artifact_size(artifact, line_chars=len(raw), where=f"{source}:{number}")
         content = True
         yield number, artifact
     if not content:

@@ -8,12 +8,13 @@ fixed float rounding, trailing newline) so that a diff is reviewable.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -44,6 +45,7 @@ __all__ = [
     "FLOAT_DIGITS",
     "ResultsWriter",
     "dump_jsonl",
+    "encode_case",
     "read_comparison",
     "read_results",
     "write_results",
@@ -62,6 +64,18 @@ _CASES_MARK = "\u0000cases\u0000"
 _CASE_INDENT = b"    "  # a case is an item of the top-level "cases" list
 _CASE_SEPARATOR = b",\n"
 _BATCH = 512  # cases joined per write
+
+
+def encode_case(record: Mapping[str, Any]) -> bytes:
+    """A case record (metrics rounded) as :func:`dump_json` writes it, unindented."""
+    metrics = record["metrics"]
+    try:
+        for value in metrics.values():
+            if not (value >= _ORJSON_SAFE_MIN or value == 0.0):
+                raise TypeError("a float orjson writes otherwise")
+        return orjson.dumps(record, option=_CASE_OPTIONS)
+    except TypeError:  # lone surrogates, tiny floats: json's own text
+        return encode_text(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
 
 
 class ResultsWriter:
@@ -101,17 +115,22 @@ class ResultsWriter:
     def add(self, record: Mapping[str, Any]) -> None:
         """One case record; its floats are rounded as :func:`dump_json` rounds them."""
         metrics = record["metrics"]
-        fast = True
         if metrics:
             rounded = {key: round(value, FLOAT_DIGITS) for key, value in metrics.items()}
-            fast = all(v == 0.0 or v >= _ORJSON_SAFE_MIN for v in rounded.values())
             record = {**record, "metrics": rounded}
-        try:
-            if not fast:
-                raise TypeError("a float orjson writes otherwise")
-            text = orjson.dumps(record, option=_CASE_OPTIONS)
-        except TypeError:  # lone surrogates, tiny floats: json's own text
-            text = encode_text(json.dumps(record, sort_keys=True, indent=2, ensure_ascii=False))
+        self.add_rounded(record)
+
+    def add_rounded(self, record: Mapping[str, Any]) -> None:
+        """One case record whose metrics are rounded already (``round(v, FLOAT_DIGITS)``)."""
+        for value in record["metrics"].values():
+            if not (value >= _ORJSON_SAFE_MIN or value == 0.0):
+                text = encode_case(record)
+                break
+        else:
+            try:
+                text = orjson.dumps(record, option=_CASE_OPTIONS)
+            except TypeError:
+                text = encode_case(record)
         self._pending.append(text)
         self._count += 1
         if len(self._pending) >= _BATCH:
@@ -165,9 +184,29 @@ class ResultsWriter:
                 out.write(head.removesuffix(b"[") + b"[]" + tail.removeprefix(b"  ]"))
                 return
             out.write(head + b"\n")
-            self._cases.seek(0)
-            shutil.copyfileobj(self._cases, out, 1 << 20)
+            self._cases.flush()
+            _copy_whole(self._cases, out)
             out.write(b"\n" + tail)
+
+
+def _copy_whole(source: IO[bytes], out: IO[bytes]) -> None:
+    """Append all of ``source`` to ``out``: in the kernel where it can
+    (``copy_file_range``, no pass through user space), else by blocks."""
+    size = os.fstat(source.fileno()).st_size
+    out.flush()
+    done = 0
+    try:
+        while done < size:
+            copied = os.copy_file_range(source.fileno(), out.fileno(), size - done, done)
+            if not copied:
+                break
+            done += copied
+    except (AttributeError, OSError):  # not Linux, or not between these two files
+        pass
+    out.seek(0, os.SEEK_END)  # the buffered handle learns where the copy ended
+    if done < size:
+        source.seek(done)
+        shutil.copyfileobj(source, out, 1 << 20)
 
 
 def read_results(path: Path) -> Results:

@@ -215,12 +215,20 @@ def _coverage_fits(coverage: Coverage) -> bool:
     return True
 
 
+# Tags found canonical already (a capture holds a handful): a set lookup per line.
+_CANONICAL_SEEN: set[str] = set()
+_CANONICAL_KEPT = 1024
+
+
 def needs_full_validation(line: ArtifactLine) -> bool:
     """Whether a decoded line holds what only the full validation may judge: a
     language not in canonical form, an empty retrieved id, a coverage to check."""
     language = line.language
-    if language is not None and not is_canonical_language(language):
-        return True
+    if language is not None and language not in _CANONICAL_SEEN:
+        if not is_canonical_language(language):
+            return True
+        if len(_CANONICAL_SEEN) < _CANONICAL_KEPT:
+            _CANONICAL_SEEN.add(language)
     if "" in line.retrieved:
         return True
     return line.coverage is not None and not _coverage_fits(line.coverage)

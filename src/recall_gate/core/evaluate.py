@@ -22,7 +22,7 @@ aggregates; it keeps no record.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from recall_gate.core.aggregate import MetricAccumulator
@@ -69,7 +69,7 @@ class CaseScorer:
         # The aggregates' columns: the chosen retrieval metrics, then the citation share.
         self._columns = (*self.metrics, CITATION_COVERAGE)
         # The chosen metrics that the one pass of score_top does not compute.
-        self._kernels = tuple(
+        self.kernels = tuple(
             (m.key, m.kernel) for m in GATED_METRICS if m.kernel is not None and m.key in chosen
         )
         self.keep_missed = keep_missed
@@ -97,16 +97,14 @@ class CaseScorer:
         gold = frozenset(gold_ids)
         relevant = None if relevant_ids is None else frozenset(relevant_ids)
         top, metrics = score_top(ranked_card_ids, gold=gold, relevant=relevant, k=self.k)
-        if metrics and self._kernels:
+        if metrics and self.kernels:
             rel = gold if relevant is None else relevant
-            for key, kernel in self._kernels:
+            for key, kernel in self.kernels:
                 metrics[key] = kernel(top, gold, rel, self.k)
         self.total += 1
         cell = self._cells.get((case_type, language))
         if cell is None:  # registers the group even if no case of it is scored
-            cell = self._cells[(case_type, language)] = self._acc.appenders(
-                case_type, language, self._columns
-            )
+            cell = self._cells[(case_type, language)] = self.cell(case_type, language)
         outcome: CitationOutcome | None = None
         if metrics:
             self.scored += 1
@@ -135,6 +133,18 @@ class CaseScorer:
             if len(self.missed) < self.keep_missed:
                 self.missed.append(CaseResult.model_validate(record))
         return record
+
+    def cell(self, case_type: str, language: str) -> tuple[Callable[[float], None], ...]:
+        """The group's appenders: one per metric of :attr:`metrics`, then the citation
+        share's (for a loop that scores cases itself, then :meth:`count` s them)."""
+        return self._acc.appenders(case_type, language, self._columns)
+
+    def count(self, *, total: int, scored: int, short_of_k: int, missed_total: int) -> None:
+        """Add the counts of cases scored outside :meth:`add` (into :meth:`cell`)."""
+        self.total += total
+        self.scored += scored
+        self.short_of_k += short_of_k
+        self.missed_total += missed_total
 
     def aggregates(self) -> Aggregates:
         return self._acc.result()

@@ -94,7 +94,13 @@ class Labeller:
         *,
         artifacts_source: str,
         cases_source: str = "the cases file",
+        keep_lines: bool = True,
     ) -> None:
+        if cases is not None and not keep_lines:
+            raise ValueError("a labeller of a cases file keeps each case's line")
+        # keep_lines=False: the caller finds a case's second line itself (a capture
+        # too large to hold each case id: the scorer indexes them on disk).
+        self._keep_lines = keep_lines
         self.source = artifacts_source
         self.cases_source = cases_source
         self._cases = cases
@@ -109,11 +115,12 @@ class Labeller:
     def label(self, number: int, artifact: Artifact) -> Label | None:
         """The label of the artifact on line ``number`` (lines come in file order)."""
         case_id = artifact.case_id
-        first = self.first_line.setdefault(case_id, number)
-        if first != number:
-            if self._duplicate is None:
-                self._duplicate = second_artifact_error(self.source, number, case_id, first)
-            return None
+        if self._keep_lines:
+            first = self.first_line.setdefault(case_id, number)
+            if first != number:
+                if self._duplicate is None:
+                    self._duplicate = second_artifact_error(self.source, number, case_id, first)
+                return None
         if self._by_id is None:
             return self._self_label(number, artifact)
         index = self._by_id.get(case_id)

@@ -43,6 +43,7 @@ __all__ = [
     "PRECISION",
     "RECALL",
     "dedupe_first",
+    "discounts",
     "ideal_dcg",
     "precision_at_k",
     "reciprocal_rank_at_k",
@@ -73,6 +74,13 @@ def _grow(n: int) -> None:
     _DISCOUNT.extend(new)
     _IDEAL.extend(accumulate(new, initial=_IDEAL[-1]))
     del _IDEAL[start + 1]  # accumulate repeats the initial value
+
+
+def discounts(n: int) -> list[float]:
+    """The rank discounts ``1/log2(rank+1)`` of ranks 1..n (0-based positions), as
+    :func:`score_top` sums them; their prefix sums from 0.0 are the ideal DCGs."""
+    _grow(n)
+    return _DISCOUNT[:n]
 
 
 def dedupe_first(ids: Iterable[str]) -> list[str]:

@@ -106,7 +106,8 @@ def score_and_report(
         # With the KB's cards at hand, the cards some case retrieves are noted too.
         sink = RetrievedCards(writer) if kb_cards is not None else writer
         scored = score_capture(
-            watch.watch(artifacts),
+            artifacts,
+            watch=watch,
             k=k,
             cases=cases,
             artifacts_source=artifacts_source,
