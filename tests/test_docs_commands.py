@@ -39,10 +39,14 @@ NOT_RUN: dict[str, str] = {
     "tests/test_readme.py pins both to the Makefile",
     "make bench": "the benchmarks take minutes and time peers side by side: "
     "`make bench` is their test",
-    (
-        "/usr/bin/time -v recall-gate score --artifacts artifacts-200000.jsonl --k 10 "
-        "--json out.json"
-    ): "the benchmark's 200,000-case capture, made by `python -m benchmarks scoring`",
+    **{
+        f"/usr/bin/time -v recall-gate score --artifacts artifacts-{n}.jsonl --k 10 "
+        "--json out.json": f"the benchmark's {n}-case capture, made by `python -m benchmarks "
+        "scoring`"
+        for n in (200000, 1000000)
+    },
+    "python -m benchmarks scoring --json-out scoring.json": "the scoring benchmark takes "
+    "minutes: `make bench` is its test",
     "python -m benchmarks pr-check": "the PR-check benchmark runs act for minutes",
     "pip install recall-gate": "installs from PyPI (the wheel's own test installs it)",
 }

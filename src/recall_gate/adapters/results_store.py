@@ -195,15 +195,18 @@ def _copy_whole(source: IO[bytes], out: IO[bytes]) -> None:
     size = os.fstat(source.fileno()).st_size
     out.flush()
     done = 0
+    # A pipe or device (`--json /dev/stdout`) takes the blocks: it cannot seek.
+    seekable = out.seekable()
     try:
-        while done < size:
+        while seekable and done < size:
             copied = os.copy_file_range(source.fileno(), out.fileno(), size - done, done)
             if not copied:
                 break
             done += copied
     except (AttributeError, OSError):  # not Linux, or not between these two files
         pass
-    out.seek(0, os.SEEK_END)  # the buffered handle learns where the copy ended
+    if seekable:
+        out.seek(0, os.SEEK_END)  # the buffered handle learns where the copy ended
     if done < size:
         source.seek(done)
         shutil.copyfileobj(source, out, 1 << 20)
