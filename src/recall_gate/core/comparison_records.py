@@ -70,7 +70,7 @@ COMPARISON_KIND = "recall-gate-comparison"
 COMPARISON_SCHEMA_VERSION = 5
 
 
-RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant"]
+RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant", "exempt_own_noise"]
 
 
 class _Part(BaseModel):

@@ -59,9 +59,11 @@ def judge_against_baseline(
     settings: JudgedSettings,
     console: Console,
     pull_request: PullRequestChanges | None = None,
+    self_agreement: SelfAgreement | None = None,
 ) -> tuple[Comparison, ComparisonVerdict]:
     """Compare ``current`` with the settings' baseline (at its ref when given)
-    and apply the floors and the tolerance."""
+    and apply the floors and the tolerance (with the retriever's A/A noise
+    floor when ``self_agreement`` measured one)."""
     if pull_request is None:
         pull_request = pull_request_changes(settings, console)
     path, base = settings.baseline, settings.base
@@ -100,6 +102,7 @@ def judge_against_baseline(
         floors=settings.floors,
         tolerances=settings.tolerances,
         require_significance=settings.require_significance,
+        self_agreement=self_agreement,
     )
     return comparison, verdict
 
@@ -122,7 +125,11 @@ def report_comparison(
     ``traffic``: the query log's diff, in the document; when its gate fails the
     verdict is a fail."""
     comparison, verdict = judge_against_baseline(
-        current, settings=settings, console=console, pull_request=pull_request
+        current,
+        settings=settings,
+        console=console,
+        pull_request=pull_request,
+        self_agreement=self_agreement,
     )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
     doc = comparison_document(comparison, verdict, profile=settings.profile, totals=totals)
