@@ -336,3 +336,44 @@ def test_a_query_log_outside_the_repository_is_refused(app: Path) -> None:
     assert code == 2
     assert "`queries: ../elsewhere/queries.jsonl` is" in err
     assert "outside the repository" in err
+
+
+def test_rbo_p_from_the_config_reaches_the_diff_the_json_the_comment_and_the_queue(
+    app: Path,
+) -> None:
+    make_base(app)
+    assert capture(app, "v2", "pr.jsonl", "--comparison-json", "at-09.json")[0] == 0
+    code, err = capture(
+        app, "v2", "pr2.jsonl", "--set", "traffic.rbo_p=0.5",
+        "--comparison-json", "at-05.json", "--comment-markdown", "c.md",
+    )  # fmt: skip
+    assert code == 0, err
+    at_09 = json.loads((app / "at-09.json").read_text())["traffic"]
+    at_05 = json.loads((app / "at-05.json").read_text())["traffic"]
+    assert (at_09["p"], at_05["p"]) == (0.9, 0.5)
+    # The same rankings weigh otherwise: a lower p looks less deep.
+    assert (
+        at_05["groups"]["overall"]["weighted"]["rbo"]
+        != at_09["groups"]["overall"]["weighted"]["rbo"]
+    )
+    assert (
+        "RBO is RBO_ext (Webber, Moffat & Zobel 2010, Eq. 32) at p = 0.5."
+        in (app / "c.md").read_text()
+    )
+    queue = run_cli(
+        ["queue", "--artifacts", "pr.jsonl", "--out", "q.yaml", "--set", "traffic.rbo_p=0.5"],
+        cwd=app,
+    )
+    assert queue.code == 0, queue.err
+    assert "× unjudged (RBO_ext, p = 0.5)." in (app / "q.yaml").read_text()
+
+
+@pytest.mark.parametrize("p", ["0", "1", "1.5", "-0.2", "high"])
+def test_rbo_p_outside_0_and_1_exits_2_naming_the_key(app: Path, p: str) -> None:
+    code, err = capture(app, "v1", "cap.jsonl", "--set", f"traffic.rbo_p={p}")
+    assert code == 2, err
+    assert (
+        "field `traffic.rbo_p`: RBO's persistence p must be a number strictly between 0 and 1"
+        in err
+    )
+    assert "Traceback" not in err

@@ -75,6 +75,7 @@ def judge_traffic(
         base=base.rankings,
         current=current.rankings,
         k=min(settings.k, base.k, current.k),
+        p=config.traffic.rbo_p,
     )
     titles = card_titles(settings) if diff.movers else {}
     return traffic_record(diff, titles=titles, max_moved_share=config.gate.max_moved_share)
