@@ -377,3 +377,39 @@ def test_rbo_p_outside_0_and_1_exits_2_naming_the_key(app: Path, p: str) -> None
         in err
     )
     assert "Traceback" not in err
+
+
+def test_a_capture_without_answers_to_the_query_log_is_said_with_the_fix(app: Path) -> None:
+    make_base(app)
+    assert capture(app, "v2", "pr.jsonl")[0] == 0
+    (app / "pr.queries.jsonl").unlink()  # uploaded without its snapshot
+    run = run_cli(
+        ["score", "--artifacts", "pr.jsonl", "--comparison-json", "s.json",
+         "--comment-markdown", "c.md"],
+        cwd=app,
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    assert (
+        "recall-gate: warning: No query traffic diff: the config names a query log "
+        "(queries.jsonl), but the capture holds no answers to it (pr.queries.jsonl is not "
+        "beside it)."
+    ) in run.err
+    assert "upload the action's capture-dir output" in run.err
+    doc = json.loads((app / "s.json").read_text())
+    assert "traffic" not in doc
+    assert doc["traffic_unanswered"] == {"queries": "queries.jsonl", "snapshot": "pr.queries.jsonl"}
+    comment = (app / "c.md").read_text()
+    assert "No query traffic diff: the config names a query log (`queries.jsonl`)" in comment
+    assert "upload the action's `capture-dir` output" in comment
+    assert render_comment(read_comparison(app / "s.json")) == comment
+
+
+def test_without_a_query_log_nothing_is_said_of_one(app: Path) -> None:
+    make_base(app)
+    (app / "recall-gate.yaml").write_text("k: 3\nkb: kb.jsonl\ncases: cases.jsonl\n")
+    assert capture(app, "v2", "pr.jsonl")[0] == 0
+    (app / "pr.queries.jsonl").unlink(missing_ok=True)
+    run = run_cli(["score", "--artifacts", "pr.jsonl", "--comparison-json", "s.json"], cwd=app)
+    assert run.code == 0, run.err
+    assert "query log" not in run.err
+    assert "traffic_unanswered" not in json.loads((app / "s.json").read_text())
