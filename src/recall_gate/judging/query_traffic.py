@@ -42,17 +42,23 @@ def card_titles(settings: Settings) -> dict[str, str]:
 
 
 def judge_traffic(
-    settings: JudgedSettings, console: Console, *, artifacts: Path
+    settings: JudgedSettings,
+    console: Console,
+    *,
+    artifacts: Path,
+    current: QuerySnapshot | None = None,
 ) -> TrafficRecord | UnansweredLog | None:
     """The traffic diff of a run with a query log (``queries:``); what is missing
     when the capture holds no answers to the log (no snapshot beside
     ``artifacts``: said on stderr too, with the fix, and in the report); or None:
     no log, or no snapshot at the base yet (said on stderr: ``baseline update``
-    writes it)."""
+    writes it). ``current``: the answers of a run made just now (``run`` holds
+    them), read from beside ``artifacts`` when not given."""
     config = settings.config
     if config is None or config.queries is None:
         return None
-    current = read_snapshot(artifacts)
+    if current is None:
+        current = read_snapshot(artifacts)
     if current is None:
         missing = UnansweredLog(
             queries=display_path(config.queries, console),
