@@ -281,8 +281,15 @@ LOGGED = [
 
 
 def run_logged(cfg: Config) -> PipelineRun:
+    lines: list[str] = []
     return run_pipeline(
-        cfg, CARDS, CASES, progress=False, log=[].append, embedder=HashingEmbedder(), queries=LOGGED
+        cfg,
+        CARDS,
+        CASES,
+        progress=False,
+        log=lines.append,
+        embedder=HashingEmbedder(),
+        queries=LOGGED,
     )
 
 
