@@ -336,3 +336,80 @@ def test_a_query_log_outside_the_repository_is_refused(app: Path) -> None:
     assert code == 2
     assert "`queries: ../elsewhere/queries.jsonl` is" in err
     assert "outside the repository" in err
+
+
+def test_rbo_p_from_the_config_reaches_the_diff_the_json_the_comment_and_the_queue(
+    app: Path,
+) -> None:
+    make_base(app)
+    assert capture(app, "v2", "pr.jsonl", "--comparison-json", "at-09.json")[0] == 0
+    code, err = capture(
+        app, "v2", "pr2.jsonl", "--set", "traffic.rbo_p=0.5",
+        "--comparison-json", "at-05.json", "--comment-markdown", "c.md",
+    )  # fmt: skip
+    assert code == 0, err
+    at_09 = json.loads((app / "at-09.json").read_text())["traffic"]
+    at_05 = json.loads((app / "at-05.json").read_text())["traffic"]
+    assert (at_09["p"], at_05["p"]) == (0.9, 0.5)
+    # The same rankings weigh otherwise: a lower p looks less deep.
+    assert (
+        at_05["groups"]["overall"]["weighted"]["rbo"]
+        != at_09["groups"]["overall"]["weighted"]["rbo"]
+    )
+    assert (
+        "RBO is RBO_ext (Webber, Moffat & Zobel 2010, Eq. 32) at p = 0.5."
+        in (app / "c.md").read_text()
+    )
+    queue = run_cli(
+        ["queue", "--artifacts", "pr.jsonl", "--out", "q.yaml", "--set", "traffic.rbo_p=0.5"],
+        cwd=app,
+    )
+    assert queue.code == 0, queue.err
+    assert "× unjudged (RBO_ext, p = 0.5)." in (app / "q.yaml").read_text()
+
+
+@pytest.mark.parametrize("p", ["0", "1", "1.5", "-0.2", "high"])
+def test_rbo_p_outside_0_and_1_exits_2_naming_the_key(app: Path, p: str) -> None:
+    code, err = capture(app, "v1", "cap.jsonl", "--set", f"traffic.rbo_p={p}")
+    assert code == 2, err
+    assert (
+        "field `traffic.rbo_p`: RBO's persistence p must be a number strictly between 0 and 1"
+        in err
+    )
+    assert "Traceback" not in err
+
+
+def test_a_capture_without_answers_to_the_query_log_is_said_with_the_fix(app: Path) -> None:
+    make_base(app)
+    assert capture(app, "v2", "pr.jsonl")[0] == 0
+    (app / "pr.queries.jsonl").unlink()  # uploaded without its snapshot
+    run = run_cli(
+        ["score", "--artifacts", "pr.jsonl", "--comparison-json", "s.json",
+         "--comment-markdown", "c.md"],
+        cwd=app,
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    assert (
+        "recall-gate: warning: No query traffic diff: the config names a query log "
+        "(queries.jsonl), but the capture holds no answers to it (pr.queries.jsonl is not "
+        "beside it)."
+    ) in run.err
+    assert "upload the action's capture-dir output" in run.err
+    doc = json.loads((app / "s.json").read_text())
+    assert "traffic" not in doc
+    assert doc["traffic_unanswered"] == {"queries": "queries.jsonl", "snapshot": "pr.queries.jsonl"}
+    comment = (app / "c.md").read_text()
+    assert "No query traffic diff: the config names a query log (`queries.jsonl`)" in comment
+    assert "upload the action's `capture-dir` output" in comment
+    assert render_comment(read_comparison(app / "s.json")) == comment
+
+
+def test_without_a_query_log_nothing_is_said_of_one(app: Path) -> None:
+    make_base(app)
+    (app / "recall-gate.yaml").write_text("k: 3\nkb: kb.jsonl\ncases: cases.jsonl\n")
+    assert capture(app, "v2", "pr.jsonl")[0] == 0
+    (app / "pr.queries.jsonl").unlink(missing_ok=True)
+    run = run_cli(["score", "--artifacts", "pr.jsonl", "--comparison-json", "s.json"], cwd=app)
+    assert run.code == 0, run.err
+    assert "query log" not in run.err
+    assert "traffic_unanswered" not in json.loads((app / "s.json").read_text())

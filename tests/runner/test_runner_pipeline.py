@@ -7,13 +7,9 @@ under a second with no model. The real model is exercised in tests/integration.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
-from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-import numpy.typing as npt
 import pytest
 
 from recall_gate.adapters.config import (
@@ -29,42 +25,12 @@ from recall_gate.adapters.dataset import load_artifacts
 from recall_gate.adapters.results_store import dump_jsonl
 from recall_gate.core.evaluate import score_case
 from recall_gate.core.labels import label_artifacts
+from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import Card, Case, RetrievedItem
 from recall_gate.errors import InputError
 from recall_gate.runner import STAGES, Embedder, PipelineRun, run_pipeline
-from recall_gate.runner.tokenizer import tokenize
-
-DIM = 64
-
-
-class HashingEmbedder(Embedder):
-    """Bag of words hashed into 64 dimensions: no model, deterministic, counts loads."""
-
-    def __init__(self, settings: EmbedderSettings | None = None) -> None:
-        super().__init__(settings or EmbedderSettings())
-        self.loads = 0
-
-    @property
-    def loaded(self) -> bool:
-        return self.loads > 0
-
-    def identity(self, **_: object) -> str:
-        return "hashing-words@v1"
-
-    def load(self, *, progress: bool = False) -> None:
-        self.loads += 1
-
-    def encode(self, texts: Sequence[str], *, progress: bool = False) -> npt.NDArray[np.float32]:
-        if not self.loaded:
-            self.load()
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
-        for row, text in enumerate(texts):
-            for token in tokenize(text):
-                out[row, hashlib.sha256(token.encode()).digest()[0] % DIM] += 1.0
-            out[row] /= max(float(np.linalg.norm(out[row])), 1e-9)
-        return out
-
+from stand_in_embedder import HashingEmbedder
 
 CARDS = [
     Card(
@@ -305,3 +271,56 @@ def test_progress_draws_bars_on_stderr(tmp_path: Path, capsys: pytest.CaptureFix
     assert "ingest" in err
     assert "search" in err
     assert "hybrid" in err
+
+
+LOGGED = [
+    LoggedQuery(id="q-garage", query="is the garage free for patients", language="en", weight=5),
+    LoggedQuery(id="q-refill", query="how many days does a refill take"),
+    LoggedQuery(id="q-es", query="garage gratis", language="es-419"),
+]
+
+
+def run_logged(cfg: Config) -> PipelineRun:
+    lines: list[str] = []
+    return run_pipeline(
+        cfg,
+        CARDS,
+        CASES,
+        progress=False,
+        log=lines.append,
+        embedder=HashingEmbedder(),
+        queries=LOGGED,
+    )
+
+
+def test_logged_queries_are_answered_like_the_cases_with_the_same_store_and_settings(
+    tmp_path: Path,
+) -> None:
+    for mode in ("dense", "hybrid"):
+        captured = run_logged(config(tmp_path, retrieval=RetrievalSettings(mode=mode)))
+        # Never artifacts: the cases alone are scored.
+        assert [a.case_id for a in captured.artifacts] == ["c-parking", "c-refill", "c-none"]
+        assert list(captured.logged) == ["q-garage", "q-refill", "q-es"]
+        # A logged query asking what a case asks gets the case's cards, in its order.
+        by_case = {a.case_id: tuple(a.ranked_card_ids()) for a in captured.artifacts}
+        assert captured.logged["q-garage"] == by_case["c-parking"]
+        assert captured.logged["q-refill"] == by_case["c-refill"]
+        assert captured.logged["q-garage"][0] == "en-parking"
+
+
+def test_asking_logged_queries_leaves_the_cases_answers_as_they_were(tmp_path: Path) -> None:
+    plain = run(config(tmp_path))
+    logged = run_logged(config(tmp_path))
+    assert [a.retrieved for a in logged.artifacts] == [a.retrieved for a in plain.artifacts]
+    assert plain.logged == {}
+    assert logged.queries_embedded + logged.queries_from_cache == len(CASES) + len(LOGGED)
+
+
+def test_same_language_restricts_a_logged_query_to_its_language_and_not_one_without(
+    tmp_path: Path,
+) -> None:
+    captured = run_logged(config(tmp_path, retrieval=RetrievalSettings(same_language=True)))
+    assert set(captured.logged["q-es"]) == {"es-estacionamiento"}
+    assert set(captured.logged["q-garage"]) <= {"en-parking", "en-refills"}
+    # q-refill names no language: every card may answer it.
+    assert set(captured.logged["q-refill"]) == {c.id for c in CARDS}

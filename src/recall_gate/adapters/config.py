@@ -31,6 +31,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       min_new_card_coverage: null       # e.g. 0.5: half the cards a PR adds need a case
     capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
               concurrency: 8, retries: 3, timeout: 60, max_failures: 0, max_qps: null}
+    traffic: {rbo_p: 0.9}           # query log: RBO's persistence p, in (0, 1)
     baseline_ref: null              # e.g. origin/main: that revision judges (see settings)
 """
 
@@ -63,6 +64,7 @@ from recall_gate.core.metric_registry import (
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from recall_gate.core.profile import DEFAULT_PROFILE, PROFILE_PATTERN
+from recall_gate.core.rank_overlap import DEFAULT_PERSISTENCE
 from recall_gate.errors import InputError
 
 __all__ = [
@@ -77,6 +79,7 @@ __all__ = [
     "RerankerSettings",
     "RetrievalSettings",
     "StoreSettings",
+    "TrafficSettings",
     "apply_overrides",
     "deprecated_gate_keys",
     "find_config",
@@ -318,6 +321,25 @@ class CaptureSettings(_Section):
     max_qps: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
 
+class TrafficSettings(_Section):
+    """How the query log's diff compares two rankings (docs/query-logs.md)."""
+
+    # RBO's persistence: the chance of looking one rank further. 0.9 (Webber et
+    # al.'s worked examples) weighs the first ten ranks ~86 %; lower looks less deep.
+    rbo_p: float = DEFAULT_PERSISTENCE
+
+    @field_validator("rbo_p", mode="before")
+    @classmethod
+    def _strictly_between_0_and_1(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+            raise ValueError(
+                f"RBO's persistence p must be a number strictly between 0 and 1, got {value!r} "
+                "(e.g. 0.9: the first ten ranks carry about 86 % of the weight; "
+                "docs/query-logs.md)"
+            )
+        return value
+
+
 class Config(_Section):
     profile: str = Field(default=DEFAULT_PROFILE, pattern=PROFILE_PATTERN)
     k: int = Field(default=DEFAULT_K, gt=0)
@@ -350,6 +372,7 @@ class Config(_Section):
     cache: CacheSettings = CacheSettings()
     gate: GateSettings = GateSettings()
     capture: CaptureSettings = CaptureSettings()
+    traffic: TrafficSettings = TrafficSettings()
     # The git revision that judges (e.g. origin/main): its baseline, gate settings
     # and cases apply. In a pull request on GitHub Actions, the PR's base SHA.
     baseline_ref: str | None = None

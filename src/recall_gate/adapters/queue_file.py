@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from recall_gate.core.label_queue import QueueEntry
 from recall_gate.core.logged_query import UNDETERMINED
+from recall_gate.core.rank_overlap import DEFAULT_PERSISTENCE
 
 __all__ = ["CASE_ID_PREFIX", "render_queue"]
 
@@ -33,10 +34,17 @@ def _cards(label: str, cards: Sequence[str], titles: Mapping[str, str]) -> list[
     return lines
 
 
-def render_queue(entries: Sequence[QueueEntry], *, titles: Mapping[str, str], source: str) -> str:
-    """The cases file's text."""
+def render_queue(
+    entries: Sequence[QueueEntry],
+    *,
+    titles: Mapping[str, str],
+    source: str,
+    p: float = DEFAULT_PERSISTENCE,
+) -> str:
+    """The cases file's text (``p``: the RBO persistence the entries were ranked at)."""
     lines = [
-        f"# Logged queries to label next, from {_comment(source)}: weight × (1 − RBO) × unjudged.",
+        f"# Logged queries to label next, from {_comment(source)}: weight × (1 − RBO) × unjudged"
+        f" (RBO_ext, p = {p:g}).",
         "# To label one: set case_type: golden and must_cite_one_of to the card id(s) that",
         "# answer it (the candidates are listed), then move it into your cases.",
         "cases:",

@@ -13,6 +13,7 @@ from recall_gate.adapters.artifacts import write_artifacts
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.dataset import card_ids_of, load_cases
 from recall_gate.adapters.query_log import load_query_log
+from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
@@ -25,7 +26,7 @@ from recall_gate.commands.arguments import (
     outputs_asked,
     refuse_outputs_without_score,
 )
-from recall_gate.commands.context import Console, Handler
+from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.core.coverage import kb_coverage, render_coverage
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
@@ -250,12 +251,29 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     judged = list(plan.judged) if plan is not None else cases
     if config.retrieval.same_language:
         warn_languages_without_cards([c for _, c in cards], cases, console)
+    # The query log, asked with the cases (validated before the model loads).
+    queries = load_query_log(config.queries) if config.queries is not None else []
     progress = console.stderr.isatty() and not console.environ.get("CI")
     log = lambda line: console.stderr.write(f"recall-gate: {line}\n")  # noqa: E731
-    captured = run_pipeline(config, [c for _, c in cards], cases, progress=progress, log=log)
+    captured = run_pipeline(
+        config, [c for _, c in cards], cases, progress=progress, log=log, queries=queries
+    )
     retriever = _builtin_retriever(config, captured.embedder_id)
+    # Each logged query's top k, as `capture` keeps them: the snapshot beside the capture.
+    k = settings.k
+    logged = (
+        QuerySnapshot(k=k, rankings={i: r[:k] for i, r in captured.logged.items()})
+        if queries
+        else None
+    )
     if args.artifacts_out is not None:
         write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
+        if logged is not None:
+            written = write_snapshot(args.artifacts_out, logged)
+            console.stderr.write(
+                f"recall-gate: {len(logged.rankings)} of {len(queries)} logged queries → "
+                f"{display_path(written, console)}\n"
+            )
     if args.no_score:
         return 0  # the capture job of a two-job PR check: the judge job scores it
     # The runner retrieves deep enough for any k: the k scored is the settings'.
@@ -281,6 +299,7 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         outputs=outputs_asked(args),
         console=console,
         cards=[c for _, c in cards],
+        logged=logged,
     )
 
 

@@ -81,6 +81,7 @@ def _cmd_queue(args: argparse.Namespace, console: Console) -> int:
         gold=gold,
         k=min(settings.k, base.k, current.k),
         top=args.top,
+        p=config.traffic.rbo_p,
     )
     if not entries:
         console.stdout.write(
@@ -88,7 +89,9 @@ def _cmd_queue(args: argparse.Namespace, console: Console) -> int:
             "labelled cases do not cover\n"
         )
         return 0
-    text = render_queue(entries, titles=card_titles(settings), source=str(args.artifacts))
+    text = render_queue(
+        entries, titles=card_titles(settings), source=str(args.artifacts), p=config.traffic.rbo_p
+    )
     atomic_write_text(args.out, text)
     console.stdout.write(
         f"recall-gate queue: {len(entries)} logged queries to label → "

@@ -60,6 +60,7 @@ from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_k
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary
+from recall_gate.core.self_agreement import SelfAgreement, within_own_noise
 from recall_gate.core.staleness import SettingChange
 
 __all__ = [
@@ -111,12 +112,21 @@ def _citation(outcomes: Mapping[str, int]) -> CitationRecord | None:
     )
 
 
-def _exemption_holds(record: RegressionRecord, gate: GateRecord) -> bool:
-    """Whether an exempt drop's stated reason is true of its own numbers."""
+def _exemption_holds(
+    record: RegressionRecord, gate: GateRecord, agreement: SelfAgreement | None
+) -> bool:
+    """Whether an exempt drop's stated reason is true of its own numbers (the
+    retriever's own noise: of the document's A/A measurement)."""
     if record.status == "exempt_small_n":
         return record.n < gate.min_group_n
     if record.status == "exempt_not_significant":
         return gate.require_significance and record.significant is not True
+    if record.status == "exempt_own_noise":
+        return (
+            gate.require_significance
+            and agreement is not None
+            and within_own_noise([m.case_id for m in record.cases], n=record.n, agreement=agreement)
+        )
     return False
 
 
@@ -136,7 +146,9 @@ def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
         (observed := doc.metrics.get(name)) is None or observed < floor
         for name, floor in gate.floors.items()
     )
-    failing = len(gate.regressions) + sum(1 for r in gate.exempt if not _exemption_holds(r, gate))
+    failing = len(gate.regressions) + sum(
+        1 for r in gate.exempt if not _exemption_holds(r, gate, doc.self_agreement)
+    )
     verdict: Verdict
     if floors_missed or (gate.tolerances and failing):
         verdict = "fail"
@@ -309,6 +321,7 @@ _STATUS: dict[Exemption | None, RegressionStatus] = {
     None: "failed",
     "small_n": "exempt_small_n",
     "not_significant": "exempt_not_significant",
+    "own_noise": "exempt_own_noise",
 }
 
 

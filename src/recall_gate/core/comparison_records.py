@@ -27,7 +27,7 @@ from recall_gate.core.metric_registry import GATED_METRICS, METRICS, metric_labe
 from recall_gate.core.moves import Direction
 from recall_gate.core.records import KbCoverageCounts, Latency, OutsideKb
 from recall_gate.core.self_agreement import SelfAgreement
-from recall_gate.core.traffic_record import TrafficRecord
+from recall_gate.core.traffic_record import TrafficRecord, UnansweredLog
 
 __all__ = [
     "COMPARISON_KIND",
@@ -66,11 +66,12 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    `pull_request.config_after_merge`.
 #    Later, optional too: `labels` (metric key → "hit@5", built once here),
 #    `run.citation` (the citation outcomes), `run.missed_total` (when only the
-#    first missed cases are listed), `baseline.stale[].settings_recorded`.
+#    first missed cases are listed), `baseline.stale[].settings_recorded`,
+#    `traffic_unanswered` (a query log the capture holds no answers to).
 COMPARISON_SCHEMA_VERSION = 5
 
 
-RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant"]
+RegressionStatus = Literal["failed", "exempt_small_n", "exempt_not_significant", "exempt_own_noise"]
 
 
 class _Part(BaseModel):
@@ -354,6 +355,8 @@ class ComparisonDocument(_Part):
     # The query log's label-free diff against the base snapshot (docs/query-logs.md);
     # absent from the JSON of a run without a query log.
     traffic: TrafficRecord | None = None
+    # The config names a query log but the capture holds no answers to it: said why.
+    traffic_unanswered: UnansweredLog | None = None
     # capture --repeat N: what the retriever changed between identical runs (A/A).
     self_agreement: SelfAgreement | None = None
     # Metric key → its label at this k ("hit@5"): every surface reads it from here.
@@ -366,7 +369,7 @@ class ComparisonDocument(_Part):
     @model_serializer(mode="wrap")
     def _without_absent_parts(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        for part in ("traffic", "self_agreement"):
+        for part in ("traffic", "traffic_unanswered", "self_agreement"):
             if isinstance(data, dict) and data.get(part, ...) is None:
                 del data[part]
         return data

@@ -12,7 +12,10 @@ fewer than ``min-group-n`` compared cases is too small to gate (``small_n``),
 and a subgroup drop the noise tests do not call likely real is noise
 (``not_significant``, unless ``require-significance`` is off). The overall
 group (and a group holding every compared case) is gated whenever it has the
-n. Exempt drops are kept and reported, with
+n. With an A/A measurement (``capture --repeat 2``) of a non-deterministic
+retriever, a drop of any group that is within what the retriever changed on
+its own is its own noise (``own_noise``, a noise test too: off with
+``require-significance``). Exempt drops are kept and reported, with
 their reason, never silently dropped.
 
 Each setting has one default, defined here (``min-group-n``: the noise tests'
@@ -33,6 +36,7 @@ from recall_gate.core.compare import OVERALL, Comparison, Group, MetricDelta
 from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.records import Aggregates
+from recall_gate.core.self_agreement import SelfAgreement, within_own_noise
 from recall_gate.core.stats import MIN_GROUP_N
 
 __all__ = [
@@ -71,7 +75,7 @@ _DIGITS = 9
 
 Verdict = Literal["pass", "fail", "report-only"]
 # Why a drop beyond the tolerance does not fail the gate.
-Exemption = Literal["small_n", "not_significant"]
+Exemption = Literal["small_n", "not_significant", "own_noise"]
 
 
 @dataclass(frozen=True)
@@ -287,17 +291,32 @@ def suggest_floors(
 
 
 def exemption(
-    d: MetricDelta, *, min_group_n: int, require_significance: bool, overall_n: int
+    d: MetricDelta,
+    *,
+    min_group_n: int,
+    require_significance: bool,
+    overall_n: int,
+    cases: Sequence[CaseMove] = (),
+    self_agreement: SelfAgreement | None = None,
 ) -> Exemption | None:
     """Why a drop beyond the tolerance does not fail the gate (``None``: it fails).
 
     A group that holds every compared case (one language, one case type) is the
-    overall group by another name: gated like it, without the noise test."""
+    overall group by another name: gated like it, without the significance test.
+    With ``self_agreement`` (A/A), a drop whose ``cases`` (the group's cases that
+    went down) are within what the retriever changed on its own is its own
+    noise (:func:`~recall_gate.core.self_agreement.within_own_noise`), in any group."""
     if d.n_compared < min_group_n:
         return "small_n"
     whole = d.group == OVERALL or d.n_compared == overall_n
     if require_significance and not whole and d.noise.significant is not True:
         return "not_significant"
+    if (
+        require_significance
+        and self_agreement is not None
+        and within_own_noise([m.case_id for m in cases], n=d.n_compared, agreement=self_agreement)
+    ):
+        return "own_noise"
     return None
 
 
@@ -319,12 +338,14 @@ def find_regressions(
     *,
     tolerances: Tolerances,
     require_significance: bool = REQUIRE_SIGNIFICANCE,
+    self_agreement: SelfAgreement | None = None,
 ) -> tuple[Regression, ...]:
     """Every metric × group whose delta is below minus its metric's tolerance
     (a metric without one is skipped; none if not comparable), each naming
     its cases and, when it does not fail the gate,
-    why: fewer than ``comparison.min_group_n`` compared cases, or (subgroups,
-    with ``require_significance``) a drop the noise tests do not call likely real."""
+    why: fewer than ``comparison.min_group_n`` compared cases, (subgroups,
+    with ``require_significance``) a drop the noise tests do not call likely
+    real, or (with ``self_agreement`` too) a drop within the retriever's own noise."""
     if not comparison.comparable:
         return ()
     out = []
@@ -334,6 +355,7 @@ def find_regressions(
         if d.baseline is None or d.current is None or delta is None or tolerance is None:
             continue
         if round(delta, _DIGITS) < -tolerance:
+            cases = _cases_behind(comparison, d)
             out.append(
                 Regression(
                     metric=d.metric,
@@ -347,10 +369,12 @@ def find_regressions(
                         min_group_n=comparison.min_group_n,
                         require_significance=require_significance,
                         overall_n=comparison.cases.compared,
+                        cases=cases,
+                        self_agreement=self_agreement,
                     ),
                     significant=d.noise.significant,
                     min_group_n=comparison.min_group_n,
-                    cases=_cases_behind(comparison, d),
+                    cases=cases,
                 )
             )
     return tuple(out)
@@ -391,17 +415,22 @@ def judge_comparison(
     tolerances: Tolerances,
     require_significance: bool = REQUIRE_SIGNIFICANCE,
     reference_tolerance: float = REFERENCE_TOLERANCE,
+    self_agreement: SelfAgreement | None = None,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`decide`).
 
     Floors apply to the current run's overall means on all its cases; each
     metric's tolerance to the compared cases, with the noise rule of
-    :func:`find_regressions`. Without a comparable baseline the tolerance has
-    nothing to check: reported, not failed.
+    :func:`find_regressions` (``self_agreement``: the retriever's A/A noise floor).
+    Without a comparable baseline the tolerance has nothing to check: reported,
+    not failed.
     """
     current = comparison.current.aggregates
     regressions = find_regressions(
-        comparison, tolerances=tolerances, require_significance=require_significance
+        comparison,
+        tolerances=tolerances,
+        require_significance=require_significance,
+        self_agreement=self_agreement,
     )
     gate = decide(current, floors=floors, regressions=regressions, tolerances=tolerances)
     evidence: Aggregates = (
@@ -417,7 +446,10 @@ def judge_comparison(
             current,
             floors=_suggested_as_floors(suggested),
             regressions=find_regressions(
-                comparison, tolerances=reference, require_significance=require_significance
+                comparison,
+                tolerances=reference,
+                require_significance=require_significance,
+                self_agreement=self_agreement,
             ),
             tolerances=reference,
         )

@@ -10,14 +10,14 @@ share measured, so a flip rate it shows on itself is not read as a regression.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.records import FLOAT_DIGITS
 
-__all__ = ["SelfAgreement", "measure_self_agreement"]
+__all__ = ["SelfAgreement", "measure_self_agreement", "within_own_noise"]
 
 
 class SelfAgreement(BaseModel):
@@ -81,3 +81,18 @@ def measure_self_agreement(
         logged_changed=len(logged_changed),
         logged_moved_share=round(share, FLOAT_DIGITS),
     )
+
+
+def within_own_noise(dropped: Collection[str], *, n: int, agreement: SelfAgreement) -> bool:
+    """Whether a drop is no more than the retriever's own noise, as the A/A
+    captures measured it: every case behind the drop (``dropped``: the ids of the
+    group's cases whose value went down) is one whose top k changed between the
+    identical captures, or the drop's flip rate (those cases' share of the
+    group's ``n`` compared cases) is at most the share of cases the retriever
+    changed on its own. A deterministic retriever has no such noise."""
+    if agreement.deterministic or not dropped or n <= 0:
+        return False
+    if set(dropped) <= set(agreement.cases_changed):
+        return True
+    # Cross-multiplied: 3 of 30 is within 4 of 40 without a float's last bit.
+    return len(set(dropped)) * agreement.cases <= len(agreement.cases_changed) * n

@@ -17,7 +17,14 @@ from pydantic import BaseModel, ConfigDict
 from recall_gate.core.records import FLOAT_DIGITS
 from recall_gate.core.traffic_diff import TrafficDiff, TrafficFigures
 
-__all__ = ["MoverRecord", "ShareRecord", "TrafficGroupRecord", "TrafficRecord", "traffic_record"]
+__all__ = [
+    "MoverRecord",
+    "ShareRecord",
+    "TrafficGroupRecord",
+    "TrafficRecord",
+    "UnansweredLog",
+    "traffic_record",
+]
 
 RBO_VARIANT = "RBO_ext (Webber, Moffat & Zobel 2010, Eq. 32)"
 
@@ -62,6 +69,15 @@ class TrafficRecord(_Part):
     not_captured: int
     max_moved_share: float | None
     failed: bool
+
+
+class UnansweredLog(_Part):
+    """The config names a query log, but the capture judged holds no answers to
+    it (no snapshot beside it): the traffic diff cannot be made, and the report
+    says why instead of leaving the section out."""
+
+    queries: str  # the query log, as the config names it
+    snapshot: str  # the snapshot looked for beside the capture
 
 
 def _shares(f: TrafficFigures, *, weighted: bool) -> ShareRecord:

@@ -13,6 +13,7 @@ from pathlib import Path
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch
 from recall_gate.adapters.dataset import card_ids_of
+from recall_gate.adapters.query_snapshot import QuerySnapshot
 from recall_gate.adapters.results_store import ResultsWriter, read_results
 from recall_gate.adapters.scoring import RetrievedCards, ScoredCapture, score_capture
 from recall_gate.console import Console
@@ -72,6 +73,7 @@ def score_and_report(
     self_agreement: SelfAgreement | None = None,
     kb_coverage: KbCoverageCounts | None = None,
     kb_cards: Sequence[Card] | None = None,
+    logged: QuerySnapshot | None = None,
 ) -> int:
     """Score the capture in one pass (the one scorer), then report: results, or
     the comparison with the baseline when there is one.
@@ -83,7 +85,9 @@ def score_and_report(
     refusal comes before any results file is written. ``pull_request`` says,
     once the capture is scored, what a pull request judged at its base changes.
     ``unjudged``: the run's queries that the qrels do not judge, filled as the
-    capture streams (their count goes to the results file).
+    capture streams (their count goes to the results file). ``logged``: the
+    logged queries' answers of a capture made just now (else read from beside
+    ``artifacts_source``).
     """
     watch = CaptureWatch(
         artifacts_source,
@@ -166,7 +170,9 @@ def score_and_report(
             comment_markdown=outputs.comment_markdown,
             full_markdown=outputs.markdown,
             pull_request=pull_request() if pull_request is not None else None,
-            traffic=judge_traffic(settings, console, artifacts=Path(artifacts_source))
+            traffic=judge_traffic(
+                settings, console, artifacts=Path(artifacts_source), current=logged
+            )
             if compared
             else None,
             self_agreement=self_agreement,
@@ -333,10 +339,11 @@ def score_fresh_capture(
     cards: Sequence[Card] | None,
     card_ids: frozenset[str] | None = None,
     self_agreement: SelfAgreement | None = None,
+    logged: QuerySnapshot | None = None,
 ) -> int:
     """A capture made just now (``run``, ``capture``), judged: the lines of the
     judged cases scored, those of the cases a pull request adds reported beside
-    the verdict."""
+    the verdict (``logged``: its answers to the query log, when held in memory)."""
     judged_ids = {c.id for c in judged}
     labels = [c.label() for c in judged]
     new = [a for a in artifacts if a.case_id not in judged_ids]
@@ -360,4 +367,5 @@ def score_fresh_capture(
             added=new_case_results(new, plan.added, k=settings.k) if plan is not None else (),
         ),
         self_agreement=self_agreement,
+        logged=logged,
     )

@@ -18,8 +18,10 @@ from recall_gate.adapters.query_snapshot import (
 )
 from recall_gate.console import Console, display_path
 from recall_gate.core.traffic_diff import diff_traffic
-from recall_gate.core.traffic_record import TrafficRecord, traffic_record
+from recall_gate.core.traffic_record import TrafficRecord, UnansweredLog, traffic_record
 from recall_gate.judging.revision import JudgedSettings
+from recall_gate.report.style import TEXT
+from recall_gate.report.traffic import unanswered_note
 from recall_gate.settings import Settings
 
 __all__ = ["base_snapshot", "card_titles", "judge_traffic"]
@@ -40,17 +42,30 @@ def card_titles(settings: Settings) -> dict[str, str]:
 
 
 def judge_traffic(
-    settings: JudgedSettings, console: Console, *, artifacts: Path
-) -> TrafficRecord | None:
-    """The traffic diff of a run with a query log (``queries:``), or None: no log,
-    no snapshot beside ``artifacts`` (the capture did not ask the log), or no
-    snapshot at the base yet (said on stderr: ``baseline update`` writes it)."""
+    settings: JudgedSettings,
+    console: Console,
+    *,
+    artifacts: Path,
+    current: QuerySnapshot | None = None,
+) -> TrafficRecord | UnansweredLog | None:
+    """The traffic diff of a run with a query log (``queries:``); what is missing
+    when the capture holds no answers to the log (no snapshot beside
+    ``artifacts``: said on stderr too, with the fix, and in the report); or None:
+    no log, or no snapshot at the base yet (said on stderr: ``baseline update``
+    writes it). ``current``: the answers of a run made just now (``run`` holds
+    them), read from beside ``artifacts`` when not given."""
     config = settings.config
     if config is None or config.queries is None:
         return None
-    current = read_snapshot(artifacts)
     if current is None:
-        return None
+        current = read_snapshot(artifacts)
+    if current is None:
+        missing = UnansweredLog(
+            queries=display_path(config.queries, console),
+            snapshot=display_path(snapshot_paths(artifacts)[0], console),
+        )
+        console.stderr.write(f"recall-gate: warning: {unanswered_note(missing, TEXT)}\n")
+        return missing
     base = base_snapshot(settings)
     if base is None:
         console.stderr.write(
@@ -75,6 +90,7 @@ def judge_traffic(
         base=base.rankings,
         current=current.rankings,
         k=min(settings.k, base.k, current.k),
+        p=config.traffic.rbo_p,
     )
     titles = card_titles(settings) if diff.movers else {}
     return traffic_record(diff, titles=titles, max_moved_share=config.gate.max_moved_share)

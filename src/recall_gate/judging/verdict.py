@@ -20,7 +20,7 @@ from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.kb_diff import follow_renames_in_results, kb_changes
 from recall_gate.core.records import Results
 from recall_gate.core.self_agreement import SelfAgreement
-from recall_gate.core.traffic_record import TrafficRecord
+from recall_gate.core.traffic_record import TrafficRecord, UnansweredLog
 from recall_gate.judging.kb_judging import baseline_kb_turnover, pull_request_kb
 from recall_gate.judging.revision import JudgedSettings
 from recall_gate.report.comparison import render_comment, render_comparison_text
@@ -59,9 +59,11 @@ def judge_against_baseline(
     settings: JudgedSettings,
     console: Console,
     pull_request: PullRequestChanges | None = None,
+    self_agreement: SelfAgreement | None = None,
 ) -> tuple[Comparison, ComparisonVerdict]:
     """Compare ``current`` with the settings' baseline (at its ref when given)
-    and apply the floors and the tolerance."""
+    and apply the floors and the tolerance (with the retriever's A/A noise
+    floor when ``self_agreement`` measured one)."""
     if pull_request is None:
         pull_request = pull_request_changes(settings, console)
     path, base = settings.baseline, settings.base
@@ -100,6 +102,7 @@ def judge_against_baseline(
         floors=settings.floors,
         tolerances=settings.tolerances,
         require_significance=settings.require_significance,
+        self_agreement=self_agreement,
     )
     return comparison, verdict
 
@@ -113,21 +116,32 @@ def report_comparison(
     comment_markdown: Path | None,
     full_markdown: Path | None,
     pull_request: PullRequestChanges | None = None,
-    traffic: TrafficRecord | None = None,
+    traffic: TrafficRecord | UnansweredLog | None = None,
     self_agreement: SelfAgreement | None = None,
     totals: RunTotals | None = None,
 ) -> int:
     """The one comparison of a command: judged, written where asked (comparison
     JSON, the PR comment within GitHub's limit, the full report) and printed.
-    ``traffic``: the query log's diff, in the document; when its gate fails the
+    ``traffic``: the query log's diff, in the document (or why there is none: the
+    capture holds no answers to the log, a note); when its gate fails the
     verdict is a fail."""
     comparison, verdict = judge_against_baseline(
-        current, settings=settings, console=console, pull_request=pull_request
+        current,
+        settings=settings,
+        console=console,
+        pull_request=pull_request,
+        self_agreement=self_agreement,
     )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
     doc = comparison_document(comparison, verdict, profile=settings.profile, totals=totals)
-    if traffic is not None or self_agreement is not None:
-        update: dict[str, Any] = {"traffic": traffic, "self_agreement": self_agreement}
+    unanswered = traffic if isinstance(traffic, UnansweredLog) else None
+    traffic = traffic if isinstance(traffic, TrafficRecord) else None
+    if traffic is not None or unanswered is not None or self_agreement is not None:
+        update: dict[str, Any] = {
+            "traffic": traffic,
+            "traffic_unanswered": unanswered,
+            "self_agreement": self_agreement,
+        }
         if traffic is not None and traffic.failed:
             update["verdict"] = "fail"
         doc = doc.model_copy(update=update)

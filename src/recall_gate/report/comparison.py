@@ -77,7 +77,15 @@ def _legend(doc: ComparisonDocument, style: Style) -> list[str]:
             f"{style.mark('exempt').strip()} drop beyond the tolerance that does not fail "
             f"the gate: fewer than {doc.gate.min_group_n} compared cases (min-group-n), "
             "or a subgroup drop the noise test does not call likely real "
-            "(require-significance)."
+            "(require-significance)"
+            + (
+                ", or a drop within the retriever's own noise (A/A)."
+                if any(
+                    r.status == "exempt_own_noise"
+                    for r in (*doc.gate.exempt, *doc.would_fail_detail.exempt)
+                )
+                else "."
+            )
         )
     return legend
 

@@ -16,6 +16,7 @@ from recall_gate.report import phrases
 from recall_gate.report.kb_changes import kb_turnover_note
 from recall_gate.report.markup import Format, escape_markdown, plain_text, shorten, table
 from recall_gate.report.style import Style
+from recall_gate.report.traffic import unanswered_note
 
 __all__ = [
     "LANGUAGE_CAVEAT",
@@ -219,6 +220,8 @@ def notes_block(doc: ComparisonDocument, style: Style, *, legend: Sequence[str])
     turnover = kb_turnover_note(doc.baseline.kb_turnover, style)
     if turnover:
         notes.append(turnover)
+    if doc.traffic_unanswered is not None:
+        notes.append(unanswered_note(doc.traffic_unanswered, style))
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(_language_note(doc))
     min_group_n = doc.gate.min_group_n

@@ -26,6 +26,7 @@ from recall_gate.core.metric_registry import (
     shown_metrics,
 )
 from recall_gate.core.metrics import HIT
+from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.stats import CONFIDENCE
 from recall_gate.report.markup import shorten_query
 from recall_gate.report.style import (
@@ -204,10 +205,31 @@ def _noise_word(r: RegressionRecord, min_group_n: int) -> str:
     return "likely real" if r.significant else "within noise"
 
 
-def _exemption_phrase(r: RegressionRecord, min_group_n: int) -> str:
+def _exemption_phrase(r: RegressionRecord, doc: ComparisonDocument) -> str:
     if r.status == "exempt_small_n":
-        return f"exempt: n = {r.n} is below min-group-n {min_group_n}, too few cases to gate"
+        n = doc.gate.min_group_n
+        return f"exempt: n = {r.n} is below min-group-n {n}, too few cases to gate"
+    if r.status == "exempt_own_noise":
+        return "exempt: " + _own_noise_phrase(r, doc.self_agreement)
     return "exempt: not likely real by the noise test (require-significance)"
+
+
+def _own_noise_phrase(r: RegressionRecord, a: SelfAgreement | None) -> str:
+    """Why a drop is the retriever's own noise: what the A/A captures changed."""
+    behind = len({m.case_id for m in r.cases})
+    if a is None:  # a document whose A/A part was removed: its verdict is refused anyway
+        return "within the retriever's own noise (A/A)"
+    changed = set(a.cases_changed)
+    among = (
+        "all among those"
+        if {m.case_id for m in r.cases} <= changed
+        else f"{behind / r.n * 100:.1f} % of n = {r.n}"
+    )
+    return (
+        f"within the retriever's own noise (A/A: {a.runs} identical captures changed the top "
+        f"{a.k} of {len(changed)} of {a.cases} cases, {a.case_share * 100:.1f} %; "
+        f"{plural(behind, 'case')} behind this drop, {among})"
+    )
 
 
 @dataclass(frozen=True)
@@ -242,7 +264,10 @@ class DropLine:
     def fate(self) -> str:
         if not self.exempt:
             return "would fail" if self.would else "failed"
-        why = "n too small" if self.drops[0].status == "exempt_small_n" else "not likely real"
+        why = {
+            "exempt_small_n": "n too small",
+            "exempt_own_noise": "the retriever's own noise",
+        }.get(self.drops[0].status, "not likely real")
         return f"{'would be ' if self.would else ''}exempt: {why}"
 
 
@@ -285,7 +310,7 @@ def drop_phrase(line: DropLine, doc: ComparisonDocument) -> str:
         each = ", ".join(f"{doc.label(r.metric)} {r.tolerance:.3f}" for r in drops)
         limit = f"beyond the tolerance of each metric ({each}; max-regression)"
     if line.exempt:
-        limit += f", {'would be ' if line.would else ''}{_exemption_phrase(drops[0], min_group_n)}"
+        limit += f", {'would be ' if line.would else ''}{_exemption_phrase(drops[0], doc)}"
     n_cases = len(line.cases)
     behind = f"; {plural(n_cases, 'case')} behind it" if n_cases else ""
     return f"{group_phrase(line.group)}: {moves} — n = {drops[0].n}, {limit}{behind}"

@@ -7,13 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from recall_gate.core.traffic_diff import OVERALL
-from recall_gate.core.traffic_record import MoverRecord, TrafficRecord
+from recall_gate.core.traffic_record import MoverRecord, TrafficRecord, UnansweredLog
 from recall_gate.report.markup import table
 
 if TYPE_CHECKING:  # comparison.py imports this module
     from recall_gate.report.style import Style
 
-__all__ = ["traffic_failure_phrase", "traffic_section"]
+__all__ = ["traffic_failure_phrase", "traffic_section", "unanswered_note"]
 
 
 def _share(value: float) -> str:
@@ -106,3 +106,17 @@ def traffic_section(traffic: TrafficRecord | None, style: Style) -> str | None:
         "A change is not a regression: these figures do not know which answer is right."
     )
     return style.collapsed(summary, body)
+
+
+def unanswered_note(missing: UnansweredLog, style: Style) -> str:
+    """Why the report has no traffic diff though the config names a query log,
+    and the fix: the capture's snapshot was not kept beside it."""
+    return (
+        f"No query traffic diff: the config names a query log ({style.literal(missing.queries)}), "
+        f"but the capture holds no answers to it ({style.literal(missing.snapshot)} is not "
+        "beside it). Keep the snapshot that "
+        f"{style.code('recall-gate capture --out capture.jsonl')} writes beside the capture "
+        f"({style.code('capture.queries.jsonl')}, or {style.code('.jsonl.gz')}) and upload both; "
+        f"in the two-job PR check, upload the action's {style.code('capture-dir')} output (the "
+        f"folder holding both), not {style.code('capture.jsonl')} alone."
+    )

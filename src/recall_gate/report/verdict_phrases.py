@@ -20,9 +20,10 @@ def verdict_summary(doc: ComparisonDocument) -> str:
     gate = doc.gate
     reasons = []
     exempt = len(gate.exempt)
-    exempt_note = (
-        f" ({exempt} beyond it exempt: too few cases or not likely real)" if exempt else ""
-    )
+    why = "too few cases or not likely real"
+    if any(r.status == "exempt_own_noise" for r in gate.exempt):
+        why += " or the retriever's own noise (A/A)"
+    exempt_note = f" ({exempt} beyond it exempt: {why})" if exempt else ""
     comparable = phrases.is_comparable(doc)
     if doc.verdict == "fail":
         if gate.regressions:

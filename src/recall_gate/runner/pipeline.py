@@ -16,6 +16,11 @@ shared equally, since queries are embedded together), ``retrieve`` (the
 batched dense search shared equally, plus the case's own BM25 and fusion)
 and, when enabled, ``rerank`` (the case's own cross-encoder time).
 
+Logged queries (a query log, ``queries:``) are asked with the cases, through
+the same store and the same settings (embedding, hybrid, rerank, expansion):
+their card ids come back in :attr:`PipelineRun.logged`, never as artifacts
+(they have no labels and are never scored).
+
 Output: progress bars (tqdm, on stderr) only when ``progress`` is true (the
 CLI passes "stderr is a terminal"); a few summary lines through ``log``
 either way, never a bar in CI logs.
@@ -26,10 +31,11 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from recall_gate.adapters.config import Config
+from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.records import Artifact, Card, Case, Chunk, RetrievedItem
 from recall_gate.errors import InputError
 from recall_gate.runner.bm25 import Bm25Index
@@ -107,6 +113,19 @@ class PipelineRun:
     queries_embedded: int
     queries_from_cache: int
     model_loaded: bool
+    # Each logged query's distinct card ids, best first (every candidate's card,
+    # like an artifact's), in log order.
+    logged: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A query the run asks: a case's, or a logged query's (``language`` None:
+    it names none, so ``same_language`` does not restrict it)."""
+
+    id: str
+    query: str
+    language: str | None
 
 
 def _check_unique(cards: Sequence[Card]) -> None:
@@ -166,7 +185,7 @@ def _item(chunk: ScoredChunk, card_of: dict[str, str]) -> RetrievedItem:
 def _dense_search(
     store: ChunkStore,
     result: EmbedResult,
-    cases: Sequence[Case],
+    cases: Sequence[_Asked],
     *,
     n: int,
     same_language: bool,
@@ -175,7 +194,8 @@ def _dense_search(
     if not same_language:
         return store.query(result.vectors, n=n, progress=progress)
     out: list[list[ScoredChunk]] = [[] for _ in cases]
-    for language in sorted({c.language for c in cases}):
+    languages: set[str | None] = {c.language for c in cases}
+    for language in sorted(languages, key=lambda lang: (lang is None, lang or "")):
         rows = [i for i, c in enumerate(cases) if c.language == language]
         found = store.query(result.vectors[rows], n=n, language=language, progress=progress)
         for row, hits in zip(rows, found, strict=True):
@@ -191,8 +211,10 @@ def run_pipeline(
     progress: bool,
     log: Callable[[str], object],
     embedder: Embedder | None = None,
+    queries: Sequence[LoggedQuery] = (),
 ) -> PipelineRun:
-    """Ingest ``cards`` into the configured Chroma store and retrieve every case.
+    """Ingest ``cards`` into the configured Chroma store and retrieve every case
+    (and every logged query of ``queries``, into :attr:`PipelineRun.logged`).
 
     ``embedder`` lets a caller share one loaded model across captures (its
     settings must equal ``config.embedder``); by default one is created and
@@ -225,7 +247,9 @@ def run_pipeline(
     cache = EmbeddingCache(config.cache.path) if config.cache.path is not None else None
     run = _Run(config, embedder, reranker, cache, clock, progress, log, card_of)
     try:
-        return _capture(run, chunks, languages, cases, started=started, was_loaded=was_loaded)
+        return _capture(
+            run, chunks, languages, cases, queries, started=started, was_loaded=was_loaded
+        )
     finally:
         if cache is not None:
             cache.close()
@@ -312,7 +336,7 @@ def _first_stage(
     run: _Run,
     store: ChunkStore,
     queries: EmbedResult,
-    cases: Sequence[Case],
+    cases: Sequence[_Asked],
     *,
     chunks: Sequence[Chunk],
     languages: dict[str, str],
@@ -359,7 +383,7 @@ def _rerank(
     run: _Run,
     reranker: Reranker,
     rankings: list[list[ScoredChunk]],
-    cases: Sequence[Case],
+    cases: Sequence[_Asked],
     texts: dict[str, str],
 ) -> tuple[list[list[ScoredChunk]], list[float]]:
     """Cross-encoder re-ordered rankings and each case's rerank time."""
@@ -400,6 +424,7 @@ def _capture(
     chunks: Sequence[Chunk],
     languages: dict[str, str],
     cases: Sequence[Case],
+    logged: Sequence[LoggedQuery],
     *,
     started: float,
     was_loaded: bool,
@@ -412,31 +437,41 @@ def _capture(
         f"embedder {embedder_id}" + (f", cache {run.cache.path}" if run.cache is not None else "")
     )
     store, ingest = _ingest(run, chunks, languages, embedder_id=embedder_id)
+    # The logged queries after the cases, through every stage with them.
+    asked = [_Asked(c.id, c.query, str(c.language)) for c in cases]
+    asked += [_Asked(q.id, q.query, q.language) for q in logged]
 
     with clock.stage("embed_queries"):
         queries = run.embed(
-            [config.embedder.query_prefix + case.query for case in cases],
+            [config.embedder.query_prefix + a.query for a in asked],
             what="embedding the queries",
         )
     run.log(
-        f"queries: {len(cases)} ({queries.encoded} embedded by the model, "
-        f"{queries.from_cache} from cache)"
+        f"queries: {len(cases)}"
+        + (f" and {len(logged)} logged" if logged else "")
+        + f" ({queries.encoded} embedded by the model, {queries.from_cache} from cache)"
     )
     rankings, retrieve_ms = _first_stage(
-        run, store, queries, cases, chunks=chunks, languages=languages
+        run, store, queries, asked, chunks=chunks, languages=languages
     )
     rerank_ms: list[float] | None = None
     if run.reranker is not None:
         texts = {chunk.id: chunk.text for chunk in chunks}
-        rankings, rerank_ms = _rerank(run, run.reranker, rankings, cases, texts)
+        rankings, rerank_ms = _rerank(run, run.reranker, rankings, asked, texts)
 
-    embed_share = clock.ms.get("embed_queries", 0.0) / max(len(cases), 1)
+    embed_share = clock.ms.get("embed_queries", 0.0) / max(len(asked), 1)
     artifacts = []
     for i, case in enumerate(cases):
         timings = {"embed_query": embed_share, "retrieve": retrieve_ms[i]}
         if rerank_ms is not None:
             timings["rerank"] = rerank_ms[i]
         artifacts.append(_artifact(case, rankings[i], timings, run.card_of))
+    answers = {
+        q.id: tuple(
+            dict.fromkeys(run.card_of.get(c.parent_id, c.parent_id) for c in expand_to_parents(r))
+        )
+        for q, r in zip(logged, rankings[len(cases) :], strict=True)
+    }
     timings_ms = {stage: round(clock.ms.get(stage, 0.0), _TIMING_DIGITS) for stage in STAGES}
     timings_ms["total"] = round((time.perf_counter() - started) * 1000.0, _TIMING_DIGITS)
     mode = config.retrieval.mode + ("+rerank" if config.reranker.enabled else "")
@@ -452,4 +487,5 @@ def _capture(
         queries_embedded=queries.encoded,
         queries_from_cache=queries.from_cache,
         model_loaded=run.embedder.loaded and not was_loaded,
+        logged=answers,
     )
