@@ -287,6 +287,9 @@ class GateRecord(_Part):
     failed_floors: tuple[FloorRecord, ...]
     regressions: tuple[RegressionRecord, ...]
     exempt: tuple[RegressionRecord, ...]
+    # gate.min_new_card_coverage, when it was applied to the pull request's new
+    # cards (``pull_request.kb``); None: unset, or nothing to apply it to.
+    min_new_card_coverage: float | None = None
 
 
 class WouldFailRecord(_Part):

@@ -22,11 +22,17 @@ from recall_gate.adapters.git import BaseTree
 from recall_gate.adapters.kb_revision import read_kb_diff
 from recall_gate.console import Console
 from recall_gate.core.coverage import cited_ids
-from recall_gate.core.kb_diff import KbDiff, KbTurnover, follow_renames, kb_turnover
+from recall_gate.core.kb_diff import (
+    KbDiff,
+    KbTurnover,
+    follow_renames,
+    kb_turnover,
+    new_card_coverage,
+)
 from recall_gate.core.records import CaseLabel
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.judging.revision import JudgedSettings
-from recall_gate.report.kb_changes import new_cards_line
+from recall_gate.report.kb_changes import new_card_coverage_phrase, new_cards_line
 
 __all__ = [
     "baseline_kb_turnover",
@@ -114,16 +120,11 @@ def new_card_coverage_failure(
     """``gate.min_new_card_coverage``: the failure when fewer of the cards the pull
     request adds than ``floor`` are cited by some case (None: unset, no card
     added, or enough covered)."""
-    new = diff.new_cards(cases)
-    if floor is None or not new:
+    check = new_card_coverage(diff.new_cards(cases), floor=floor)
+    if check is None or not check.failed:
         return None
-    covered = sum(1 for citing in new.values() if citing)
-    if covered / len(new) >= floor:
-        return None
-    bare = [card for card, citing in new.items() if not citing]
     return GateFailure(
-        f"new-card coverage {covered}/{len(new)} ({covered / len(new):.0%}) is below "
-        f"gate.min_new_card_coverage {floor:g}: no case cites {', '.join(bare)}",
+        new_card_coverage_phrase(check),
         fix="add cases whose gold (must_cite_one_of or relevant_ids) names the new cards, "
         "or lower gate.min_new_card_coverage in recall-gate.yaml",
     )

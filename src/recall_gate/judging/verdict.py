@@ -41,7 +41,7 @@ def pull_request_changes(
         cases = {"removed": plan.removed, "relabelled": plan.relabelled}
     diff = pull_request_kb(settings)
     if diff is not None:
-        cases["kb"] = kb_changes(diff, plan.evaluated if plan is not None else ())
+        cases["kb"] = kb_changes(diff, plan.evaluated if plan is not None else None)
     return PullRequestChanges(
         ref=base.ref,
         config=base.config_shown,
@@ -100,6 +100,9 @@ def judge_against_baseline(
         floors=settings.floors,
         tolerances=settings.tolerances,
         require_significance=settings.require_significance,
+        min_new_card_coverage=settings.config.gate.min_new_card_coverage
+        if settings.config is not None
+        else None,
     )
     return comparison, verdict
 

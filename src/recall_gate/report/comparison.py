@@ -32,7 +32,7 @@ Layout, top to bottom, so that a reviewer is done in ten seconds:
 
 from __future__ import annotations
 
-from recall_gate.core.comparison_json import ComparisonDocument
+from recall_gate.core.comparison_json import ComparisonDocument, new_card_check
 from recall_gate.core.metric_registry import shown_metrics
 from recall_gate.core.profile import comment_marker
 from recall_gate.report import phrases
@@ -122,6 +122,7 @@ def render_document(doc: ComparisonDocument, *, style: Style, truncated: bool) -
             style,
             metric_name=doc.label,
             noise=lambda d: phrases.noise_cell(d, doc.gate.min_group_n),
+            new_cards=new_card_check(doc),
         ),
         capture_section(doc, style),
         traffic_section(doc.traffic, style),
