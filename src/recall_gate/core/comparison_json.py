@@ -471,6 +471,7 @@ def comparison_document(
             outside_kb=current.outside_kb,
             kb_coverage=current.kb_coverage,
             kb_retrieved=current.kb_retrieved,
+            unwinnable=current.unwinnable,
             citation=_citation(totals.outcomes),
             missed_total=totals.missed if totals.missed != len(missed) else None,
         ),

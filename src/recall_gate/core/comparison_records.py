@@ -25,7 +25,7 @@ from recall_gate.core.gate import Verdict
 from recall_gate.core.kb_diff import ChangeKind
 from recall_gate.core.metric_registry import GATED_METRICS, METRICS, metric_label
 from recall_gate.core.moves import Direction
-from recall_gate.core.records import KbCoverageCounts, Latency, OutsideKb
+from recall_gate.core.records import KbCoverageCounts, Latency, OutsideKb, Unwinnable
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.traffic_record import TrafficRecord
 
@@ -192,6 +192,7 @@ class RunRecord(_Part):
     outside_kb: OutsideKb | None = None
     kb_coverage: KbCoverageCounts | None = None  # absent: no KB or no cases to tell
     kb_retrieved: KbCoverageCounts | None = None  # the cards some case's top k holds
+    unwinnable: Unwinnable | None = None  # missed cases with gold at no captured depth
     citation: CitationRecord | None = None  # absent: no case's citations were captured
     # Every missed case, when ``missed`` lists only the first of them (None: all listed).
     missed_total: int | None = None

@@ -46,6 +46,8 @@ __all__ = [
     "Results",
     "RetrievedItem",
     "Retriever",
+    "Unwinnable",
+    "UnwinnableCase",
 ]
 
 SCHEMA_VERSION = 1
@@ -378,6 +380,24 @@ class KbCoverageCounts(_Record):
     by_language: dict[str, CoverageCount] = Field(default_factory=dict)
 
 
+class UnwinnableCase(_Record):
+    """A missed case none of whose labelled cards is in the ``depth`` distinct
+    cards its capture holds (see core/unwinnable.py)."""
+
+    case_id: str
+    depth: int = Field(gt=0)
+
+
+class Unwinnable(_Record):
+    """The missed cases no depth the capture recorded could make a hit: ``cases``
+    of the ``checked`` missed cases captured deeper than k; ``shallow`` missed
+    cases were captured no deeper than k, so it cannot be told for them."""
+
+    cases: tuple[UnwinnableCase, ...] = ()
+    checked: int = Field(ge=0)
+    shallow: int = Field(default=0, ge=0)
+
+
 class Results(_Record):
     """The ``--json`` output of ``score`` and ``run``."""
 
@@ -402,6 +422,9 @@ class Results(_Record):
     kb_coverage: KbCoverageCounts | None = None
     # The KB's cards some case's top k holds; the rest were never retrieved.
     kb_retrieved: KbCoverageCounts | None = None
+    # Missed cases whose labelled cards are nowhere in a capture deeper than k
+    # (None: no missed case was captured deeper than k).
+    unwinnable: Unwinnable | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_capture_facts(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -421,4 +444,6 @@ class Results(_Record):
                 del data["kb_coverage"]
             if data.get("kb_retrieved", 0) is None:
                 del data["kb_retrieved"]
+            if data.get("unwinnable", 0) is None:
+                del data["unwinnable"]
         return data

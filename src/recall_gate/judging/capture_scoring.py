@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch
 from recall_gate.adapters.dataset import card_ids_of
 from recall_gate.adapters.results_store import ResultsWriter, read_results
-from recall_gate.adapters.scoring import RetrievedCards, ScoredCapture, score_capture
+from recall_gate.adapters.scoring import CaseSink, RetrievedCards, ScoredCapture, score_capture
 from recall_gate.console import Console
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -32,6 +33,7 @@ from recall_gate.core.integrity import (
     find_problems,
     label_problems,
 )
+from recall_gate.core.metrics import HIT
 from recall_gate.core.records import (
     Artifact,
     Card,
@@ -42,6 +44,7 @@ from recall_gate.core.records import (
     Results,
 )
 from recall_gate.core.self_agreement import SelfAgreement
+from recall_gate.core.unwinnable import UnwinnableTally
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.judging.kb_judging import read_kb_noted
 from recall_gate.judging.oracle import (
@@ -104,13 +107,14 @@ def score_and_report(
         writer = None if out is None else stack.enter_context(ResultsWriter(out))
         # With the KB's cards at hand, the cards some case retrieves are noted too.
         sink = RetrievedCards(writer) if kb_cards is not None else writer
+        deep = DeepLines(sink, k=k)
         scored = score_capture(
-            watch.watch(artifacts),
+            deep.lines(watch.watch(artifacts)),
             k=k,
             cases=cases,
             artifacts_source=artifacts_source,
             cases_source=cases_source,
-            results=sink,
+            results=deep,
             fingerprint=cases is None,
             metrics=settings.metrics,
         )
@@ -136,6 +140,7 @@ def score_and_report(
                 unjudged_queries=len(unjudged),
                 kb_coverage=kb_coverage,
                 kb_retrieved=retrieved,
+                unwinnable=deep.tally.result(),
             )
         # One document, with or without a baseline: without one to compare with
         # (none is named, none exists), the scorer's counts and its first missed cases.
@@ -154,6 +159,7 @@ def score_and_report(
                 unjudged_queries=len(unjudged),
                 kb_coverage=kb_coverage,
                 kb_retrieved=retrieved,
+                unwinnable=deep.tally.result(),
             )
         )
         return report_comparison(
@@ -177,6 +183,32 @@ def score_and_report(
                 outcomes=scored.outcomes,
             ),
         )
+
+
+class DeepLines:
+    """A case sink that tells, for each missed case, whether its gold is at any
+    depth its capture line holds (:class:`~recall_gate.core.unwinnable.UnwinnableTally`),
+    and passes each record on. :meth:`lines` tees the lines as they are scored:
+    the scorer writes a line's record before it reads the next line."""
+
+    def __init__(self, inner: CaseSink | None, *, k: int) -> None:
+        self.inner = inner
+        self.tally = UnwinnableTally(k=k)
+        self._line: Artifact | None = None
+
+    def lines(self, artifacts: Iterable[tuple[int, Artifact]]) -> Iterator[tuple[int, Artifact]]:
+        for number, artifact in artifacts:
+            self._line = artifact
+            yield number, artifact
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        line = self._line
+        metrics = record["metrics"]
+        if metrics and not metrics[HIT] and line is not None and line.case_id == record["case_id"]:
+            labelled = {*record["must_cite_one_of"], *(record["relevant_ids"] or ())}
+            self.tally.add(record["case_id"], labelled=labelled, ranked=line.ranked_card_ids())
+        if self.inner is not None:
+            self.inner.add(record)
 
 
 def refuse_short_when_strict(outputs: Outputs, *, short: int, scored: int, k: int) -> None:

@@ -46,6 +46,7 @@ from recall_gate.report.case_lists import (
 )
 from recall_gate.report.fitting import fit_comment
 from recall_gate.report.kb_changes import kb_changes_section
+from recall_gate.report.label_rot import unwinnable_section
 from recall_gate.report.noise_floor import self_agreement_section
 from recall_gate.report.notes import (
     capture_section,
@@ -124,6 +125,7 @@ def render_document(doc: ComparisonDocument, *, style: Style, truncated: bool) -
             noise=lambda d: phrases.noise_cell(d, doc.gate.min_group_n),
             new_cards=new_card_check(doc),
         ),
+        unwinnable_section(doc.run.unwinnable, style, k=doc.k),
         capture_section(doc, style),
         traffic_section(doc.traffic, style),
         self_agreement_section(doc.self_agreement, style),
