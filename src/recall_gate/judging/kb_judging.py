@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TypeVar
 from weakref import WeakKeyDictionary
 
+from recall_gate.adapters.case_files import load_cases
 from recall_gate.adapters.dataset import Kb, KbFiles, read_kb
 from recall_gate.adapters.git import BaseTree
-from recall_gate.adapters.kb_revision import read_kb_diff
+from recall_gate.adapters.input_records import JSONL_SUFFIXES, YAML_SUFFIXES
+from recall_gate.adapters.kb_revision import read_kb_diff, read_label_history
 from recall_gate.console import Console
 from recall_gate.core.coverage import cited_ids
 from recall_gate.core.kb_diff import (
@@ -29,10 +31,12 @@ from recall_gate.core.kb_diff import (
     kb_turnover,
     new_card_coverage,
 )
+from recall_gate.core.label_rot import rotten_labels
 from recall_gate.core.records import CaseLabel
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.judging.revision import JudgedSettings
 from recall_gate.report.kb_changes import new_card_coverage_phrase, new_cards_line
+from recall_gate.report.label_audit import rotten_labels_line
 
 __all__ = [
     "baseline_kb_turnover",
@@ -42,6 +46,7 @@ __all__ = [
     "read_kb_noted",
     "warn_unread",
     "write_kb_changes",
+    "write_label_rot",
 ]
 
 L = TypeVar("L", bound=CaseLabel)
@@ -151,3 +156,43 @@ def write_kb_changes(
     new = diff.new_cards(cases)
     if new:
         out.write(f"recall-gate check: {new_cards_line(new)}\n")
+
+
+def _case_files(paths: Sequence[Path]) -> list[Path]:
+    """The cases files behind the configured paths (a folder: its cases files)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(
+                p for p in path.iterdir() if p.suffix in (*YAML_SUFFIXES, *JSONL_SUFFIXES)
+            )
+        elif path.is_file():
+            out.append(path)
+    return out
+
+
+def write_label_rot(settings: JudgedSettings, console: Console) -> None:
+    """What ``check`` says of label rot: the cases citing a card rewritten since
+    their cases file's last commit (report-only), or, in a shallow clone, that
+    it cannot be told."""
+    if settings.kb is None or not settings.cases:
+        return
+    files = _case_files(settings.cases)
+    history = read_label_history(settings.kb, settings.kb_files(), files)
+    if history is None:
+        return
+    if history.shallow:
+        console.stdout.write(
+            "recall-gate check: label rot not checked: the git history is shallow "
+            "(fetch it whole, e.g. `fetch-depth: 0`, to check it)\n"
+        )
+        return
+    found = [
+        label
+        for one in history.files
+        for label in rotten_labels(
+            [c for _, c in load_cases([one.path])], one.changes, since=one.since
+        )
+    ]
+    if found:
+        console.stdout.write(f"recall-gate check: {rotten_labels_line(found)}\n")

@@ -46,7 +46,7 @@ from recall_gate.report.case_lists import (
 )
 from recall_gate.report.fitting import fit_comment
 from recall_gate.report.kb_changes import kb_changes_section
-from recall_gate.report.label_rot import unwinnable_section
+from recall_gate.report.label_audit import unwinnable_section
 from recall_gate.report.noise_floor import self_agreement_section
 from recall_gate.report.notes import (
     capture_section,

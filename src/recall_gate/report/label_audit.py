@@ -1,16 +1,19 @@
 """Labels worth a second look (pure rendering): the missed cases no captured
-depth could make a hit ("unwinnable at depth N"). Reported, never gated."""
+depth could make a hit ("unwinnable at depth N"), and the cases citing a card
+rewritten since they were written (label rot). Reported, never gated."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from recall_gate.core.label_rot import REWRITE_SIMILARITY, RottenLabel
 from recall_gate.core.records import Unwinnable
 
 if TYPE_CHECKING:
     from recall_gate.report.style import Style
 
-__all__ = ["unwinnable_line", "unwinnable_section"]
+__all__ = ["rotten_labels_line", "unwinnable_line", "unwinnable_section"]
 
 
 def _depths(unwinnable: Unwinnable) -> str:
@@ -54,3 +57,20 @@ def unwinnable_section(unwinnable: Unwinnable | None, style: Style, *, k: int) -
         "the index (is the card ingested, and retrievable for this query at all?)."
     )
     return style.collapsed(line, ["\n".join(items), advice])
+
+
+def rotten_labels_line(labels: Sequence[RottenLabel], *, limit: int | None = 10) -> str:
+    """``labels worth re-auditing: 2 cases cite a card rewritten since the
+    cases file's last commit (…): q1 → en/refunds (12% alike since abc1234), …``."""
+    shown = labels if limit is None else labels[:limit]
+    named = ", ".join(
+        f"{r.case_id} → {r.card_id} ({r.similarity:.0%} alike since {r.since[:12]})" for r in shown
+    )
+    if len(shown) < len(labels):
+        named += f" … and {len(labels) - len(shown)} more"
+    cases = len({r.case_id for r in labels})
+    return (
+        f"labels worth re-auditing: {cases} case{' cites' if cases == 1 else 's cite'} a card "
+        f"rewritten since the cases file's last commit (under {REWRITE_SIMILARITY:.0%} of "
+        f"its words alike): {named}"
+    )
