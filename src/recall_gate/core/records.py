@@ -374,10 +374,20 @@ class CoverageCount(_Record):
 
 
 class KbCoverageCounts(_Record):
-    """KB coverage (see core/coverage.py): overall and per card language."""
+    """KB coverage (see core/coverage.py): overall and per card language.
+    ``logged_queries``: of the cards retrieved, how many logged queries' top k
+    counted too (None: the labelled cases' alone)."""
 
     overall: CoverageCount
     by_language: dict[str, CoverageCount] = Field(default_factory=dict)
+    logged_queries: int | None = Field(default=None, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_queries(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("logged_queries", 0) is None:
+            del data["logged_queries"]
+        return data
 
 
 class UnwinnableCase(_Record):

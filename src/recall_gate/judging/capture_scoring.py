@@ -52,7 +52,7 @@ from recall_gate.judging.oracle import (
     unique_cases,
 )
 from recall_gate.judging.outputs import Outputs
-from recall_gate.judging.query_traffic import judge_traffic
+from recall_gate.judging.query_traffic import judge_traffic, logged_top_cards
 from recall_gate.judging.revision import JudgedSettings
 from recall_gate.judging.verdict import pull_request_changes, report_comparison
 
@@ -123,11 +123,15 @@ def score_and_report(
         fail_on_integrity_problems(watch.problems, console)
         refuse_short_when_strict(outputs, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
-        retrieved = (
-            kb_retrieved(kb_cards, sink.ids)
-            if kb_cards is not None and isinstance(sink, RetrievedCards)
-            else None
-        )
+        retrieved = None
+        if kb_cards is not None and isinstance(sink, RetrievedCards):
+            # A card some logged query retrieves is not "never retrieved" either.
+            logged = logged_top_cards(settings, artifacts=Path(artifacts_source))
+            retrieved = kb_retrieved(
+                kb_cards,
+                sink.ids if logged is None else sink.ids | logged[1],
+                logged_queries=None if logged is None else logged[0],
+            )
         if writer is not None:
             writer.finish(
                 k=k,
