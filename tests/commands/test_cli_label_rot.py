@@ -4,6 +4,7 @@ clone it is said once that it cannot be told. Real git repositories."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from cli_runner import run_cli
@@ -107,3 +108,33 @@ def test_outside_a_git_work_tree_check_says_nothing_of_label_rot(tmp_path: Path)
     assert run.code == 0, run.err
     assert "label rot" not in run.out
     assert "re-auditing" not in run.out
+
+
+def test_the_report_of_score_notes_the_labels_worth_re_auditing(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "app")
+    write(repo, {"docs/en/refunds.md": "# Refunds\n\nShipping takes a week to most countries.\n"})
+    commit(repo, "docs")
+    capture = "".join(
+        json.dumps({"case_id": case_id, "retrieved": [card]}) + "\n"
+        for case_id, card in (
+            ("q-refunds", "en/refunds"),
+            ("q-billing", "en/billing"),
+            ("q-usage", "en/usage"),
+        )
+    )
+    (repo / "capture.jsonl").write_text(capture, encoding="utf-8")
+    run = run_cli(
+        ["score", "--artifacts", "capture.jsonl", "--markdown", "report.md",
+         "--comparison-json", "comparison.json"],
+        cwd=repo,
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    report = (repo / "report.md").read_text(encoding="utf-8")
+    assert "Labels worth re-auditing: 1 case cites a card rewritten since the cases file's " in (
+        report
+    )
+    assert "`q-refunds` → `en/refunds` (" in report
+    assert "Labels worth re-auditing: 1 case cites" in run.out
+    doc = json.loads((repo / "comparison.json").read_text(encoding="utf-8"))
+    assert [r["case_id"] for r in doc["label_rot"]["labels"]] == ["q-refunds"]
+    assert doc["label_rot"]["shallow"] is False

@@ -91,3 +91,15 @@ def test_a_capture_no_deeper_than_k_says_nothing_of_unwinnable_cases(tmp_path: P
     assert doc["run"]["unwinnable"] is None
     results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
     assert "unwinnable" not in results
+
+
+def test_missed_cases_all_ranked_low_are_said_to_be_winnable(tmp_path: Path) -> None:
+    ranked_low = deep()
+    ranked_low[6] = "gold"
+    write(tmp_path, [line("hit", deep("gold")), line("ranked-low", ranked_low)])
+    _, report, doc = score(tmp_path)
+    assert (
+        "Unwinnable: none of the 1 missed case captured deeper than 2: each has a labelled "
+        "card further down its capture (ranked low, not lost)."
+    ) in report
+    assert doc["run"]["unwinnable"] == {"cases": [], "checked": 1, "shallow": 0}

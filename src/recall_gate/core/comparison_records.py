@@ -23,6 +23,7 @@ from pydantic import (
 from recall_gate.core.compare import BaselineStatus
 from recall_gate.core.gate import Verdict
 from recall_gate.core.kb_diff import ChangeKind
+from recall_gate.core.label_rot import RottenLabel
 from recall_gate.core.metric_registry import GATED_METRICS, METRICS, metric_label
 from recall_gate.core.moves import Direction
 from recall_gate.core.records import KbCoverageCounts, Latency, OutsideKb, Unwinnable
@@ -38,6 +39,7 @@ __all__ = [
     "DeltaRecord",
     "FloorRecord",
     "GroupMeansRecord",
+    "LabelRotRecord",
     "MissedRecord",
     "MoveRecord",
     "RegressionRecord",
@@ -66,7 +68,8 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    `pull_request.config_after_merge`.
 #    Later, optional too: `labels` (metric key → "hit@5", built once here),
 #    `run.citation` (the citation outcomes), `run.missed_total` (when only the
-#    first missed cases are listed), `baseline.stale[].settings_recorded`.
+#    first missed cases are listed), `baseline.stale[].settings_recorded`,
+#    `run.unwinnable`, `gate.min_new_card_coverage`, `label_rot`.
 COMPARISON_SCHEMA_VERSION = 5
 
 
@@ -278,6 +281,15 @@ class BaselineRecord(_Part):
     outside_kb: OutsideKb | None = None
 
 
+class LabelRotRecord(_Part):
+    """Label rot (core/label_rot.py): the cases citing a card rewritten since
+    their cases file's last commit; ``shallow``: not told, the clone's history
+    stops short."""
+
+    shallow: bool = False
+    labels: tuple[RottenLabel, ...] = ()
+
+
 class GateRecord(_Part):
     # Metric name → the largest tolerated drop, for the metrics that have one
     # (one number in the config or the flags gives every gated metric the same).
@@ -360,6 +372,8 @@ class ComparisonDocument(_Part):
     traffic: TrafficRecord | None = None
     # capture --repeat N: what the retriever changed between identical runs (A/A).
     self_agreement: SelfAgreement | None = None
+    # Labels worth re-auditing (absent: no KB folder and cases files in a git work tree).
+    label_rot: LabelRotRecord | None = None
     # Metric key → its label at this k ("hit@5"): every surface reads it from here.
     labels: dict[str, str] = {}
 
@@ -370,7 +384,7 @@ class ComparisonDocument(_Part):
     @model_serializer(mode="wrap")
     def _without_absent_parts(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        for part in ("traffic", "self_agreement"):
+        for part in ("traffic", "self_agreement", "label_rot"):
             if isinstance(data, dict) and data.get(part, ...) is None:
                 del data[part]
         return data

@@ -23,6 +23,7 @@ from recall_gate.adapters.git import BaseTree
 from recall_gate.adapters.input_records import JSONL_SUFFIXES, YAML_SUFFIXES
 from recall_gate.adapters.kb_revision import read_kb_diff, read_label_history
 from recall_gate.console import Console
+from recall_gate.core.comparison_records import LabelRotRecord
 from recall_gate.core.coverage import cited_ids
 from recall_gate.core.kb_diff import (
     KbDiff,
@@ -36,11 +37,12 @@ from recall_gate.core.records import CaseLabel
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.judging.revision import JudgedSettings
 from recall_gate.report.kb_changes import new_card_coverage_phrase, new_cards_line
-from recall_gate.report.label_audit import rotten_labels_line
+from recall_gate.report.label_audit import SHALLOW_HISTORY, rotten_labels_line
 
 __all__ = [
     "baseline_kb_turnover",
     "follow_located",
+    "judge_label_rot",
     "new_card_coverage_failure",
     "pull_request_kb",
     "read_kb_noted",
@@ -171,28 +173,35 @@ def _case_files(paths: Sequence[Path]) -> list[Path]:
     return out
 
 
-def write_label_rot(settings: JudgedSettings, console: Console) -> None:
-    """What ``check`` says of label rot: the cases citing a card rewritten since
-    their cases file's last commit (report-only), or, in a shallow clone, that
-    it cannot be told."""
+def judge_label_rot(settings: JudgedSettings) -> LabelRotRecord | None:
+    """The cases citing a card rewritten since their cases file's last commit
+    (report-only); ``shallow`` in a clone whose history stops short; ``None``
+    when it cannot be told at all (no KB folder, no cases file in a git work tree)."""
     if settings.kb is None or not settings.cases:
-        return
+        return None
     files = _case_files(settings.cases)
     history = read_label_history(settings.kb, settings.kb_files(), files)
     if history is None:
-        return
+        return None
     if history.shallow:
-        console.stdout.write(
-            "recall-gate check: label rot not checked: the git history is shallow "
-            "(fetch it whole, e.g. `fetch-depth: 0`, to check it)\n"
+        return LabelRotRecord(shallow=True)
+    return LabelRotRecord(
+        labels=tuple(
+            label
+            for one in history.files
+            for label in rotten_labels(
+                [c for _, c in load_cases([one.path])], one.changes, since=one.since
+            )
         )
+    )
+
+
+def write_label_rot(settings: JudgedSettings, console: Console) -> None:
+    """What ``check`` says of label rot (:func:`judge_label_rot`)."""
+    found = judge_label_rot(settings)
+    if found is None:
         return
-    found = [
-        label
-        for one in history.files
-        for label in rotten_labels(
-            [c for _, c in load_cases([one.path])], one.changes, since=one.since
-        )
-    ]
-    if found:
-        console.stdout.write(f"recall-gate check: {rotten_labels_line(found)}\n")
+    if found.shallow:
+        console.stdout.write(f"recall-gate check: {SHALLOW_HISTORY}\n")
+    elif found.labels:
+        console.stdout.write(f"recall-gate check: {rotten_labels_line(found.labels)}\n")

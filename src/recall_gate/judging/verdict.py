@@ -21,7 +21,11 @@ from recall_gate.core.kb_diff import follow_renames_in_results, kb_changes
 from recall_gate.core.records import Results
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.traffic_record import TrafficRecord
-from recall_gate.judging.kb_judging import baseline_kb_turnover, pull_request_kb
+from recall_gate.judging.kb_judging import (
+    baseline_kb_turnover,
+    judge_label_rot,
+    pull_request_kb,
+)
 from recall_gate.judging.revision import JudgedSettings
 from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.settings import write_settings_header
@@ -129,8 +133,13 @@ def report_comparison(
     )
     # One document: the JSON, the comment, the full report and stdout are rendered from it.
     doc = comparison_document(comparison, verdict, profile=settings.profile, totals=totals)
-    if traffic is not None or self_agreement is not None:
-        update: dict[str, Any] = {"traffic": traffic, "self_agreement": self_agreement}
+    label_rot = judge_label_rot(settings)
+    if traffic is not None or self_agreement is not None or label_rot is not None:
+        update: dict[str, Any] = {
+            "traffic": traffic,
+            "self_agreement": self_agreement,
+            "label_rot": label_rot,
+        }
         if traffic is not None and traffic.failed:
             update["verdict"] = "fail"
         doc = doc.model_copy(update=update)
