@@ -77,6 +77,8 @@ def test_score_reports_the_cases_unwinnable_at_the_depth_the_capture_recorded(
     assert "- `lost-1`: not in the 10 cards captured\n- `lost-2`: not in the 12 cards" in report
     assert doc["run"]["unwinnable"] == {
         "cases": [{"case_id": "lost-1", "depth": 10}, {"case_id": "lost-2", "depth": 12}],
+        "total": 2,
+        "depths": [10, 12],
         "checked": 3,
         "shallow": 1,
     }
@@ -102,4 +104,10 @@ def test_missed_cases_all_ranked_low_are_said_to_be_winnable(tmp_path: Path) -> 
         "Unwinnable: none of the 1 missed case captured deeper than 2: each has a labelled "
         "card further down its capture (ranked low, not lost)."
     ) in report
-    assert doc["run"]["unwinnable"] == {"cases": [], "checked": 1, "shallow": 0}
+    assert doc["run"]["unwinnable"] == {
+        "cases": [],
+        "total": 0,
+        "depths": None,
+        "checked": 1,
+        "shallow": 0,
+    }

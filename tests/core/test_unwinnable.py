@@ -14,7 +14,9 @@ def deep(*front: str, depth: int = 10) -> list[str]:
 
 def test_a_missed_case_whose_gold_is_at_no_captured_depth_is_unwinnable_at_that_depth() -> None:
     found = find_unwinnable([("q1", {"gold"}, deep(depth=20))], k=5)
-    assert found == Unwinnable(cases=(UnwinnableCase(case_id="q1", depth=20),), checked=1)
+    assert found == Unwinnable(
+        cases=(UnwinnableCase(case_id="q1", depth=20),), total=1, depths=(20, 20), checked=1
+    )
 
 
 def test_a_missed_case_whose_gold_is_deeper_than_k_is_ranked_low_not_unwinnable() -> None:
@@ -50,9 +52,21 @@ def test_missed_cases_captured_no_deeper_than_k_are_shallow_and_not_judged() -> 
         k=5,
     )
     assert found == Unwinnable(
-        cases=(UnwinnableCase(case_id="deep", depth=8),), checked=1, shallow=1
+        cases=(UnwinnableCase(case_id="deep", depth=8),),
+        total=1,
+        depths=(8, 8),
+        checked=1,
+        shallow=1,
     )
 
 
 def test_nothing_is_told_when_no_missed_case_was_captured_deeper_than_k() -> None:
     assert find_unwinnable([("q1", {"gold"}, deep(depth=5))], k=5) is None
+
+
+def test_the_first_unwinnable_cases_are_listed_and_all_are_counted_with_their_depths() -> None:
+    lines = [(f"q{i}", {"gold"}, deep(depth=10 + i)) for i in range(5)]
+    found = find_unwinnable(lines, k=5, listed=2)
+    assert found is not None
+    assert [c.case_id for c in found.cases] == ["q0", "q1"]
+    assert (found.total, found.depths, found.checked) == (5, (10, 14), 5)

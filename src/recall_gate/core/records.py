@@ -399,11 +399,14 @@ class UnwinnableCase(_Record):
 
 
 class Unwinnable(_Record):
-    """The missed cases no depth the capture recorded could make a hit: ``cases``
-    of the ``checked`` missed cases captured deeper than k; ``shallow`` missed
-    cases were captured no deeper than k, so it cannot be told for them."""
+    """The missed cases no depth the capture recorded could make a hit: ``total``
+    of the ``checked`` missed cases captured deeper than k (the first of them
+    listed in ``cases``; their depths span ``depths``); ``shallow`` missed cases
+    were captured no deeper than k, so it cannot be told for them."""
 
     cases: tuple[UnwinnableCase, ...] = ()
+    total: int = Field(default=0, ge=0)
+    depths: tuple[int, int] | None = None  # the least and the greatest depth
     checked: int = Field(ge=0)
     shallow: int = Field(default=0, ge=0)
 

@@ -206,13 +206,23 @@ class DeepLines:
             yield number, artifact
 
     def add(self, record: Mapping[str, Any]) -> None:
-        line = self._line
         metrics = record["metrics"]
-        if metrics and not metrics[HIT] and line is not None and line.case_id == record["case_id"]:
-            labelled = {*record["must_cite_one_of"], *(record["relevant_ids"] or ())}
-            self.tally.add(record["case_id"], labelled=labelled, ranked=line.ranked_card_ids())
+        if metrics and not metrics[HIT]:
+            self._missed(record)
         if self.inner is not None:
             self.inner.add(record)
+
+    def _missed(self, record: Mapping[str, Any]) -> None:
+        line = self._line
+        if line is None or line.case_id != record["case_id"]:
+            return
+        labelled = {*record["must_cite_one_of"], *(record["relevant_ids"] or ())}
+        self.tally.add(
+            record["case_id"],
+            labelled=labelled,
+            top=record["ranked_ids"],
+            ranked=line.ranked_card_ids(),
+        )
 
 
 def refuse_short_when_strict(outputs: Outputs, *, short: int, scored: int, k: int) -> None:

@@ -29,14 +29,14 @@ SHALLOW_HISTORY = (
 
 
 def _depths(unwinnable: Unwinnable) -> str:
-    depths = sorted({c.depth for c in unwinnable.cases})
-    return f"depth {depths[0]}" if len(depths) == 1 else f"depths {depths[0]}–{depths[-1]}"
+    low, high = unwinnable.depths or (0, 0)
+    return f"depth {low}" if low == high else f"depths {low}–{high}"
 
 
 def unwinnable_line(unwinnable: Unwinnable, *, k: int) -> str:
     """``Unwinnable at depth 20: 3 of 7 missed cases captured deeper than 5 have
     none of their labelled cards anywhere in the capture …``."""
-    n, checked = len(unwinnable.cases), unwinnable.checked
+    n, checked = unwinnable.total, unwinnable.checked
     if not n:
         line = (
             f"Unwinnable: none of the {checked} missed case{'' if checked == 1 else 's'} "
@@ -45,14 +45,14 @@ def unwinnable_line(unwinnable: Unwinnable, *, k: int) -> str:
         )
     else:
         line = (
-            f"Unwinnable at {_depths(unwinnable)}: {n} of {checked} missed "
+            f"Unwinnable at {_depths(unwinnable)}: {n:,} of {checked:,} missed "
             f"case{'' if checked == 1 else 's'} captured deeper than {k} "
             f"{'has' if n == 1 else 'have'} none of their labelled cards anywhere in the "
             "capture (a labelling or index problem, not a ranking one)"
         )
     if unwinnable.shallow:
         line += (
-            f"; {unwinnable.shallow} more captured no deeper than {k}, not told"
+            f"; {unwinnable.shallow:,} more captured no deeper than {k}, not told"
             " (capture deeper to tell)"
         )
     return line
@@ -64,13 +64,13 @@ def unwinnable_section(unwinnable: Unwinnable | None, style: Style, *, k: int) -
     if unwinnable is None:
         return None
     line = unwinnable_line(unwinnable, k=k)
-    if not unwinnable.cases:
+    if not unwinnable.total:
         return line + "."
     cases = unwinnable.cases
     shown = cases if style.limit is None else cases[: style.limit]
     items = [f"- {style.literal(c.case_id)}: not in the {c.depth} cards captured" for c in shown]
-    if len(shown) < len(cases):
-        items.append(f"- … and {len(cases) - len(shown)} more (the job summary lists all)")
+    if unwinnable.total > len(shown):
+        items.append(f"- … and {unwinnable.total - len(shown):,} more")
     advice = (
         "Check each label against the KB (is the gold card the one that answers?) and "
         "the index (is the card ingested, and retrievable for this query at all?)."
