@@ -11,7 +11,11 @@ of the pages. Each row times, R times (min / median / max):
   listing, both sides of each changed file read in one git call each, parsed
   by the KB reader, classified;
 * ``check`` and ``check --baseline-ref`` — the whole command, in process,
-  without and with the diff (base config, base cases, diff, integrity).
+  without and with the diff (base config, base cases, diff, integrity);
+* ``label rot`` — :func:`recall_gate.adapters.kb_revision.read_label_history`
+  and :func:`recall_gate.core.label_rot.rotten_labels`: the cases file's last
+  commit, the card files changed since (both sides read), each compared word
+  by word; on the small pull request, then on the large one.
 
 The run fails when ``kb diff`` on the small pull request has a median above
 the target, or when it does not list exactly the 7 changes made.
@@ -33,10 +37,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from recall_gate.adapters.case_files import load_cases
 from recall_gate.adapters.dataset import KbFiles
 from recall_gate.adapters.git import BaseTree
-from recall_gate.adapters.kb_revision import read_kb_diff
+from recall_gate.adapters.kb_revision import read_kb_diff, read_label_history
 from recall_gate.cli import main as cli_main
+from recall_gate.core.label_rot import rotten_labels
 
 __all__ = ["main"]
 
@@ -138,6 +144,13 @@ def main(argv: list[str]) -> int:
                 raise SystemExit(f"check {' '.join(extra)} exited {code}: {err.getvalue()}")
             return code
 
+        def rot() -> object:
+            cases_file = root / "cases.yaml"
+            history = read_label_history(kb, KbFiles(), [cases_file])
+            assert history is not None
+            cases = [c for _, c in load_cases([cases_file])]
+            return [rotten_labels(cases, one.changes, since=one.since) for one in history.files]
+
         found = read_kb_diff(tree, kb, KbFiles())
         assert found is not None
         listed = sorted((c.kind, c.card_id) for c in found.changes)
@@ -162,7 +175,15 @@ def main(argv: list[str]) -> int:
                 "check --baseline-ref main",
                 timed(lambda: check("--baseline-ref", "main"), args.repeat),
             ),
+            ("label rot (small PR: 7 cards)", timed(rot, args.repeat)),
         ]
+        git(root, "checkout", "-q", "pr-big")
+        rows.append(
+            (
+                f"label rot (large PR: {len(range(0, args.pages, 10))} cards)",
+                timed(rot, args.repeat),
+            )
+        )
     print(
         f"KB diff on {args.pages} pages, {args.repeat} runs each "
         f"(Python {platform.python_version()}, {platform.machine()})"

@@ -117,3 +117,35 @@ def test_a_score_without_a_kb_says_nothing_of_coverage(tmp_path: Path) -> None:
     assert run.code == 0, run.err
     assert "KB coverage" not in run.out
     assert "kb_coverage" not in json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+
+
+def test_a_card_a_logged_query_retrieves_is_not_never_retrieved(tmp_path: Path) -> None:
+    from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
+
+    write(tmp_path, DATASET)
+    config = (tmp_path / "recall-gate.yaml").read_text(encoding="utf-8")
+    (tmp_path / "recall-gate.yaml").write_text(config + "queries: queries.jsonl\n", "utf-8")
+    logged = [{"id": f"l{i}", "query": f"logged {i}", "language": "en"} for i in (1, 2)]
+    (tmp_path / "queries.jsonl").write_text(
+        "".join(json.dumps(q) + "\n" for q in logged), encoding="utf-8"
+    )
+    capture = "".join(
+        json.dumps({"case_id": case, "retrieved": [card]}) + "\n"
+        for case, card in (("q1", "en/a"), ("q2", "en/a"), ("q3", "de/x"))
+    )
+    (tmp_path / "capture.jsonl").write_text(capture, encoding="utf-8")
+    # The capture's snapshot of the logged queries: en/c in a top 5, en/b too.
+    write_snapshot(
+        tmp_path / "capture.jsonl",
+        QuerySnapshot(k=5, rankings={"l1": ("en/c", "en/a"), "l2": ("en/b",)}),
+    )
+    run = run_cli(["score", "--artifacts", "capture.jsonl", "--json", "r.json"], cwd=tmp_path)
+    assert run.code == 0, run.err
+    # Retrieved: en/a, de/x by the cases, en/b and en/c by the logged queries; never: de/y.
+    assert (
+        "Never retrieved: 1 of 5 cards (20.0%) in the top 5 of no case and no logged query "
+        "(2 queries) — de 1/2, en 0/3"
+    ) in run.out
+    results = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert results["kb_retrieved"]["overall"] == {"covered": 4, "cards": 5}
+    assert results["kb_retrieved"]["logged_queries"] == 2

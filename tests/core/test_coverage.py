@@ -72,3 +72,15 @@ def test_a_card_in_no_cases_top_k_is_never_retrieved_per_language() -> None:
         "Never retrieved: 3 of 5 cards (60.0%) in no case's top 3 — de 1/2, en 2/3 "
         "(baseline: 2 of 5)"
     )
+
+
+def test_never_retrieved_names_the_logged_queries_it_counts_and_a_baseline_counted_otherwise() -> (
+    None
+):
+    from recall_gate.core.coverage import kb_retrieved, render_never_retrieved
+
+    counts = kb_retrieved(CARDS, {"a", "b", "d"}, logged_queries=1204)
+    assert render_never_retrieved(counts, k=3, baseline=kb_retrieved(CARDS, {"a"})) == (
+        "Never retrieved: 2 of 5 cards (40.0%) in the top 3 of no case and no logged query "
+        "(1,204 queries) — de 1/2, en 1/3 (baseline: 4 of 5, without logged queries)"
+    )

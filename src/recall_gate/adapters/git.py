@@ -117,6 +117,26 @@ def commit_exists(root: Path, ref: str, *, needed_by: str, fix: str) -> bool:
     return done.returncode == 0
 
 
+def is_shallow(root: Path, *, needed_by: str, fix: str) -> bool:
+    """Whether the clone is shallow (``actions/checkout``'s default): its
+    history stops short, so "the last commit touching a file" cannot be told."""
+    done = run_git(["rev-parse", "--is-shallow-repository"], cwd=root, needed_by=needed_by, fix=fix)
+    return done.returncode == 0 and done.stdout.strip() == b"true"
+
+
+def last_commit(root: Path, relative: str, *, needed_by: str, fix: str) -> str | None:
+    """The SHA of the last commit (from ``HEAD``) that touched ``relative``;
+    ``None`` for a file no commit has."""
+    done = run_git(
+        ["log", "-1", "--format=%H", "--end-of-options", "HEAD", "--", relative],
+        cwd=root,
+        needed_by=needed_by,
+        fix=fix,
+    )
+    sha = done.stdout.decode("ascii", "replace").strip()
+    return sha if done.returncode == 0 and sha else None
+
+
 def fetch_commit(root: Path, ref: str, *, needed_by: str, fix: str) -> bool:
     """Fetch just ``ref`` from ``origin`` (a shallow checkout lacks the base
     commit); whether the commit is there afterwards. It is reached through

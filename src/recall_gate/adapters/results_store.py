@@ -38,6 +38,7 @@ from recall_gate.core.records import (
     OutsideKb,
     Provenance,
     Results,
+    Unwinnable,
 )
 from recall_gate.errors import InputError
 
@@ -158,6 +159,7 @@ class ResultsWriter:
         unjudged_queries: int = 0,
         kb_coverage: KbCoverageCounts | None = None,
         kb_retrieved: KbCoverageCounts | None = None,
+        unwinnable: Unwinnable | None = None,
     ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
@@ -173,6 +175,7 @@ class ResultsWriter:
             unjudged_queries=unjudged_queries,
             kb_coverage=kb_coverage,
             kb_retrieved=kb_retrieved,
+            unwinnable=unwinnable,
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]

@@ -74,6 +74,23 @@ class RetrievedCards:
         if self.inner is not None:
             self.inner.add(record)
 
+    def add_rounded(self, record: Mapping[str, Any]) -> None:
+        """:meth:`add` of a record whose metrics are rounded already (the one loop's)."""
+        self.ids.update(record["ranked_ids"])
+        add_rounded(self.inner, record)
+
+
+def add_rounded(sink: CaseSink | None, record: Mapping[str, Any]) -> None:
+    """Pass a record whose metrics are rounded already to ``sink``: its own
+    ``add_rounded`` when it has one (a results file), else ``add``."""
+    if sink is None:
+        return
+    rounded = getattr(sink, "add_rounded", None)
+    if rounded is not None:
+        rounded(record)
+    else:
+        sink.add(record)
+
 
 @dataclass(frozen=True)
 class ScoredCapture:
@@ -237,7 +254,7 @@ def score_capture(
     scorer = CaseScorer(k, keep_missed=MISSED_KEPT, metrics=metrics)
     loop = (
         _score_lines
-        if k > 0 and (results is None or isinstance(results, ResultsWriter))
+        if k > 0 and (results is None or hasattr(results, "add_rounded"))
         else _score_each
     )
     try:

@@ -56,6 +56,7 @@ from recall_gate.judging.kb_judging import (
     pull_request_kb,
     read_kb_noted,
     write_kb_changes,
+    write_label_rot,
 )
 from recall_gate.judging.oracle import judged_cases, working_tree_cases
 from recall_gate.judging.revision import resolve_judged
@@ -176,6 +177,7 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
     )
     coverage = kb_coverage([c for _, c in cards], [c for _, c in cases])
     console.stdout.write(f"recall-gate check: {render_coverage(coverage)}\n")
+    write_label_rot(settings, console)
     if diff is not None and settings.base is not None:
         write_kb_changes(
             diff, ref=settings.base.ref, cases=[c for _, c in written], console=console

@@ -55,7 +55,7 @@ from recall_gate.core.gate import (
     Verdict,
     judge_comparison,
 )
-from recall_gate.core.kb_diff import KbChanges, KbTurnover
+from recall_gate.core.kb_diff import KbChanges, KbTurnover, NewCardCoverage, new_card_coverage
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, missed_cases
@@ -83,6 +83,7 @@ __all__ = [
     "baseline_update_document",
     "comparison_document",
     "judged",
+    "new_card_check",
     "stale_record",
 ]
 
@@ -130,6 +131,16 @@ def _exemption_holds(
     return False
 
 
+def new_card_check(doc: ComparisonDocument) -> NewCardCoverage | None:
+    """``gate.min_new_card_coverage`` applied to the new cards the document's
+    own KB changes list, each with the cases citing it (None: not applied)."""
+    kb = doc.pull_request.kb if doc.pull_request is not None else None
+    if kb is None:
+        return None
+    new = {c.card_id: c.cases for c in kb.cards if c.kind == "added"}
+    return new_card_coverage(new, floor=doc.gate.min_new_card_coverage)
+
+
 def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
     """The document with its ``verdict`` and ``regressions`` recomputed from its
     own checks, and whether the file's fields said otherwise.
@@ -149,8 +160,9 @@ def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
     failing = len(gate.regressions) + sum(
         1 for r in gate.exempt if not _exemption_holds(r, gate, doc.self_agreement)
     )
+    new_cards = new_card_check(doc)
     verdict: Verdict
-    if floors_missed or (gate.tolerances and failing):
+    if floors_missed or (gate.tolerances and failing) or (new_cards and new_cards.failed):
         verdict = "fail"
     elif gate.floors or gate.tolerances:
         verdict = "pass"
@@ -423,6 +435,7 @@ def comparison_document(
             failed_floors=tuple(_floor(c) for c in gate.failed_floors),
             regressions=tuple(_regression(r) for r in gate.regressions),
             exempt=tuple(_regression(r) for r in gate.exempt),
+            min_new_card_coverage=gate.new_cards.floor if gate.new_cards else None,
         ),
         would_fail_detail=WouldFailRecord(
             tolerance=verdict.reference_tolerance,
@@ -471,6 +484,7 @@ def comparison_document(
             outside_kb=current.outside_kb,
             kb_coverage=current.kb_coverage,
             kb_retrieved=current.kb_retrieved,
+            unwinnable=current.unwinnable,
             citation=_citation(totals.outcomes),
             missed_total=totals.missed if totals.missed != len(missed) else None,
         ),

@@ -23,9 +23,10 @@ from pydantic import (
 from recall_gate.core.compare import BaselineStatus
 from recall_gate.core.gate import Verdict
 from recall_gate.core.kb_diff import ChangeKind
+from recall_gate.core.label_rot import RottenLabel
 from recall_gate.core.metric_registry import GATED_METRICS, METRICS, metric_label
 from recall_gate.core.moves import Direction
-from recall_gate.core.records import KbCoverageCounts, Latency, OutsideKb
+from recall_gate.core.records import KbCoverageCounts, Latency, OutsideKb, Unwinnable
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.traffic_record import TrafficRecord, UnansweredLog
 
@@ -38,6 +39,7 @@ __all__ = [
     "DeltaRecord",
     "FloorRecord",
     "GroupMeansRecord",
+    "LabelRotRecord",
     "MissedRecord",
     "MoveRecord",
     "RegressionRecord",
@@ -67,7 +69,8 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    Later, optional too: `labels` (metric key → "hit@5", built once here),
 #    `run.citation` (the citation outcomes), `run.missed_total` (when only the
 #    first missed cases are listed), `baseline.stale[].settings_recorded`,
-#    `traffic_unanswered` (a query log the capture holds no answers to).
+#    `traffic_unanswered` (a query log the capture holds no answers to),
+#    `run.unwinnable`, `gate.min_new_card_coverage`, `label_rot`.
 COMPARISON_SCHEMA_VERSION = 5
 
 
@@ -193,6 +196,7 @@ class RunRecord(_Part):
     outside_kb: OutsideKb | None = None
     kb_coverage: KbCoverageCounts | None = None  # absent: no KB or no cases to tell
     kb_retrieved: KbCoverageCounts | None = None  # the cards some case's top k holds
+    unwinnable: Unwinnable | None = None  # missed cases with gold at no captured depth
     citation: CitationRecord | None = None  # absent: no case's citations were captured
     # Every missed case, when ``missed`` lists only the first of them (None: all listed).
     missed_total: int | None = None
@@ -278,6 +282,15 @@ class BaselineRecord(_Part):
     outside_kb: OutsideKb | None = None
 
 
+class LabelRotRecord(_Part):
+    """Label rot (core/label_rot.py): the cases citing a card rewritten since
+    their cases file's last commit; ``shallow``: not told, the clone's history
+    stops short."""
+
+    shallow: bool = False
+    labels: tuple[RottenLabel, ...] = ()
+
+
 class GateRecord(_Part):
     # Metric name → the largest tolerated drop, for the metrics that have one
     # (one number in the config or the flags gives every gated metric the same).
@@ -288,6 +301,9 @@ class GateRecord(_Part):
     failed_floors: tuple[FloorRecord, ...]
     regressions: tuple[RegressionRecord, ...]
     exempt: tuple[RegressionRecord, ...]
+    # gate.min_new_card_coverage, when it was applied to the pull request's new
+    # cards (``pull_request.kb``); None: unset, or nothing to apply it to.
+    min_new_card_coverage: float | None = None
 
 
 class WouldFailRecord(_Part):
@@ -359,6 +375,8 @@ class ComparisonDocument(_Part):
     traffic_unanswered: UnansweredLog | None = None
     # capture --repeat N: what the retriever changed between identical runs (A/A).
     self_agreement: SelfAgreement | None = None
+    # Labels worth re-auditing (absent: no KB folder and cases files in a git work tree).
+    label_rot: LabelRotRecord | None = None
     # Metric key → its label at this k ("hit@5"): every surface reads it from here.
     labels: dict[str, str] = {}
 
@@ -369,7 +387,7 @@ class ComparisonDocument(_Part):
     @model_serializer(mode="wrap")
     def _without_absent_parts(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        for part in ("traffic", "traffic_unanswered", "self_agreement"):
+        for part in ("traffic", "traffic_unanswered", "self_agreement", "label_rot"):
             if isinstance(data, dict) and data.get(part, ...) is None:
                 del data[part]
         return data

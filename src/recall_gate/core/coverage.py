@@ -93,10 +93,14 @@ def render_coverage(coverage: KbCoverage | KbCoverageCounts) -> str:
     return line
 
 
-def kb_retrieved(cards: Sequence[Card], retrieved: Set[str]) -> KbCoverageCounts:
+def kb_retrieved(
+    cards: Sequence[Card], retrieved: Set[str], *, logged_queries: int | None = None
+) -> KbCoverageCounts:
     """How many cards some case's top k holds (``covered``), overall and per card
     language: the rest are never retrieved by any labelled case, the early sign
-    of an index that lost a section when it grows against the baseline."""
+    of an index that lost a section when it grows against the baseline.
+    ``logged_queries``: ``retrieved`` also holds the top k of that many logged
+    queries (a card real traffic retrieves is not "never retrieved")."""
     counts: dict[str, list[int]] = {}
     for card in cards:
         tally = counts.setdefault(card.language, [0, 0])
@@ -109,6 +113,17 @@ def kb_retrieved(cards: Sequence[Card], retrieved: Set[str]) -> KbCoverageCounts
         by_language={
             lang: CoverageCount(covered=c, cards=t) for lang, (c, t) in sorted(counts.items())
         },
+        logged_queries=logged_queries,
+    )
+
+
+def _by_whom(counts: KbCoverageCounts, k: int) -> str:
+    queries = counts.logged_queries
+    if queries is None:
+        return f"in no case's top {k}"
+    return (
+        f"in the top {k} of no case and no logged query "
+        f"({queries:,} quer{'y' if queries == 1 else 'ies'})"
     )
 
 
@@ -116,12 +131,13 @@ def render_never_retrieved(
     retrieved: KbCoverageCounts, *, k: int, baseline: KbCoverageCounts | None = None
 ) -> str:
     """``Never retrieved: 2 of 32 cards (6.2%) are in no case's top 5 — de 1/12, en 1/20
-    (baseline: 0 of 31)``."""
+    (baseline: 0 of 31)``; with logged queries counted, ``in the top 5 of no case
+    and no logged query (1,204 queries)``."""
     overall = retrieved.overall
     never = overall.cards - overall.covered
     line = (
         f"Never retrieved: {never} of {overall.cards} card{'' if overall.cards == 1 else 's'} "
-        f"({never / overall.cards if overall.cards else 0:.1%}) in no case's top {k}"
+        f"({never / overall.cards if overall.cards else 0:.1%}) {_by_whom(retrieved, k)}"
     )
     if len(retrieved.by_language) > 1:
         line += " — " + ", ".join(
@@ -130,5 +146,13 @@ def render_never_retrieved(
         )
     if baseline is not None:
         then = baseline.overall
-        line += f" (baseline: {then.cards - then.covered} of {then.cards})"
+        line += f" (baseline: {then.cards - then.covered} of {then.cards}"
+        if (baseline.logged_queries is None) != (retrieved.logged_queries is None):
+            # Counted another way: said, so a jump is not read as an index change.
+            line += (
+                ", with logged queries"
+                if baseline.logged_queries is not None
+                else ", without logged queries"
+            )
+        line += ")"
     return line

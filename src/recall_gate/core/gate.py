@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import ClassVar, Literal
 
 from recall_gate.core.compare import OVERALL, Comparison, Group, MetricDelta
+from recall_gate.core.kb_diff import NewCardCoverage, new_card_coverage
 from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.records import Aggregates
@@ -185,6 +186,9 @@ class GateResult:
     regressions: tuple[Regression, ...]
     # ... and drops beyond the tolerance that do not, each with its reason.
     exempt: tuple[Regression, ...] = ()
+    # gate.min_new_card_coverage applied to the cards a pull request adds (None: unset,
+    # or no KB diff with known cases to apply it to).
+    new_cards: NewCardCoverage | None = None
 
     @property
     def enforced(self) -> bool:
@@ -416,6 +420,7 @@ def judge_comparison(
     require_significance: bool = REQUIRE_SIGNIFICANCE,
     reference_tolerance: float = REFERENCE_TOLERANCE,
     self_agreement: SelfAgreement | None = None,
+    min_new_card_coverage: float | None = None,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`decide`).
 
@@ -423,7 +428,9 @@ def judge_comparison(
     metric's tolerance to the compared cases, with the noise rule of
     :func:`find_regressions` (``self_agreement``: the retriever's A/A noise floor).
     Without a comparable baseline the tolerance has nothing to check: reported,
-    not failed.
+    not failed. ``min_new_card_coverage`` applies to the cards the pull request
+    adds (its KB diff, the judged cases known): below it the verdict fails; met,
+    the verdict is what the metrics make it.
     """
     current = comparison.current.aggregates
     regressions = find_regressions(
@@ -433,6 +440,13 @@ def judge_comparison(
         self_agreement=self_agreement,
     )
     gate = decide(current, floors=floors, regressions=regressions, tolerances=tolerances)
+    kb = comparison.pull_request.kb if comparison.pull_request is not None else None
+    if kb is not None and kb.cases_known:
+        new_cards = new_card_coverage(kb.new_cards, floor=min_new_card_coverage)
+        if new_cards is not None:
+            gate = replace(
+                gate, new_cards=new_cards, verdict="fail" if new_cards.failed else gate.verdict
+            )
     evidence: Aggregates = (
         comparison.baseline.aggregates
         if comparison.baseline is not None and comparison.comparable

@@ -39,12 +39,14 @@ __all__ = [
     "KbChanges",
     "KbDiff",
     "KbTurnover",
+    "NewCardCoverage",
     "deleted_gold",
     "diff_kb",
     "follow_renames",
     "follow_renames_in_results",
     "kb_changes",
     "kb_turnover",
+    "new_card_coverage",
 ]
 
 ChangeKind = Literal["added", "edited", "renamed", "deleted"]
@@ -266,6 +268,9 @@ class KbChanges:
     changes: tuple[CardChange, ...]
     citing: Mapping[str, tuple[str, ...]]  # a change's card_id → case ids
     on_changed: tuple[str, ...]
+    # False: the judged cases were not known (a capture that labels itself), so
+    # "no case cites it" cannot be told and no gate reads ``citing``.
+    cases_known: bool = True
 
     @property
     def new_cards(self) -> dict[str, tuple[str, ...]]:
@@ -276,8 +281,11 @@ class KbChanges:
         return KbDiff(changes=self.changes).renames
 
 
-def kb_changes(diff: KbDiff, cases: Sequence[CaseLabel]) -> KbChanges:
-    """The pull request's card changes with the cases citing each."""
+def kb_changes(diff: KbDiff, cases: Sequence[CaseLabel] | None) -> KbChanges:
+    """The pull request's card changes with the cases citing each (``None``:
+    the cases are not known)."""
+    known = cases is not None
+    cases = cases or ()
     citing = {
         change.card_id: tuple(
             case.id
@@ -287,7 +295,45 @@ def kb_changes(diff: KbDiff, cases: Sequence[CaseLabel]) -> KbChanges:
         for change in diff.changes
     }
     return KbChanges(
-        changes=diff.changes, citing=citing, on_changed=diff.cases_on_changed_cards(cases)
+        changes=diff.changes,
+        citing=citing,
+        on_changed=diff.cases_on_changed_cards(cases),
+        cases_known=known,
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewCardCoverage:
+    """``gate.min_new_card_coverage`` applied: of the ``cards`` a pull request
+    adds, ``cited`` have a case citing them; ``uncovered`` names the rest."""
+
+    floor: float
+    cited: int
+    cards: int
+    uncovered: tuple[str, ...]
+
+    @property
+    def share(self) -> float | None:
+        return self.cited / self.cards if self.cards else None
+
+    @property
+    def failed(self) -> bool:
+        """Below the floor; a pull request that adds no card has nothing to miss."""
+        return self.cards > 0 and self.cited / self.cards < self.floor
+
+
+def new_card_coverage(
+    new: Mapping[str, Sequence[str]], *, floor: float | None
+) -> NewCardCoverage | None:
+    """The floor on the share of new cards some case cites, applied to ``new``
+    (each card a pull request adds → the cases citing it); ``None``: unset."""
+    if floor is None:
+        return None
+    return NewCardCoverage(
+        floor=floor,
+        cited=sum(1 for cases in new.values() if cases),
+        cards=len(new),
+        uncovered=tuple(card for card, cases in new.items() if not cases),
     )
 
 

@@ -47,6 +47,8 @@ __all__ = [
     "Results",
     "RetrievedItem",
     "Retriever",
+    "Unwinnable",
+    "UnwinnableCase",
 ]
 
 SCHEMA_VERSION = 1
@@ -383,10 +385,41 @@ class CoverageCount(_Record):
 
 
 class KbCoverageCounts(_Record):
-    """KB coverage (see core/coverage.py): overall and per card language."""
+    """KB coverage (see core/coverage.py): overall and per card language.
+    ``logged_queries``: of the cards retrieved, how many logged queries' top k
+    counted too (None: the labelled cases' alone)."""
 
     overall: CoverageCount
     by_language: dict[str, CoverageCount] = Field(default_factory=dict)
+    logged_queries: int | None = Field(default=None, ge=0)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_queries(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("logged_queries", 0) is None:
+            del data["logged_queries"]
+        return data
+
+
+class UnwinnableCase(_Record):
+    """A missed case none of whose labelled cards is in the ``depth`` distinct
+    cards its capture holds (see core/unwinnable.py)."""
+
+    case_id: str
+    depth: int = Field(gt=0)
+
+
+class Unwinnable(_Record):
+    """The missed cases no depth the capture recorded could make a hit: ``total``
+    of the ``checked`` missed cases captured deeper than k (the first of them
+    listed in ``cases``; their depths span ``depths``); ``shallow`` missed cases
+    were captured no deeper than k, so it cannot be told for them."""
+
+    cases: tuple[UnwinnableCase, ...] = ()
+    total: int = Field(default=0, ge=0)
+    depths: tuple[int, int] | None = None  # the least and the greatest depth
+    checked: int = Field(ge=0)
+    shallow: int = Field(default=0, ge=0)
 
 
 class Results(_Record):
@@ -413,6 +446,9 @@ class Results(_Record):
     kb_coverage: KbCoverageCounts | None = None
     # The KB's cards some case's top k holds; the rest were never retrieved.
     kb_retrieved: KbCoverageCounts | None = None
+    # Missed cases whose labelled cards are nowhere in a capture deeper than k
+    # (None: no missed case was captured deeper than k).
+    unwinnable: Unwinnable | None = None
 
     @model_serializer(mode="wrap")
     def _omit_unset_capture_facts(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -432,4 +468,6 @@ class Results(_Record):
                 del data["kb_coverage"]
             if data.get("kb_retrieved", 0) is None:
                 del data["kb_retrieved"]
+            if data.get("unwinnable", 0) is None:
+                del data["unwinnable"]
         return data

@@ -7,15 +7,22 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from recall_gate import __version__
 from recall_gate.adapters.artifacts import CaptureWatch
 from recall_gate.adapters.dataset import card_ids_of
 from recall_gate.adapters.query_snapshot import QuerySnapshot
 from recall_gate.adapters.results_store import ResultsWriter, read_results
-from recall_gate.adapters.scoring import RetrievedCards, ScoredCapture, score_capture
+from recall_gate.adapters.scoring import (
+    CaseSink,
+    RetrievedCards,
+    ScoredCapture,
+    add_rounded,
+    score_capture,
+)
 from recall_gate.console import Console
 from recall_gate.core.base_judging import (
     CasePlan,
@@ -34,6 +41,7 @@ from recall_gate.core.integrity import (
     gold_as_card_ids,
     label_problems,
 )
+from recall_gate.core.metrics import HIT
 from recall_gate.core.records import (
     Artifact,
     Card,
@@ -44,6 +52,7 @@ from recall_gate.core.records import (
     Results,
 )
 from recall_gate.core.self_agreement import SelfAgreement
+from recall_gate.core.unwinnable import UnwinnableTally
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.judging.kb_judging import gold_read_as_cards, read_kb_noted
 from recall_gate.judging.oracle import (
@@ -51,7 +60,7 @@ from recall_gate.judging.oracle import (
     unique_cases,
 )
 from recall_gate.judging.outputs import Outputs
-from recall_gate.judging.query_traffic import judge_traffic
+from recall_gate.judging.query_traffic import judge_traffic, logged_top_cards
 from recall_gate.judging.revision import JudgedSettings
 from recall_gate.judging.verdict import pull_request_changes, report_comparison
 
@@ -109,14 +118,15 @@ def score_and_report(
         writer = None if out is None else stack.enter_context(ResultsWriter(out))
         # With the KB's cards at hand, the cards some case retrieves are noted too.
         sink = RetrievedCards(writer) if kb_cards is not None else writer
+        deep = DeepLines(sink, k=k, watch=watch)
         scored = score_capture(
             artifacts,
-            watch=watch,
+            watch=deep,
             k=k,
             cases=cases,
             artifacts_source=artifacts_source,
             cases_source=cases_source,
-            results=sink,
+            results=deep,
             fingerprint=cases is None,
             metrics=settings.metrics,
         )
@@ -125,11 +135,17 @@ def score_and_report(
         fail_on_integrity_problems(watch.problems, console)
         refuse_short_when_strict(outputs, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
-        retrieved = (
-            kb_retrieved(kb_cards, sink.ids)
-            if kb_cards is not None and isinstance(sink, RetrievedCards)
-            else None
-        )
+        retrieved = None
+        if kb_cards is not None and isinstance(sink, RetrievedCards):
+            # A card some logged query retrieves is not "never retrieved" either.
+            by_queries = logged_top_cards(
+                settings, artifacts=Path(artifacts_source), current=logged
+            )
+            retrieved = kb_retrieved(
+                kb_cards,
+                sink.ids if by_queries is None else sink.ids | by_queries[1],
+                logged_queries=None if by_queries is None else by_queries[0],
+            )
         if writer is not None:
             writer.finish(
                 k=k,
@@ -142,6 +158,7 @@ def score_and_report(
                 unjudged_queries=len(unjudged),
                 kb_coverage=kb_coverage,
                 kb_retrieved=retrieved,
+                unwinnable=deep.tally.result(),
             )
         # One document, with or without a baseline: without one to compare with
         # (none is named, none exists), the scorer's counts and its first missed cases.
@@ -160,6 +177,7 @@ def score_and_report(
                 unjudged_queries=len(unjudged),
                 kb_coverage=kb_coverage,
                 kb_retrieved=retrieved,
+                unwinnable=deep.tally.result(),
             )
         )
         return report_comparison(
@@ -184,6 +202,49 @@ def score_and_report(
                 missed=scored.missed_total,
                 outcomes=scored.outcomes,
             ),
+        )
+
+
+class DeepLines:
+    """A case sink that tells, for each missed case, whether its gold is at any
+    depth its capture line holds (:class:`~recall_gate.core.unwinnable.UnwinnableTally`),
+    and passes each record on. It watches the lines too (:meth:`see`, through the
+    capture's own watch): the scorer writes a line's record before it sees the next."""
+
+    def __init__(self, inner: CaseSink | None, *, k: int, watch: CaptureWatch) -> None:
+        self.inner = inner
+        self.tally = UnwinnableTally(k=k)
+        self.watch = watch
+        self._line: Artifact | None = None
+
+    def see(self, number: int, line: Artifact) -> tuple[Artifact, Sequence[str]]:
+        artifact, ranked = self.watch.see(number, line)
+        self._line = artifact
+        return artifact, ranked
+
+    def add_rounded(self, record: Mapping[str, Any]) -> None:
+        metrics = record["metrics"]
+        if metrics and not metrics[HIT]:
+            self._missed(record)
+        add_rounded(self.inner, record)
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        metrics = record["metrics"]
+        if metrics and not metrics[HIT]:
+            self._missed(record)
+        if self.inner is not None:
+            self.inner.add(record)
+
+    def _missed(self, record: Mapping[str, Any]) -> None:
+        line = self._line
+        if line is None or line.case_id != record["case_id"]:
+            return
+        labelled = {*record["must_cite_one_of"], *(record["relevant_ids"] or ())}
+        self.tally.add(
+            record["case_id"],
+            labelled=labelled,
+            top=record["ranked_ids"],
+            ranked=line.ranked_card_ids(),
         )
 
 

@@ -18,28 +18,41 @@ from pathlib import Path
 from typing import TypeVar
 from weakref import WeakKeyDictionary
 
+from recall_gate.adapters.case_files import load_cases
 from recall_gate.adapters.dataset import Kb, KbFiles, read_kb
 from recall_gate.adapters.git import BaseTree
-from recall_gate.adapters.kb_revision import read_kb_diff
+from recall_gate.adapters.input_records import JSONL_SUFFIXES, YAML_SUFFIXES
+from recall_gate.adapters.kb_revision import read_kb_diff, read_label_history
 from recall_gate.console import Console
 from recall_gate.core.base_judging import CasePlan
+from recall_gate.core.comparison_records import LabelRotRecord
 from recall_gate.core.coverage import cited_ids
 from recall_gate.core.integrity import gold_as_card_ids
-from recall_gate.core.kb_diff import KbDiff, KbTurnover, follow_renames, kb_turnover
+from recall_gate.core.kb_diff import (
+    KbDiff,
+    KbTurnover,
+    follow_renames,
+    kb_turnover,
+    new_card_coverage,
+)
+from recall_gate.core.label_rot import rotten_labels
 from recall_gate.core.records import CaseLabel
 from recall_gate.errors import GateFailure, InputError
 from recall_gate.judging.revision import JudgedSettings
-from recall_gate.report.kb_changes import new_cards_line
+from recall_gate.report.kb_changes import new_card_coverage_phrase, new_cards_line
+from recall_gate.report.label_audit import SHALLOW_HISTORY, rotten_labels_line
 
 __all__ = [
     "baseline_kb_turnover",
     "follow_located",
     "gold_read_as_cards",
+    "judge_label_rot",
     "new_card_coverage_failure",
     "pull_request_kb",
     "read_kb_noted",
     "warn_unread",
     "write_kb_changes",
+    "write_label_rot",
 ]
 
 L = TypeVar("L", bound=CaseLabel)
@@ -146,16 +159,11 @@ def new_card_coverage_failure(
     """``gate.min_new_card_coverage``: the failure when fewer of the cards the pull
     request adds than ``floor`` are cited by some case (None: unset, no card
     added, or enough covered)."""
-    new = diff.new_cards(cases)
-    if floor is None or not new:
+    check = new_card_coverage(diff.new_cards(cases), floor=floor)
+    if check is None or not check.failed:
         return None
-    covered = sum(1 for citing in new.values() if citing)
-    if covered / len(new) >= floor:
-        return None
-    bare = [card for card, citing in new.items() if not citing]
     return GateFailure(
-        f"new-card coverage {covered}/{len(new)} ({covered / len(new):.0%}) is below "
-        f"gate.min_new_card_coverage {floor:g}: no case cites {', '.join(bare)}",
+        new_card_coverage_phrase(check),
         fix="add cases whose gold (must_cite_one_of or relevant_ids) names the new cards, "
         "or lower gate.min_new_card_coverage in recall-gate.yaml",
     )
@@ -182,3 +190,50 @@ def write_kb_changes(
     new = diff.new_cards(cases)
     if new:
         out.write(f"recall-gate check: {new_cards_line(new)}\n")
+
+
+def _case_files(paths: Sequence[Path]) -> list[Path]:
+    """The cases files behind the configured paths (a folder: its cases files)."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            out += sorted(
+                p for p in path.iterdir() if p.suffix in (*YAML_SUFFIXES, *JSONL_SUFFIXES)
+            )
+        elif path.is_file():
+            out.append(path)
+    return out
+
+
+def judge_label_rot(settings: JudgedSettings) -> LabelRotRecord | None:
+    """The cases citing a card rewritten since their cases file's last commit
+    (report-only); ``shallow`` in a clone whose history stops short; ``None``
+    when it cannot be told at all (no KB folder, no cases file in a git work tree)."""
+    if settings.kb is None or not settings.cases:
+        return None
+    files = _case_files(settings.cases)
+    history = read_label_history(settings.kb, settings.kb_files(), files)
+    if history is None:
+        return None
+    if history.shallow:
+        return LabelRotRecord(shallow=True)
+    return LabelRotRecord(
+        labels=tuple(
+            label
+            for one in history.files
+            for label in rotten_labels(
+                [c for _, c in load_cases([one.path])], one.changes, since=one.since
+            )
+        )
+    )
+
+
+def write_label_rot(settings: JudgedSettings, console: Console) -> None:
+    """What ``check`` says of label rot (:func:`judge_label_rot`)."""
+    found = judge_label_rot(settings)
+    if found is None:
+        return
+    if found.shallow:
+        console.stdout.write(f"recall-gate check: {SHALLOW_HISTORY}\n")
+    elif found.labels:
+        console.stdout.write(f"recall-gate check: {rotten_labels_line(found.labels)}\n")

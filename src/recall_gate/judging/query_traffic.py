@@ -24,7 +24,7 @@ from recall_gate.report.style import TEXT
 from recall_gate.report.traffic import unanswered_note
 from recall_gate.settings import Settings
 
-__all__ = ["base_snapshot", "card_titles", "judge_traffic"]
+__all__ = ["base_snapshot", "card_titles", "judge_traffic", "logged_top_cards"]
 
 
 def base_snapshot(settings: Settings) -> QuerySnapshot | None:
@@ -94,3 +94,20 @@ def judge_traffic(
     )
     titles = card_titles(settings) if diff.movers else {}
     return traffic_record(diff, titles=titles, max_moved_share=config.gate.max_moved_share)
+
+
+def logged_top_cards(
+    settings: Settings, *, artifacts: Path, current: QuerySnapshot | None = None
+) -> tuple[int, frozenset[str]] | None:
+    """With a query log (``queries:``) and the snapshot the capture wrote beside
+    ``artifacts`` (or ``current``, one made just now): how many logged queries
+    it answered, and the cards in their top k (None: no log, or no snapshot)."""
+    config = settings.config
+    if config is None or config.queries is None:
+        return None
+    snapshot = current if current is not None else read_snapshot(artifacts)
+    if snapshot is None:
+        return None
+    k = settings.k
+    cards = frozenset(card for ranking in snapshot.rankings.values() for card in ranking[:k])
+    return len(snapshot.rankings), cards

@@ -21,7 +21,11 @@ from recall_gate.core.kb_diff import follow_renames_in_results, kb_changes
 from recall_gate.core.records import Results
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.traffic_record import TrafficRecord, UnansweredLog
-from recall_gate.judging.kb_judging import baseline_kb_turnover, pull_request_kb
+from recall_gate.judging.kb_judging import (
+    baseline_kb_turnover,
+    judge_label_rot,
+    pull_request_kb,
+)
 from recall_gate.judging.revision import JudgedSettings
 from recall_gate.report.comparison import render_comment, render_comparison_text
 from recall_gate.settings import write_settings_header
@@ -41,7 +45,7 @@ def pull_request_changes(
         cases = {"removed": plan.removed, "relabelled": plan.relabelled}
     diff = pull_request_kb(settings)
     if diff is not None:
-        cases["kb"] = kb_changes(diff, plan.evaluated if plan is not None else ())
+        cases["kb"] = kb_changes(diff, plan.evaluated if plan is not None else None)
     return PullRequestChanges(
         ref=base.ref,
         config=base.config_shown,
@@ -103,6 +107,9 @@ def judge_against_baseline(
         tolerances=settings.tolerances,
         require_significance=settings.require_significance,
         self_agreement=self_agreement,
+        min_new_card_coverage=settings.config.gate.min_new_card_coverage
+        if settings.config is not None
+        else None,
     )
     return comparison, verdict
 
@@ -136,11 +143,13 @@ def report_comparison(
     doc = comparison_document(comparison, verdict, profile=settings.profile, totals=totals)
     unanswered = traffic if isinstance(traffic, UnansweredLog) else None
     traffic = traffic if isinstance(traffic, TrafficRecord) else None
-    if traffic is not None or unanswered is not None or self_agreement is not None:
+    label_rot = judge_label_rot(settings)
+    if any(part is not None for part in (traffic, unanswered, self_agreement, label_rot)):
         update: dict[str, Any] = {
             "traffic": traffic,
             "traffic_unanswered": unanswered,
             "self_agreement": self_agreement,
+            "label_rot": label_rot,
         }
         if traffic is not None and traffic.failed:
             update["verdict"] = "fail"

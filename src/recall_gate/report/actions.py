@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from typing import Final
 
 from recall_gate.core.annotations import Annotation, AnnotationLevel
-from recall_gate.core.comparison_json import ComparisonDocument
+from recall_gate.core.comparison_json import ComparisonDocument, new_card_check
 from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.report import phrases, stale_banner
+from recall_gate.report.kb_changes import new_card_coverage_phrase
 from recall_gate.report.style import TEXT
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
@@ -106,6 +107,15 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
         )
         for item in doc.gate.failed_floors
     ]
+    new_cards = new_card_check(doc)
+    if new_cards is not None and new_cards.failed:
+        out.append(
+            Annotation(
+                level="error",
+                title="recall-gate: new cards without a case",
+                message=new_card_coverage_phrase(new_cards, limit=_CASES_SHOWN * 2),
+            )
+        )
     enforced = [line for line in phrases.drop_lines(doc) if not line.would]
     out += [
         Annotation(

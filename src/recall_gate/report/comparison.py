@@ -32,7 +32,7 @@ Layout, top to bottom, so that a reviewer is done in ten seconds:
 
 from __future__ import annotations
 
-from recall_gate.core.comparison_json import ComparisonDocument
+from recall_gate.core.comparison_json import ComparisonDocument, new_card_check
 from recall_gate.core.metric_registry import shown_metrics
 from recall_gate.core.profile import comment_marker
 from recall_gate.report import phrases
@@ -46,6 +46,7 @@ from recall_gate.report.case_lists import (
 )
 from recall_gate.report.fitting import fit_comment
 from recall_gate.report.kb_changes import kb_changes_section
+from recall_gate.report.label_audit import unwinnable_section
 from recall_gate.report.noise_floor import self_agreement_section
 from recall_gate.report.notes import (
     capture_section,
@@ -130,7 +131,9 @@ def render_document(doc: ComparisonDocument, *, style: Style, truncated: bool) -
             style,
             metric_name=doc.label,
             noise=lambda d: phrases.noise_cell(d, doc.gate.min_group_n),
+            new_cards=new_card_check(doc),
         ),
+        unwinnable_section(doc.run.unwinnable, style, k=doc.k),
         capture_section(doc, style),
         traffic_section(doc.traffic, style),
         self_agreement_section(doc.self_agreement, style),

@@ -15,13 +15,19 @@ from recall_gate.core.comparison_json import (
     KbChangesRecord,
     KbTurnoverRecord,
 )
-from recall_gate.core.kb_diff import REAUDIT_TURNOVER
+from recall_gate.core.kb_diff import REAUDIT_TURNOVER, NewCardCoverage
 from recall_gate.report.markup import table
 
 if TYPE_CHECKING:
     from recall_gate.report.style import Style
 
-__all__ = ["kb_changes_section", "kb_summary", "kb_turnover_note", "new_cards_line"]
+__all__ = [
+    "kb_changes_section",
+    "kb_summary",
+    "kb_turnover_note",
+    "new_card_coverage_phrase",
+    "new_cards_line",
+]
 
 _KINDS = ("edited", "renamed", "added", "deleted")
 
@@ -55,6 +61,24 @@ def new_cards_line(
     return f"{_new_count(new)}: {named}"
 
 
+def new_card_coverage_phrase(
+    check: NewCardCoverage, name: Callable[[str], str] = str, limit: int | None = None
+) -> str:
+    """``new-card coverage 0/2 (0%) is below gate.min_new_card_coverage 0.5: no
+    case cites en/a, en/b`` (met: ``… meets …``)."""
+    share = f"{check.cited}/{check.cards} ({(check.share or 0.0):.0%})"
+    if not check.failed:
+        return f"new-card coverage {share} meets gate.min_new_card_coverage {check.floor:g}"
+    bare = check.uncovered if limit is None else check.uncovered[:limit]
+    named = ", ".join(name(card) for card in bare)
+    if len(bare) < len(check.uncovered):
+        named += f" … and {len(check.uncovered) - len(bare)} more"
+    return (
+        f"new-card coverage {share} is below gate.min_new_card_coverage {check.floor:g}: "
+        f"no case cites {named}"
+    )
+
+
 def _what(card: CardChangeRecord, style: Style) -> str:
     if card.kind == "edited":
         return "edited" if card.text else "edited: front matter only"
@@ -82,6 +106,7 @@ def kb_changes_section(
     *,
     metric_name: Callable[[str], str],
     noise: Callable[[DeltaRecord], str],
+    new_cards: NewCardCoverage | None = None,
 ) -> str | None:
     """The collapsed section; ``None`` when no card changed (or the diff was
     not read). ``metric_name`` and ``noise`` are the report's own phrasings."""
@@ -126,6 +151,12 @@ def kb_changes_section(
         body.append("No case cites an edited or renamed card: no metric here measures this change.")
     if new:
         body.append(style.bold(new_cards_line(new, style.literal, style.limit)) + ".")
+    if new and new_cards is not None:
+        word = "fails" if new_cards.failed else "passes"
+        body.append(
+            f"Gate {style.code('min_new_card_coverage')} = {new_cards.floor:g}: {word} "
+            f"({new_cards.cited} of {new_cards.cards} new cards cited by a case)."
+        )
     return style.collapsed(summary, body)
 
 

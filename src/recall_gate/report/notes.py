@@ -14,6 +14,7 @@ from recall_gate.core.records import KbCoverageCounts, Latency, LatencyStats, Ou
 from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
 from recall_gate.report import phrases
 from recall_gate.report.kb_changes import kb_turnover_note
+from recall_gate.report.label_audit import label_rot_note
 from recall_gate.report.markup import Format, escape_markdown, plain_text, shorten, table
 from recall_gate.report.style import Style
 from recall_gate.report.traffic import unanswered_note
@@ -222,6 +223,9 @@ def notes_block(doc: ComparisonDocument, style: Style, *, legend: Sequence[str])
         notes.append(turnover)
     if doc.traffic_unanswered is not None:
         notes.append(unanswered_note(doc.traffic_unanswered, style))
+    label_rot = label_rot_note(doc.label_rot, style)
+    if label_rot:
+        notes.append(label_rot if style.md else label_rot.replace("`", ""))
     notes.append(RECALL_CAVEAT if style.md else RECALL_CAVEAT.replace("`", ""))
     notes.append(_language_note(doc))
     min_group_n = doc.gate.min_group_n

@@ -3,9 +3,10 @@ the baseline they are compared with, and what failed or would fail."""
 
 from __future__ import annotations
 
-from recall_gate.core.comparison_json import ComparisonDocument
+from recall_gate.core.comparison_json import ComparisonDocument, new_card_check
 from recall_gate.core.metric_registry import shown_metrics
 from recall_gate.report import phrases
+from recall_gate.report.kb_changes import new_card_coverage_phrase
 from recall_gate.report.style import Style, fmt_mean, fmt_signed
 from recall_gate.report.traffic import traffic_failure_phrase
 
@@ -37,6 +38,9 @@ def verdict_summary(doc: ComparisonDocument) -> str:
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
         if doc.traffic is not None and doc.traffic.failed:
             reasons.append(traffic_failure_phrase(doc.traffic))
+        new_cards = new_card_check(doc)
+        if new_cards is not None and new_cards.failed:
+            reasons.append(new_card_coverage_phrase(new_cards))
         return "Failed: " + "; ".join(reasons) + "."
     if doc.verdict == "pass":
         if gate.tolerances:
@@ -115,6 +119,9 @@ def checks_block(doc: ComparisonDocument, style: Style) -> str | None:
     lines_ = phrases.drop_lines(doc)
     lines = [f"{d.mark(style)} {phrases.drop_phrase(d, doc)}" for d in lines_ if not d.would]
     lines += [f"{fail} {phrases.floor_phrase(c, doc, would=False)}" for c in doc.gate.failed_floors]
+    new_cards = new_card_check(doc)
+    if new_cards is not None and new_cards.failed:
+        lines.append(f"{fail} {new_card_coverage_phrase(new_cards, style.literal, style.limit)}")
     if doc.verdict == "report-only":
         lines += [f"{d.mark(style)} {phrases.drop_phrase(d, doc)}" for d in lines_ if d.would]
         lines += [
