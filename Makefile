@@ -17,6 +17,9 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	if [ -n "$(TORCH_INDEX_URL)" ]; then $(BIN)/python -m pip install --quiet --no-deps --index-url "$(TORCH_INDEX_URL)" -c constraints.txt torch; fi
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[retrieval,dev]'
+	# Import the model stack once: a fresh venv's first imports, raced by parallel test
+	# workers, can fail in transformers' lazy loader.
+	$(BIN)/python -c 'import sentence_transformers, transformers.modeling_utils'
 	touch $(STAMP)
 
 install: $(STAMP)
