@@ -146,39 +146,28 @@ def score_and_report(
                 sink.ids if by_queries is None else sink.ids | by_queries[1],
                 logged_queries=None if by_queries is None else by_queries[0],
             )
+        # What the results file and the document both say of the run, computed once.
+        summary: dict[str, Any] = {
+            "k": k,
+            "provenance": made,
+            "aggregates": scored.aggregates,
+            "cases_short_of_k": scored.short_of_k,
+            "outside_kb": watch.outside_kb(),
+            "latency": watch.latency(),
+            "failed_cases": tuple(watch.failed),
+            "unjudged_queries": len(unjudged),
+            "kb_coverage": kb_coverage,
+            "kb_retrieved": retrieved,
+            "unwinnable": deep.tally.result(),
+        }
         if writer is not None:
-            writer.finish(
-                k=k,
-                provenance=made,
-                aggregates=scored.aggregates,
-                cases_short_of_k=scored.short_of_k,
-                outside_kb=watch.outside_kb(),
-                latency=watch.latency(),
-                failed_cases=tuple(watch.failed),
-                unjudged_queries=len(unjudged),
-                kb_coverage=kb_coverage,
-                kb_retrieved=retrieved,
-                unwinnable=deep.tally.result(),
-            )
+            writer.finish(**summary)
         # One document, with or without a baseline: without one to compare with
         # (none is named, none exists), the scorer's counts and its first missed cases.
         current = (
             read_results(out)
             if compared and out is not None
-            else Results(
-                k=k,
-                provenance=made,
-                cases=scored.missed,
-                aggregates=scored.aggregates,
-                cases_short_of_k=scored.short_of_k,
-                outside_kb=watch.outside_kb(),
-                latency=watch.latency(),
-                failed_cases=tuple(watch.failed),
-                unjudged_queries=len(unjudged),
-                kb_coverage=kb_coverage,
-                kb_retrieved=retrieved,
-                unwinnable=deep.tally.result(),
-            )
+            else Results(cases=scored.missed, **summary)
         )
         return report_comparison(
             current,
