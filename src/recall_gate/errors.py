@@ -59,3 +59,20 @@ def is_huge_integer(exc: BaseException) -> bool:
     """Python refusing to read an integer of more than ``sys.get_int_max_str_digits()``
     digits (4,300 by default; a guard against quadratic-time conversion)."""
     return isinstance(exc, ValueError) and "integer string conversion" in str(exc)
+
+
+def root_cause(exc: BaseException) -> str:
+    """The first error of a chain, as ``Type: message`` (what a wrapped import hid).
+
+    transformers' lazy modules, for one, turn any failure inside an import into
+    "Could not import module …": the cause is the error worth showing.
+    """
+    seen: set[int] = set()
+    while id(exc) not in seen:
+        seen.add(id(exc))
+        nxt = exc.__cause__ or exc.__context__
+        if nxt is None:
+            break
+        exc = nxt
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from recall_gate.errors import InputError
+from recall_gate.errors import InputError, root_cause
 from recall_gate.retrievers.failures import EXIT_FIX, describe
 from recall_gate.retrievers.plain import takes_query_and_k
 
@@ -49,8 +49,11 @@ def load_retriever(spec: str, *, cwd: Path, config_folder: Path | None = None) -
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
+        said, cause = f"{type(exc).__name__}: {exc}", root_cause(exc)
+        if cause != said.strip().split("\n")[0]:
+            said += f" (caused by {cause})"
         raise InputError(
-            f"--retriever {spec}: cannot import {module_name!r}: {type(exc).__name__}: {exc}",
+            f"--retriever {spec}: cannot import {module_name!r}: {said}",
             fix="run from the project folder or pass --config at its root (both are put on "
             "the import path), or set PYTHONPATH; and install the packages the module needs",
         ) from None

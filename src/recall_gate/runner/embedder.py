@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from recall_gate.adapters.config import EmbedderSettings
-from recall_gate.errors import InputError
+from recall_gate.errors import InputError, root_cause
 from recall_gate.runner.cache import EmbeddingCache, cache_namespace, text_key
 from recall_gate.runner.model_source import (
     ModelSource,
@@ -70,10 +70,17 @@ def quiet_model_loading(*, progress: bool) -> Iterator[None]:
 def _import_sentence_transformers() -> Any:
     try:
         import sentence_transformers
-    except ImportError:
+    except ImportError as exc:
+        if exc.name == "sentence_transformers":
+            raise InputError(
+                "the built-in runner needs sentence-transformers, which is not installed",
+                fix=_INSTALL_FIX,
+            ) from None
         raise InputError(
-            "the built-in runner needs sentence-transformers, which is not installed",
-            fix=_INSTALL_FIX,
+            f"sentence-transformers is installed but cannot be imported: {root_cause(exc)}",
+            fix="reinstall the runner's extra with the project's constraints "
+            "(pip install -c constraints.txt 'recall-gate[retrieval]') so torch, "
+            "transformers and sentence-transformers match",
         ) from None
     return sentence_transformers
 
