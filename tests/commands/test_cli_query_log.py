@@ -180,6 +180,32 @@ def test_max_moved_share_fails_the_gate_when_more_traffic_moved(app: Path) -> No
     assert loose[0] == 0, loose[1]
 
 
+def test_the_actions_verdict_output_is_the_traffic_gates_fail(app: Path) -> None:
+    """actions-report judges the document afresh: a failed query-log gate is a fail
+    there too (the action's `verdict` output), never a pass with a warning that
+    the file was edited."""
+    make_base(app)
+    code, err = capture(
+        app, "v2", "pr.jsonl", "--set", "gate.max_moved_share=0.2", "--comparison-json", "cmp.json"
+    )
+    assert code == 1, err
+    environ = {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(app / "output")}
+    report = run_cli(["actions-report", "--comparison", "cmp.json"], cwd=app, environ=environ)
+    assert report.code == 0, report.err
+    assert "verdict<<" in (app / "output").read_text()
+    assert "\nfail\n" in (app / "output").read_text()
+    assert "comparison edited" not in report.out
+    # The record's own numbers decide, not its `failed` field: a file that says
+    # the gate passed while its moved share is above the gate still fails.
+    doc = json.loads((app / "cmp.json").read_text())
+    doc["traffic"]["failed"] = False
+    doc["verdict"] = "report-only"
+    (app / "cmp.json").write_text(json.dumps(doc))
+    report = run_cli(["actions-report", "--comparison", "cmp.json"], cwd=app, environ=environ)
+    assert "verdict=fail" in report.out
+    assert "comparison edited" in report.out
+
+
 def test_without_a_query_log_the_comparison_json_has_no_traffic(app: Path) -> None:
     make_base(app)
     (app / "recall-gate.yaml").write_text("k: 3\nkb: kb.jsonl\ncases: cases.jsonl\n")

@@ -14,13 +14,9 @@ from recall_gate.errors import root_cause
 
 
 def test_root_cause_names_the_first_error_of_a_chain() -> None:
-    try:
-        try:
-            raise OSError("libfoo.so: cannot open shared object file")
-        except OSError as inner:
-            raise ModuleNotFoundError("Could not import module 'PreTrainedModel'") from inner
-    except ModuleNotFoundError as exc:
-        assert root_cause(exc) == "OSError: libfoo.so: cannot open shared object file"
+    wrapped = ModuleNotFoundError("Could not import module 'PreTrainedModel'")
+    wrapped.__cause__ = OSError("libfoo.so: cannot open shared object file")
+    assert root_cause(wrapped) == "OSError: libfoo.so: cannot open shared object file"
 
 
 def test_root_cause_of_a_lone_error_is_the_error() -> None:
@@ -56,5 +52,6 @@ def test_an_installed_stack_that_fails_to_import_names_the_cause(tmp_path: Path)
 
 
 def test_a_missing_stack_is_named_not_installed(tmp_path: Path) -> None:
-    said = _load_error(tmp_path, "raise ModuleNotFoundError('gone', name='sentence_transformers')\n")
+    gone = "raise ModuleNotFoundError('gone', name='sentence_transformers')\n"
+    said = _load_error(tmp_path, gone)
     assert "which is not installed" in said

@@ -141,6 +141,15 @@ def new_card_check(doc: ComparisonDocument) -> NewCardCoverage | None:
     return new_card_coverage(new, floor=doc.gate.min_new_card_coverage)
 
 
+def traffic_failed(doc: ComparisonDocument) -> bool:
+    """``gate.max_moved_share`` applied to the traffic-weighted moved share the
+    document's own query-log diff records (never its ``failed`` field)."""
+    traffic = doc.traffic
+    if traffic is None or traffic.max_moved_share is None or "overall" not in traffic.groups:
+        return False
+    return traffic.groups["overall"].weighted.moved > traffic.max_moved_share
+
+
 def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
     """The document with its ``verdict`` and ``regressions`` recomputed from its
     own checks, and whether the file's fields said otherwise.
@@ -150,8 +159,10 @@ def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
     overall mean the document records (or its ``gate.failed_floors`` lists
     one), or, with a tolerance set, when a drop is listed in
     ``gate.regressions`` or listed as exempt for a reason its own numbers do
-    not bear out. Dataset integrity needs no field: an integrity failure stops
-    the command before a comparison is written."""
+    not bear out, or when the query-log diff moved more traffic than its
+    ``max_moved_share``, or the new cards miss ``min_new_card_coverage``.
+    Dataset integrity needs no field: an integrity failure stops the command
+    before a comparison is written."""
     gate = doc.gate
     floors_missed = bool(gate.failed_floors) or any(
         (observed := doc.metrics.get(name)) is None or observed < floor
@@ -162,7 +173,12 @@ def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
     )
     new_cards = new_card_check(doc)
     verdict: Verdict
-    if floors_missed or (gate.tolerances and failing) or (new_cards and new_cards.failed):
+    if (
+        floors_missed
+        or (gate.tolerances and failing)
+        or (new_cards and new_cards.failed)
+        or traffic_failed(doc)
+    ):
         verdict = "fail"
     elif gate.floors or gate.tolerances:
         verdict = "pass"

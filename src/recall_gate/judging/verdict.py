@@ -14,7 +14,7 @@ from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.console import Console, display_path
 from recall_gate.core.base_judging import CasePlan, PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
-from recall_gate.core.comparison_json import RunTotals, comparison_document
+from recall_gate.core.comparison_json import RunTotals, comparison_document, judged
 from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.kb_diff import follow_renames_in_results, kb_changes
@@ -151,9 +151,9 @@ def report_comparison(
             "self_agreement": self_agreement,
             "label_rot": label_rot,
         }
-        if traffic is not None and traffic.failed:
-            update["verdict"] = "fail"
         doc = doc.model_copy(update=update)
+    # The verdict of every gate the document records, as actions-report reads it.
+    doc, _ = judged(doc)
     if comparison_json is not None:
         atomic_write_text(comparison_json, dump_json(doc.model_dump(mode="json")))
     if comment_markdown is not None:
@@ -162,7 +162,7 @@ def report_comparison(
         atomic_write_text(full_markdown, render_comment(doc))
     write_settings_header(settings, console)
     console.stdout.write(render_comparison_text(doc))
-    return 1 if traffic is not None and traffic.failed else exit_for(verdict.gate)
+    return 1 if doc.verdict == "fail" else 0
 
 
 def exit_for(gate: GateResult) -> int:
