@@ -14,6 +14,7 @@ import pytest
 from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.errors import InputError
 from recall_gate.retrievers.capture import capture
+from recall_gate.retrievers.rate_limit import RateLimit
 
 CASES = [
     {
@@ -113,6 +114,17 @@ def test_max_qps_paces_a_sync_retriever_in_threads() -> None:
     gaps = [b - a for a, b in zip(sorted(stamps), sorted(stamps)[1:], strict=False)]
     # Evenly spaced (1/10 s), give or take a thread's wake-up: no burst.
     assert min(gaps) > 0.05
+
+
+def test_a_late_thread_and_an_on_time_one_still_start_a_token_apart() -> None:
+    # The token spaced the two requests; the first thread woke up late (as a loaded
+    # machine does), the second on time: the second still starts 1/rate after the
+    # first really started, not 1/rate after its token.
+    limit = RateLimit(10)
+    before_first = time.monotonic()
+    limit.hold_start()  # the late one starts now
+    limit.hold_start()  # the next one's token was granted long ago: it waits
+    assert time.monotonic() - before_first >= 0.1
 
 
 def test_retries_take_a_token_too() -> None:

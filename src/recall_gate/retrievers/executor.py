@@ -209,7 +209,14 @@ class _Asking(Generic[T]):
             return await _guarded(self.aask(case))
         workers = self.workers
         assert workers is not None
-        future = workers.submit(lambda: self.ask(case))
+        limit = self.limit
+
+        def call() -> Any:
+            if limit is not None:
+                limit.hold_start()  # the spacing, where the retriever sees it
+            return self.ask(case)
+
+        future = workers.submit(call)
         try:
             return await asyncio.wrap_future(future)
         except asyncio.CancelledError:

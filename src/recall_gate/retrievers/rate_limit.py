@@ -7,11 +7,19 @@ ever holds more than ``rate`` of them. No burst: a production retriever sees
 the capture as a steady trickle, never a spike. The spacing is measured from
 the moment a request was let through, so a late wake-up never lets the next
 one catch up.
+
+A sync retriever runs in a worker thread, which wakes up some time after the
+token was taken (milliseconds on a loaded machine, and not the same for each
+thread): a late thread followed by an on-time one would start two requests
+closer than ``1 / rate``. The thread therefore also holds its start
+(:meth:`RateLimit.hold_start`) until ``1 / rate`` after the previous request
+actually started, so the spacing holds where the retriever sees it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 
 __all__ = ["RateLimit"]
@@ -27,6 +35,8 @@ class RateLimit:
         self._interval = 1.0 / rate
         self._next = 0.0  # monotonic time the next request may start
         self._lock: asyncio.Lock | None = None
+        self._last_start = float("-inf")  # monotonic time the last request started
+        self._start_lock = threading.Lock()
 
     async def acquire(self) -> None:
         """Wait for the token (requests are let through in the order they asked)."""
@@ -39,3 +49,14 @@ class RateLimit:
                 await asyncio.sleep(self._next - now)
                 now = time.monotonic()
             self._next = now + self._interval
+
+    def hold_start(self) -> None:
+        """In the thread that makes the request, right before it: wait until
+        ``1 / rate`` after the previous request started (normally no wait; the
+        token already spaced them), then record this start."""
+        with self._start_lock:
+            wait = self._last_start + self._interval - time.monotonic()
+            while wait > 0:
+                time.sleep(wait)
+                wait = self._last_start + self._interval - time.monotonic()
+            self._last_start = time.monotonic()
