@@ -120,16 +120,6 @@ WRITER_RECORDS = {
         record(case_id='ca"fé\\\u2028\x01\x7f😀', ranked_ids=["\t", "</script>"]),
         record(case_id="b", cited=("x",), citation_outcome="retrieval_miss", query="¿Cómo?"),
     ],
-    # A batch of cases is encoded in one call unless one of them needs json's text.
-    "batches, one with a tiny float, one with a lone surrogate": [
-        record(
-            case_id=f"c{i}",
-            query="\ud800" if i == 900 else None,
-            metrics={"retrieval_recall_at_k": 5e-05 if i == 300 else 0.5},
-            ranked_ids=[f"a{i}"],
-        )
-        for i in range(1_200)
-    ],
 }
 
 

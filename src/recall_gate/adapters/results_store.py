@@ -65,7 +65,6 @@ _CASES_MARK = "\u0000cases\u0000"
 _CASE_INDENT = b"    "  # a case is an item of the top-level "cases" list
 _CASE_SEPARATOR = b",\n"
 _BATCH = 512  # cases joined per write
-_ITEM_INDENT = b"  "  # what a case's lines lack when encoded as an item of a list
 
 
 def encode_case(record: Mapping[str, Any]) -> bytes:
@@ -100,8 +99,7 @@ class ResultsWriter:
                 fix="check the directory and its permissions",
             ) from None
         self._count = 0
-        self._pending: list[Mapping[str, Any]] = []
-        self._own_text = False
+        self._pending: list[bytes] = []
         self._written = 0
 
     def __enter__(self) -> ResultsWriter:
@@ -127,36 +125,26 @@ class ResultsWriter:
         """One case record whose metrics are rounded already (``round(v, FLOAT_DIGITS)``)."""
         for value in record["metrics"].values():
             if not (value >= _ORJSON_SAFE_MIN or value == 0.0):
-                self._own_text = True  # json's text for this batch (see encode_case)
+                text = encode_case(record)
                 break
-        self._pending.append(record)
+        else:
+            try:
+                text = orjson.dumps(record, option=_CASE_OPTIONS)
+            except TypeError:
+                text = encode_case(record)
+        self._pending.append(text)
         self._count += 1
         if len(self._pending) >= _BATCH:
             self._flush()
 
     def _flush(self) -> None:
-        """Write the pending cases, indented as items of the top-level list: the batch
-        encoded in one call (one bytes object per case costs orjson's buffer each),
-        else case by case, when one needs json's own text."""
-        pending = self._pending
-        if not pending:
+        """Write the pending cases, indented as items of the top-level list."""
+        if not self._pending:
             return
-        text = None
-        if not self._own_text:
-            try:
-                # "[\n  {…},\n  {…}\n]": the items, indented one level already.
-                listed = orjson.dumps(pending, option=_CASE_OPTIONS)[2:-2]
-                text = listed.replace(b"\n", b"\n" + _ITEM_INDENT)[len(_ITEM_INDENT) :]
-            except TypeError:  # lone surrogates
-                text = None
-        if text is None:
-            text = _CASE_SEPARATOR.join(map(encode_case, pending)).replace(
-                b"\n", b"\n" + _CASE_INDENT
-            )
+        text = _CASE_SEPARATOR.join(self._pending).replace(b"\n", b"\n" + _CASE_INDENT)
         self._cases.write((_CASE_SEPARATOR if self._written else b"") + _CASE_INDENT + text)
-        self._written += len(pending)
-        pending.clear()
-        self._own_text = False
+        self._written += len(self._pending)
+        self._pending.clear()
 
     def finish(
         self,
