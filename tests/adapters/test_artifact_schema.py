@@ -311,6 +311,17 @@ FILES = {
     "a bad line": GOOD + b'\n{"case_id": "c2", "retrieved": [""]}\n',
     "a language in another case": b'{"case_id": "c", "retrieved": [], "language": "PT-br"}\n',
     "NaN score": b'{"case_id": "c", "retrieved": [{"id": "a", "score": NaN}]}\n',
+    # The struct reader decodes a block of lines in one call: what that call would
+    # take but a line-by-line read refuses is read line by line, and named.
+    "two values on one line": GOOD + b" " + GOOD.replace(b"c1", b"c2") + b"\n",
+    "two values on one line, and a blank line": GOOD + GOOD.replace(b"c1", b"c2") + b"\n\n",
+    "many blocks, blank lines among them": b"\n".join(
+        b"" if i % 997 == 0 else GOOD.replace(b"c1", b"c%d" % i) for i in range(3000)
+    ),
+    "many blocks, a bad line deep in them": b"\n".join(
+        GOOD.replace(b"c1", b"c%d" % i) if i != 2500 else b'{"case_id": "c"}' for i in range(3000)
+    ),
+    "a line longer than a block": GOOD.replace(b'"a"', b'"' + b"a" * 70_000 + b'"') + b"\n" + GOOD,
 }
 
 

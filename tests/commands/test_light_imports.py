@@ -139,3 +139,21 @@ def test_the_top_level_help_lists_every_command(capsys: pytest.CaptureFixture[st
     for commands in cli.COMMAND_MODULES.values():
         for command in commands:
             assert f"    {command} " in listed or f"    {command}\n" in listed, command
+
+
+# What a parser never needs: the readers and models a handler loads when it runs.
+READERS = ("pydantic", "ruamel", "msgspec", "orjson", "requests", "recall_gate.core.records")
+# Commands whose help (and flags) load the parser alone: `score --help` starts in a blink.
+PARSER_ONLY = ("score", "check", "run", "comment", "actions-report", "propose-baseline")
+
+
+@pytest.mark.parametrize("command", PARSER_ONLY)
+def test_a_command_s_help_imports_no_reader_nor_model(workdir: Path, command: str) -> None:
+    done = run_probe(workdir, [command, "--help"], [*READERS, *HEAVY])
+    assert done["code"] == 0
+    assert done["heavy"] == [], f"{command} --help imported {done['heavy']}"
+
+
+def test_the_probe_sees_a_reader_once_imported(workdir: Path) -> None:
+    done = run_probe(workdir, ["score", "--help"], list(READERS), "pydantic")
+    assert done["heavy"] == ["pydantic"]

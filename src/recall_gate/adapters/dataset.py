@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 from pydantic import ValidationError
@@ -30,7 +30,7 @@ from recall_gate.adapters.case_files import load_cases
 from recall_gate.adapters.files import (
     decoded_line,
     ensure_readable,
-    iter_jsonl_byte_lines,
+    iter_jsonl_byte_chunks,
     iter_jsonl_lines,
     read_text,
 )
@@ -119,33 +119,71 @@ def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
     """:func:`iter_artifacts` for the scorer: the same lines accepted, the same
     errors and caps (a line's cap counted in UTF-8 bytes), each line's bytes
     decoded by msgspec into an :data:`ArtifactLine` (no model object per line, no
-    text decoding of a good line)."""
+    text decoding of a good line): a block of lines in one call
+    (:func:`_decoded_chunk`), else line by line, to name the line at fault."""
     source = str(path)
     decode, flagged = decode_line, needs_full_validation
+    number = 0
     content = False
-    lines = iter_jsonl_byte_lines(path, what=ARTIFACTS_WHAT, max_line_bytes=MAX_LINE_CHARS)
-    for number, raw in lines:
-        if number > MAX_LINES:
-            raise too_many_lines(source, cap=MAX_LINES)
-        try:
-            artifact = decode(raw)
-        except (msgspec.DecodeError, RecursionError):
-            artifact = None
-        if artifact is None or flagged(artifact):
-            line = decoded_line(path, raw, what=ARTIFACTS_WHAT)
-            if line.isspace():  # blank as text (U+00A0, U+2028 …), as iter_artifacts skips it
+    for lines in iter_jsonl_byte_chunks(path, what=ARTIFACTS_WHAT, max_line_bytes=MAX_LINE_CHARS):
+        first = number + 1
+        number += len(lines)
+        chunk = _decoded_chunk(lines) if number <= MAX_LINES else None
+        if chunk is not None:
+            content = True
+            yield from zip(range(first, number + 1), chunk, strict=True)
+            continue
+        for at, raw in enumerate(lines, first):
+            if not raw or raw.isspace():
                 continue
+            if at > MAX_LINES:
+                raise too_many_lines(source, cap=MAX_LINES)
             try:
-                artifact = _fully_validated(line, number=number, source=source)
-            except InputError:
-                ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
-                raise
-        if len(raw) > MAX_STRING_CHARS or len(artifact.retrieved) > MAX_RETRIEVED:
-            check_artifact_size(artifact, line_chars=len(raw), where=f"{source}:{number}")
-        content = True
-        yield number, artifact
+                artifact = decode(raw)
+            except (msgspec.DecodeError, RecursionError):
+                artifact = None
+            if artifact is None or flagged(artifact):
+                line = decoded_line(path, raw, what=ARTIFACTS_WHAT)
+                if line.isspace():  # blank as text (U+00A0, U+2028 …), as iter_artifacts skips it
+                    continue
+                try:
+                    artifact = _fully_validated(line, number=at, source=source)
+                except InputError:
+                    ensure_readable(path, what=ARTIFACTS_WHAT)  # a binary file is reported as such
+                    raise
+            if len(raw) > MAX_STRING_CHARS or len(artifact.retrieved) > MAX_RETRIEVED:
+                check_artifact_size(artifact, line_chars=len(raw), where=f"{source}:{at}")
+            content = True
+            yield at, artifact
     if not content:
         read_text(path, what=ARTIFACTS_WHAT)  # raises: empty
+
+
+# A line this short holds no string over MAX_STRING_CHARS nor more than MAX_RETRIEVED
+# items (each takes 3 bytes at least: `"x"` and a comma; an empty id is flagged).
+_CHUNK_LINE_BYTES: Final = min(MAX_STRING_CHARS, 3 * MAX_RETRIEVED)
+_decode_lines = msgspec.json.Decoder(ArtifactLine).decode_lines
+
+
+def _decoded_chunk(lines: list[bytes]) -> list[ArtifactLine] | None:
+    """A block's lines decoded in one call, when every line is one good line short
+    of every cap; else None (a blank line, a long one, one msgspec refuses or one
+    :func:`needs_full_validation` flags), and the block is read line by line."""
+    if (
+        max(map(len, lines)) > _CHUNK_LINE_BYTES
+        or not min(map(len, lines))
+        or any(map(bytes.isspace, lines))
+    ):
+        return None
+    try:
+        # Each line is one value (decode_lines would also take two on one line:
+        # the count tells, as no line is blank).
+        decoded: list[ArtifactLine] = _decode_lines(b"\n".join(lines))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if len(decoded) != len(lines) or any(map(needs_full_validation, decoded)):
+        return None
+    return decoded
 
 
 def parse_capture_line(line: str, *, number: int, source: str) -> ArtifactLine:

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any, Final, NoReturn
 
 from recall_gate.console import DEFAULT_CONFIG
-from recall_gate.core.gate import MIN_GROUP_N
 from recall_gate.core.metric_registry import (
     DEFAULT_METRIC_KEYS,
     GATED_METRICS,
     gated_metric,
     metric_spec,
 )
+from recall_gate.core.stats import MIN_GROUP_N
 from recall_gate.errors import InputError
 from recall_gate.judging.outputs import Outputs
 from recall_gate.settings.values import (

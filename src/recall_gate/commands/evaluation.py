@@ -5,15 +5,9 @@ results, or a comparison with the baseline when there is one."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall_gate import __version__
-from recall_gate.adapters.artifacts import write_artifacts
-from recall_gate.adapters.config import Config
-from recall_gate.adapters.dataset import card_ids_of, load_cases
-from recall_gate.adapters.query_log import load_query_log
-from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_comparison,
@@ -27,40 +21,14 @@ from recall_gate.commands.arguments import (
     refuse_outputs_without_score,
 )
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.core.coverage import kb_coverage, render_coverage
-from recall_gate.core.fingerprint import (
-    fingerprint_cards,
-    fingerprint_cases,
-    fingerprint_queries,
-    fingerprint_settings,
-)
-from recall_gate.core.integrity import find_problems
-from recall_gate.core.kb_diff import deleted_gold
-from recall_gate.core.records import (
-    Provenance,
-    Retriever,
-)
-from recall_gate.core.staleness import flatten_settings
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.judging.capture_scoring import cards_checked, score_fresh_capture
-from recall_gate.judging.dataset_notes import (
-    report_leakage,
-    warn_case_languages,
-    warn_languages_without_cards,
-)
-from recall_gate.judging.file_scoring import score_capture_file, score_trec_run
-from recall_gate.judging.kb_judging import (
-    follow_located,
-    gold_read_as_cards,
-    new_card_coverage_failure,
-    pull_request_kb,
-    read_kb_noted,
-    write_kb_changes,
-    write_label_rot,
-)
-from recall_gate.judging.oracle import judged_cases, working_tree_cases
-from recall_gate.judging.revision import resolve_judged
 from recall_gate.settings.values import positive_int
+
+if TYPE_CHECKING:
+    from recall_gate.adapters.config import Config
+    from recall_gate.core.records import Retriever
+
+# Each handler imports what it runs when it runs: `score --help` loads no model.
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -122,6 +90,26 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _cmd_check(args: argparse.Namespace, console: Console) -> int:
+    import dataclasses
+
+    from recall_gate.adapters.dataset import card_ids_of, load_cases
+    from recall_gate.adapters.query_log import load_query_log
+    from recall_gate.core.coverage import kb_coverage, render_coverage
+    from recall_gate.core.integrity import find_problems
+    from recall_gate.core.kb_diff import deleted_gold
+    from recall_gate.judging.dataset_notes import report_leakage, warn_case_languages
+    from recall_gate.judging.kb_judging import (
+        follow_located,
+        gold_read_as_cards,
+        new_card_coverage_failure,
+        pull_request_kb,
+        read_kb_noted,
+        write_kb_changes,
+        write_label_rot,
+    )
+    from recall_gate.judging.oracle import judged_cases, working_tree_cases
+    from recall_gate.judging.revision import resolve_judged
+
     settings = resolve_judged(args, console)
     kb, case_paths = settings.kb, settings.cases
     if kb is None or not case_paths:
@@ -190,6 +178,9 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_score(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate.judging.file_scoring import score_capture_file, score_trec_run
+    from recall_gate.judging.revision import resolve_judged
+
     settings = resolve_judged(args, console)
     outputs = outputs_asked(args)
     if args.qrels is None and args.run is None:
@@ -230,6 +221,22 @@ def _cmd_score(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_run(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate import __version__
+    from recall_gate.adapters.artifacts import write_artifacts
+    from recall_gate.adapters.query_log import load_query_log
+    from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
+    from recall_gate.core.fingerprint import (
+        fingerprint_cards,
+        fingerprint_cases,
+        fingerprint_queries,
+        fingerprint_settings,
+    )
+    from recall_gate.core.records import Provenance
+    from recall_gate.core.staleness import flatten_settings
+    from recall_gate.judging.capture_scoring import cards_checked, score_fresh_capture
+    from recall_gate.judging.dataset_notes import warn_languages_without_cards
+    from recall_gate.judging.oracle import judged_cases, working_tree_cases
+    from recall_gate.judging.revision import resolve_judged
     from recall_gate.runner import run_pipeline  # heavy: torch, chromadb
 
     settings = resolve_judged(args, console, config_required=True)
@@ -307,6 +314,8 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
 
 def _builtin_retriever(config: Config, embedder_id: str) -> Retriever:
     """The built-in runner as a capture's retriever (its settings are in the config fingerprint)."""
+    from recall_gate.core.records import Retriever
+
     return Retriever(
         adapter="builtin",
         name="recall_gate.runner",

@@ -155,6 +155,7 @@ def _derived(
         kw_only=True,
         frozen=True,
         forbid_unknown_fields=True,
+        gc=False,  # no cycle can form: a decoded line holds strings, numbers, tuples and Structs
     )
     structs[model] = struct
     return struct

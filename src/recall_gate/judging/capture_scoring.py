@@ -20,7 +20,7 @@ from recall_gate.adapters.scoring import (
     CaseSink,
     RetrievedCards,
     ScoredCapture,
-    add_rounded,
+    rounded_sink,
     score_capture,
 )
 from recall_gate.console import Console
@@ -202,20 +202,23 @@ class DeepLines:
 
     def __init__(self, inner: CaseSink | None, *, k: int, watch: CaptureWatch) -> None:
         self.inner = inner
+        self._pass_on = rounded_sink(inner)
         self.tally = UnwinnableTally(k=k)
         self.watch = watch
         self._line: Artifact | None = None
+        self._ranked: Sequence[str] = ()
 
     def see(self, number: int, line: Artifact) -> tuple[Artifact, Sequence[str]]:
         artifact, ranked = self.watch.see(number, line)
-        self._line = artifact
+        self._line, self._ranked = artifact, ranked
         return artifact, ranked
 
     def add_rounded(self, record: Mapping[str, Any]) -> None:
         metrics = record["metrics"]
         if metrics and not metrics[HIT]:
             self._missed(record)
-        add_rounded(self.inner, record)
+        if self._pass_on is not None:
+            self._pass_on(record)
 
     def add(self, record: Mapping[str, Any]) -> None:
         metrics = record["metrics"]
@@ -233,7 +236,7 @@ class DeepLines:
             record["case_id"],
             labelled=labelled,
             top=record["ranked_ids"],
-            ranked=line.ranked_card_ids(),
+            ranked=self._ranked,  # the line's ranked card ids, as the watch gave them
         )
 
 

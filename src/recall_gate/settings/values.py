@@ -10,7 +10,6 @@ import argparse
 import math
 from pathlib import Path
 
-from recall_gate.core.language import canonical_language
 from recall_gate.core.metric_registry import select_metrics
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
 from recall_gate.core.shards import Shard, parse_shard
@@ -163,6 +162,9 @@ def non_negative_seconds(text: str) -> float:
 
 def language_tag(text: str) -> str:
     """A BCP-47 tag, in canonical case."""
+    # Imported here: the language module brings pydantic, which parsing flags never needs.
+    from recall_gate.core.language import canonical_language
+
     try:
         return canonical_language(text)
     except ValueError as exc:
