@@ -131,9 +131,9 @@ class IdMapper:
 
     def project_relative(self, value: str) -> str:
         """An absolute path inside the project (the repository that holds the KB,
-        the last anchor) relative to it (``/runner/work/app/docs/a.md`` →
-        ``docs/a.md``), so a capture's metadata carries no machine path; any
-        other value as given."""
+        else the KB's folder: the last anchor) relative to it
+        (``/runner/work/app/docs/a.md`` → ``docs/a.md``), so a capture's metadata
+        carries no machine path; any other value as given."""
         if not self.anchors:
             return value
         prefix = self.anchors[-1].rstrip("/") + "/"
