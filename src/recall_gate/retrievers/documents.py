@@ -132,7 +132,7 @@ class IdMapper:
     def project_relative(self, value: str) -> str:
         """An absolute path inside the project (the repository that holds the KB,
         else the KB's folder: the last anchor) relative to it
-        (``/runner/work/app/docs/a.md`` → ``docs/a.md``), so a capture's metadata
+        (``/runner/work/app/content/a.md`` → ``content/a.md``), so a capture's metadata
         carries no machine path; any other value as given."""
         if not self.anchors:
             return value
