@@ -64,7 +64,10 @@ def capture_lines(n: int, *, seed: int = 7) -> list[str]:
 def chain_results(path: Path, *, k: int, provenance: Provenance) -> Results:
     """The per-case chain: every record in memory, then the aggregates."""
     labelled = label_artifacts(load_artifacts(path), artifacts_source=str(path))
-    records = [score_case(label, a.ranked_card_ids(), k=k, cited=a.cited) for label, a in labelled]
+    records = [
+        score_case(label, a.ranked_card_ids(), k=k, cited=a.cited, items=a.retrieved)
+        for label, a in labelled
+    ]
     return Results(k=k, provenance=provenance, cases=tuple(records), aggregates=aggregate(records))
 
 
@@ -383,3 +386,39 @@ def test_a_second_line_in_a_run_of_smaller_ids_still_comes_second(
         InputError, match=r"run.jsonl:4: second artifact for case 'm' \(first on line 2\)"
     ):
         score_capture(iter_capture_lines(capture), k=5, artifacts_source=str(capture))
+
+
+def test_a_missed_case_s_results_record_keeps_what_the_retriever_said_of_its_cards(
+    tmp_path: Path,
+) -> None:
+    label = {"language": "en", "case_type": "golden", "must_cite_one_of": ["en/gold"]}
+    lines = [
+        {
+            "case_id": "missed",
+            "retrieved": [
+                {"id": "chroma-17", "parent_id": "en/b", "metadata": {"source": "docs/en/b.md"}},
+                "en/c",
+            ],
+            **label,
+        },
+        {"case_id": "hit", "retrieved": [{"id": "chroma-3", "parent_id": "en/gold"}], **label},
+    ]
+    capture = tmp_path / "run.jsonl"
+    capture.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with ResultsWriter(tmp_path / "results.json") as writer:
+        scored = score_capture(
+            iter_artifacts(capture), k=5, artifacts_source=str(capture), results=writer
+        )
+        writer.finish(k=5, provenance=PROVENANCE, aggregates=scored.aggregates)
+    cases = {
+        c["case_id"]: c
+        for c in json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))["cases"]
+    }
+    assert cases["missed"]["retrieved_detail"] == {
+        "en/b": {"chunk_id": "chroma-17", "metadata": "source: docs/en/b.md"}
+    }
+    # A hit needs no "what came back instead": its record keeps its bytes.
+    assert "retrieved_detail" not in cases["hit"]
+    assert [m.model_dump(mode="json")["retrieved_detail"] for m in scored.missed] == [
+        cases["missed"]["retrieved_detail"]
+    ]

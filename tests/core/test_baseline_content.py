@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from factories import case, results
 from recall_gate.core.baseline import make_baseline, same_content
-from recall_gate.core.records import Latency, LatencyStats
+from recall_gate.core.records import Latency, LatencyStats, RetrievedDetail
 
 CASES = [case("a", 1), case("b", 3), case("c", None, language="es-419")]
 
@@ -59,3 +59,17 @@ def test_a_baseline_without_latency_leaves_the_captures_wall_clock_out() -> None
     assert dropped.latency is None
     assert dropped == make_baseline(untimed, **stamps)  # type: ignore[arg-type]
     assert same_content(dropped, make_baseline(timed, **stamps))  # type: ignore[arg-type]
+
+
+def test_what_the_retriever_said_of_a_missed_case_s_cards_stays_out_of_the_baseline() -> None:
+    plain = case("en-1", None)
+    said = plain.model_copy(
+        update={"retrieved_detail": {plain.ranked_ids[0]: RetrievedDetail(chunk_id="chroma-17")}}
+    )
+    run = results([said])
+    baseline = make_baseline(run, created_at="2026-05-01T12:00:00Z", git_sha=None, reason="r")
+    assert baseline.cases[0].retrieved_detail is None
+    assert "retrieved_detail" not in baseline.model_dump(mode="json")["cases"][0]
+    # A re-index that renames chunks is no change of what was measured.
+    assert same_content(baseline, run)
+    assert same_content(results([plain]), run)

@@ -15,7 +15,7 @@ from recall_gate.core.comparison_json import comparison_document
 from recall_gate.core.gate import Floors, Tolerances, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET, comment_length
 from recall_gate.core.metrics import HIT
-from recall_gate.core.records import CaseResult, Retriever
+from recall_gate.core.records import CaseResult, RetrievedDetail, Retriever
 from recall_gate.report.comparison import render_comment
 from recall_gate.report.markup import escape_markdown
 
@@ -148,3 +148,25 @@ def test_dollar_math_in_case_text_is_not_rendered_as_math() -> None:
     # Every `$` is wrapped in a span, GitHub's documented way to show a literal dollar.
     assert row.count("$") == row.count("<span>$</span>") == 3
     assert escape_markdown("$a$") == "<span>$</span>a<span>$</span>"
+
+
+def test_huge_chunk_ids_and_metadata_in_what_came_back_instead_fit_the_comment() -> None:
+    # A comparison JSON from anywhere (the action renders one it did not make)
+    # may say 100,000 characters of each card: the comment still fits, and the
+    # verdict stays.
+    said = RetrievedDetail(chunk_id="c" * HUGE, metadata="source: " + "s" * HUGE)
+    cases = [
+        c.model_copy(update={"retrieved_detail": dict.fromkeys(c.ranked_ids, said)})
+        if c.metrics and not c.metrics[HIT]
+        else c
+        for c in suite(n=300)
+    ]
+    comparison = compare_to_baseline(current=results(cases), baseline=None, baseline_path="b.json")
+    verdict = judge_comparison(comparison, floors=Floors({HIT: 0.95}), tolerances=Tolerances())
+    doc = comparison_document(comparison, verdict, profile="default")
+    full = render_comment(doc)
+    short = render_comment(doc, max_chars=COMMENT_BUDGET)
+    assert comment_length(full) > COMMENT_BUDGET
+    assert comment_length(short) <= COMMENT_BUDGET
+    assert "What came back instead" in short
+    assert "(chunk ccc" in short

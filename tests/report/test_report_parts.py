@@ -4,6 +4,8 @@ and footnotes that agree with the tables (goldens in tests/golden/)."""
 
 from __future__ import annotations
 
+import re
+
 from test_render_comment import DROPPED, PATH, SETTINGS, baseline, results, suite
 
 from factories import LANGS
@@ -11,8 +13,10 @@ from golden import assert_golden
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
 from recall_gate.core.gate import Floors, Tolerances, judge_comparison
-from recall_gate.core.records import Retriever
+from recall_gate.core.metrics import HIT
+from recall_gate.core.records import CaseResult, RetrievedDetail, Retriever
 from recall_gate.report.comparison import render_comment, render_comparison_text
+from recall_gate.report.markup import escape_markdown
 from recall_gate.report.notes import LANGUAGE_CAVEAT
 
 
@@ -54,6 +58,72 @@ def test_every_missed_case_without_a_baseline_shows_what_came_back_instead() -> 
     # The terminal gets the same list, as plain text.
     plain = render_comparison_text(doc)
     assert "What came back instead: the top 5 of this run for each missed case" in plain
+
+
+def _said_of_first(
+    cases: list[CaseResult], case_id: str, detail: RetrievedDetail
+) -> tuple[list[CaseResult], str]:
+    """The cases with ``case_id``'s first retrieved card described by ``detail``."""
+    first = next(c.ranked_ids[0] for c in cases if c.case_id == case_id)
+    said = {"retrieved_detail": {first: detail}}
+    return [c.model_copy(update=said) if c.case_id == case_id else c for c in cases], first
+
+
+SAID = RetrievedDetail(chunk_id="chroma-17", metadata="source: docs/en/b.md, section: Set up")
+
+
+def test_what_came_back_instead_names_the_chunk_and_its_source() -> None:
+    cases = suite()
+    missed = next(c for c in cases if c.metrics and not c.metrics[HIT])
+    cases, card = _said_of_first(cases, missed.case_id, SAID)
+    doc = _doc(compare_to_baseline(current=results(cases), baseline=None, baseline_path=PATH))
+    said = f"1: {card} (chunk chroma-17; source: docs/en/b.md, section: Set up) · 2: "
+    section = _section(
+        render_comment(doc), "What came back instead: the top 5 of this run for each missed case"
+    )
+    assert f"| {missed.case_id} | — | card-{missed.case_id} | {said}" in section
+    assert said in render_comparison_text(doc)
+    # The comparison JSON carries it, additively, and reads back.
+    data = doc.model_dump(mode="json")
+    listed = {m["case_id"]: m for m in data["missed"]}
+    assert listed[missed.case_id]["retrieved_detail"] == {
+        card: {"chunk_id": "chroma-17", "metadata": "source: docs/en/b.md, section: Set up"}
+    }
+    assert all("retrieved_detail" not in m for cid, m in listed.items() if cid != missed.case_id)
+    assert ComparisonDocument.model_validate(data) == doc
+
+
+def test_a_lost_case_names_the_chunk_that_came_back_instead() -> None:
+    lost = next(iter(DROPPED))
+    cases, card = _said_of_first(suite(DROPPED), lost, SAID)
+    comparison = compare_to_baseline(
+        current=results(cases), baseline=baseline(suite()), baseline_path=PATH
+    )
+    doc = _doc(comparison, tolerances=Tolerances.every(0.02))
+    move = next(m for m in doc.flips.hit_to_miss if m.case_id == lost)
+    assert move.retrieved_detail == {card: SAID}
+    section = _section(
+        render_comment(doc), "What came back instead: the top 5 of this run for each lost case"
+    )
+    assert f"1: {card} (chunk chroma-17; source: docs/en/b.md, section: Set up) · 2: " in section
+
+
+def test_what_the_retriever_said_of_a_card_renders_inert() -> None:
+    hostile = RetrievedDetail(
+        chunk_id="c|<img src=x onerror=alert(1)>", metadata="title: `x` @admin #1 [a](http://e)"
+    )
+    cases = suite()
+    missed = next(c for c in cases if c.metrics and not c.metrics[HIT])
+    cases, _ = _said_of_first(cases, missed.case_id, hostile)
+    doc = _doc(compare_to_baseline(current=results(cases), baseline=None, baseline_path=PATH))
+    section = _section(
+        render_comment(doc), "What came back instead: the top 5 of this run for each missed case"
+    )
+    assert escape_markdown(hostile.chunk_id or "") in section
+    assert escape_markdown(hostile.metadata or "") in section
+    # No live HTML, code span, link, table cell, mention or issue reference.
+    for live in (r"(?<!\\)<img", r"(?<!\\)`x", r"(?<!\\)\]\(", r"c\|", "@admin", "#1"):
+        assert not re.search(live, section), live
 
 
 # --- the stale banner: one line per real change ------------------------------------

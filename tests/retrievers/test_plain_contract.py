@@ -106,3 +106,35 @@ def test_metadata_over_the_cap_is_left_out_and_counted() -> None:
         lambda q, k: [{"id": "en/a", "metadata": {"x": float("nan")}}], CASES, k=1, kb=KB
     )
     assert found.metadata_dropped == 1
+
+
+def test_metadata_paths_inside_the_project_are_kept_relative_to_its_root(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "runner" / "app"
+    (project / ".git").mkdir(parents=True)
+    docs = project / "docs" / "en"
+    docs.mkdir(parents=True)
+    for name in ("a", "b"):
+        (docs / f"{name}.md").write_text(f"# {name.upper()}\n\nText of {name}.\n", encoding="utf-8")
+    metadata = {
+        "source": str(docs / "b.md"),
+        "elsewhere": "/etc/hosts",
+        "page": 3,
+        "nested": {"path": str(docs / "b.md")},
+    }
+    found = capture(
+        lambda q, k: [{"id": "chroma-17", "metadata": metadata}],
+        CASES,
+        k=1,
+        kb=project / "docs",
+    )
+    item = found.artifacts[0].retrieved[0]
+    assert not isinstance(item, str)
+    assert item.card_id == "en/b"
+    assert item.metadata == {
+        "source": "docs/en/b.md",
+        "elsewhere": "/etc/hosts",  # outside the project: as the retriever gave it
+        "page": 3,
+        "nested": {"path": str(docs / "b.md")},  # top-level values only
+    }

@@ -324,3 +324,19 @@ def test_same_language_restricts_a_logged_query_to_its_language_and_not_one_with
     assert set(captured.logged["q-garage"]) <= {"en-parking", "en-refills"}
     # q-refill names no language: every card may answer it.
     assert set(captured.logged["q-refill"]) == {c.id for c in CARDS}
+
+
+def test_what_came_back_instead_of_a_run_s_missed_case_names_its_chunk(tmp_path: Path) -> None:
+    captured = run(config(tmp_path))
+    first = captured.artifacts[0]
+    top = first.ranked_card_ids()[0]
+    item = first.retrieved[0]
+    assert isinstance(item, RetrievedItem)
+    other = next(c.id for c in CARDS if c.id != top)
+    missed = CASES[0].model_copy(update={"must_cite_one_of": (other,), "relevant_ids": None})
+    result = score_case(missed, first.ranked_card_ids(), k=1, items=first.retrieved)
+    assert result.metrics[HIT] == 0.0
+    detail = result.retrieved_detail
+    assert detail is not None
+    assert detail[top].chunk_id == item.id
+    assert item.id.startswith(f"{top}#")

@@ -40,6 +40,7 @@ from recall_gate.core.labels import Label, Labeller, second_artifact_error
 from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
 from recall_gate.core.metrics import HIT, NDCG, RECALL, discounts
 from recall_gate.core.records import FLOAT_DIGITS, Aggregates, Artifact, CaseLabel, CaseResult
+from recall_gate.core.retrieved_detail import retrieved_detail
 
 __all__ = [
     "MISSED_KEPT",
@@ -326,6 +327,7 @@ def _score_each(
             artifact.ranked_card_ids(),
             artifact.cited,
             query=artifact.query,
+            items=artifact.retrieved,
         )
         if write is not None:
             write(record)
@@ -419,6 +421,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
             if cell is None:  # registers the group even if no case of it is scored
                 cell = cells[(case_type, language)] = cell_of(case_type, language)
             outcome = None
+            detail = None
             case_metrics: dict[str, float] = {}
             rounded: dict[str, float] = {}
             if gold_ids and (relevant_ids is None or relevant_ids):
@@ -450,6 +453,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                     cell[-1](1.0 if outcome == "ok" else 0.0)
                 if not hit:
                     missed_total += 1
+                    detail = retrieved_detail(artifact.retrieved, top)
                     if len(missed) < keep_missed:
                         missed.append(
                             CaseResult(
@@ -463,22 +467,24 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                                 query=artifact.query,
                                 ranked_ids=tuple(top),
                                 relevant_ids=relevant_ids,
+                                retrieved_detail=detail,
                             )
                         )
             if write is not None:
-                write(
-                    {
-                        "case_id": case_id,
-                        "case_type": case_type,
-                        "citation_outcome": outcome,
-                        "cited": cited,
-                        "language": language,
-                        "metrics": rounded,
-                        "must_cite_one_of": gold_ids,
-                        "query": artifact.query,
-                        "ranked_ids": top,
-                        "relevant_ids": relevant_ids,
-                    }
-                )
+                record: dict[str, Any] = {
+                    "case_id": case_id,
+                    "case_type": case_type,
+                    "citation_outcome": outcome,
+                    "cited": cited,
+                    "language": language,
+                    "metrics": rounded,
+                    "must_cite_one_of": gold_ids,
+                    "query": artifact.query,
+                    "ranked_ids": top,
+                    "relevant_ids": relevant_ids,
+                }
+                if detail is not None:
+                    record["retrieved_detail"] = {c: d.model_dump() for c, d in detail.items()}
+                write(record)
     finally:
         scorer.count(total=total, scored=scored, short_of_k=short, missed_total=missed_total)

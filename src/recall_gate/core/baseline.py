@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from pydantic import field_validator
 
@@ -88,6 +88,10 @@ class Baseline(Results):
         return " ".join(value.split())
 
 
+# Report-only parts of a run's case records, left out of its baseline.
+_REPORT_ONLY: Final[dict[str, Any]] = {"cases": {"__all__": {"retrieved_detail"}}}
+
+
 def make_baseline(
     results: Results,
     *,
@@ -101,7 +105,9 @@ def make_baseline(
     ``with_latency=False`` leaves the capture's wall-clock latency out, so that
     one commit evaluated twice gives one file (the update-baseline workflow).
     """
-    payload = results.model_dump()
+    # What the retriever said of a missed case's cards is this run's report, not
+    # a measurement: a re-index that renames chunks must not rewrite the baseline.
+    payload = results.model_dump(exclude=_REPORT_ONLY)
     payload["schema_version"] = BASELINE_SCHEMA_VERSION
     if not with_latency:
         payload.pop("latency", None)
@@ -132,7 +138,12 @@ def same_content(old: Results, new: Results) -> bool:
 
 
 def _content(run: Results) -> dict[str, object]:
-    data = run.model_dump(exclude=set(_STAMPS) | {"latency", "kind", "schema_version"})
+    data = run.model_dump(
+        exclude={
+            **dict.fromkeys((*_STAMPS, "latency", "kind", "schema_version"), True),
+            **_REPORT_ONLY,
+        }
+    )
     data["provenance"] = {k: v for k, v in data["provenance"].items() if k != "tool_version"}
     return data
 

@@ -204,6 +204,7 @@ def _move(move: CaseMove) -> MoveRecord:
         retrieved=move.retrieved,
         returned_before=move.returned_before,
         returned_after=move.returned_after,
+        retrieved_detail=dict(move.retrieved_detail) if move.retrieved_detail else None,
     )
 
 
@@ -478,6 +479,7 @@ def comparison_document(
                 query=c.query,
                 gold=tuple(c.must_cite_one_of),
                 retrieved=_top(c, comparison.k),
+                retrieved_detail=c.retrieved_detail,
             )
             for c in missed
         ),

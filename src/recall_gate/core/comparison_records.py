@@ -26,7 +26,13 @@ from recall_gate.core.kb_diff import ChangeKind
 from recall_gate.core.label_rot import RottenLabel
 from recall_gate.core.metric_registry import GATED_METRICS, METRICS, metric_label
 from recall_gate.core.moves import Direction
-from recall_gate.core.records import KbCoverageCounts, Latency, OutsideKb, Unwinnable
+from recall_gate.core.records import (
+    KbCoverageCounts,
+    Latency,
+    OutsideKb,
+    RetrievedDetail,
+    Unwinnable,
+)
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.traffic_record import TrafficRecord, UnansweredLog
 
@@ -70,7 +76,8 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    `run.citation` (the citation outcomes), `run.missed_total` (when only the
 #    first missed cases are listed), `baseline.stale[].settings_recorded`,
 #    `traffic_unanswered` (a query log the capture holds no answers to),
-#    `run.unwinnable`, `gate.min_new_card_coverage`, `label_rot`.
+#    `run.unwinnable`, `gate.min_new_card_coverage`, `label_rot`,
+#    `retrieved_detail` of a moved or missed case (chunk ids, metadata summaries).
 COMPARISON_SCHEMA_VERSION = 5
 
 
@@ -81,7 +88,19 @@ class _Part(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class MoveRecord(_Part):
+class _CameBack(_Part):
+    """A case record with "what came back instead": ``retrieved_detail`` is
+    written only when there is some, so documents without it keep their bytes."""
+
+    @model_serializer(mode="wrap")
+    def _omit_no_detail(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("retrieved_detail", 0) is None:
+            del data["retrieved_detail"]
+        return data
+
+
+class MoveRecord(_CameBack):
     """A compared case whose scores changed: a hit flip or a rank move."""
 
     case_id: str
@@ -99,9 +118,12 @@ class MoveRecord(_Part):
     # answer: the card was "not retrieved", not "out of the top k"); else None.
     returned_before: int | None = None
     returned_after: int | None = None
+    # What the retriever said of those cards: card id → its chunk id (when it
+    # differs from the card id) and a metadata summary; absent when nothing.
+    retrieved_detail: dict[str, RetrievedDetail] | None = None
 
 
-class MissedRecord(_Part):
+class MissedRecord(_CameBack):
     """A scored case with no gold card in the top k."""
 
     case_id: str
@@ -110,6 +132,7 @@ class MissedRecord(_Part):
     query: str | None
     gold: tuple[str, ...]
     retrieved: tuple[str, ...]  # what came back instead: the top k card ids, best first
+    retrieved_detail: dict[str, RetrievedDetail] | None = None  # as MoveRecord's
 
 
 class RegressionRecord(_Part):

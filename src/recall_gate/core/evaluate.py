@@ -35,6 +35,7 @@ from recall_gate.core.metric_registry import (
 )
 from recall_gate.core.metrics import HIT, score_top
 from recall_gate.core.records import Aggregates, Case, CaseLabel, CaseResult, CitationOutcome
+from recall_gate.core.retrieved_detail import retrieved_detail
 
 __all__ = ["CaseScorer", "classify_citation", "score_case"]
 
@@ -90,9 +91,12 @@ class CaseScorer:
         cited: Sequence[str] | None = None,
         *,
         query: str | None = None,
+        items: Sequence[Any] = (),
     ) -> dict[str, Any]:
         """One case: its record, shaped as ``CaseResult.model_dump(mode="json")``
-        (tuples stand for lists). ``query`` is carried for reports only."""
+        (tuples stand for lists). ``query`` is carried for reports only; so is,
+        for a missed case, what the retriever said of its cards (``items``: the
+        capture's retrieved ids and items; see :mod:`recall_gate.core.retrieved_detail`)."""
         language, case_type, gold_ids, relevant_ids = label
         gold = frozenset(gold_ids)
         relevant = None if relevant_ids is None else frozenset(relevant_ids)
@@ -116,7 +120,7 @@ class CaseScorer:
                 outcome = classify_citation(hit=metrics[HIT], gold=gold, cited=cited)
                 self.outcomes[outcome] += 1
                 cell[-1](1.0 if outcome == "ok" else 0.0)
-        record = {
+        record: dict[str, Any] = {
             "case_id": case_id,
             "case_type": case_type,
             "citation_outcome": outcome,
@@ -129,6 +133,9 @@ class CaseScorer:
             "relevant_ids": relevant_ids,
         }
         if metrics and not metrics[HIT]:
+            detail = retrieved_detail(items, top)
+            if detail is not None:
+                record["retrieved_detail"] = {c: d.model_dump() for c, d in detail.items()}
             self.missed_total += 1
             if len(self.missed) < self.keep_missed:
                 self.missed.append(CaseResult.model_validate(record))
@@ -157,12 +164,15 @@ def score_case(
     k: int,
     cited: Sequence[str] | None = None,
     query: str | None = None,
+    items: Sequence[Any] = (),
 ) -> CaseResult:
     """Score one case's ranked card ids at k; ``{}`` metrics for empty gold.
 
-    ``query`` is carried into the record for reports; a :class:`Case` brings its own."""
+    ``query`` is carried into the record for reports; a :class:`Case` brings its own.
+    ``items`` (the capture's retrieved ids and items) tell what a missed case's
+    cards were (:mod:`recall_gate.core.retrieved_detail`)."""
     label: Label = (case.language, case.case_type, case.must_cite_one_of, case.relevant_ids)
     query = case.query if isinstance(case, Case) else query
     return CaseResult.model_validate(
-        CaseScorer(k).add(case.id, label, ranked_card_ids, cited, query=query)
+        CaseScorer(k).add(case.id, label, ranked_card_ids, cited, query=query, items=items)
     )

@@ -24,7 +24,7 @@ from typing import Literal
 
 from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.metrics import HIT, NDCG, RECALL
-from recall_gate.core.records import CaseResult
+from recall_gate.core.records import CaseResult, RetrievedDetail
 
 __all__ = ["CaseMove", "Direction", "find_moves", "missed_cases", "returned_short"]
 
@@ -52,6 +52,8 @@ class CaseMove:
     # The distinct cards a side's ranking held when fewer than k (None: it held k).
     returned_before: int | None = None
     returned_after: int | None = None
+    # What the retriever said of the cards of `retrieved` (chunk id, metadata), when anything.
+    retrieved_detail: Mapping[str, RetrievedDetail] | None = None
 
     def change(self, metric: str) -> float:
         """This case's change of ``metric`` (current − baseline); 0 when one side
@@ -112,6 +114,7 @@ def _move(before: CaseResult, after: CaseResult, k: int) -> CaseMove | None:
         retrieved=tuple(dict.fromkeys(after.ranked_ids))[:k],
         returned_before=returned_short(before.ranked_ids, k),
         returned_after=returned_short(after.ranked_ids, k),
+        retrieved_detail=after.retrieved_detail,
     )
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "OutsideKb",
     "Provenance",
     "Results",
+    "RetrievedDetail",
     "RetrievedItem",
     "Retriever",
     "Unwinnable",
@@ -301,6 +302,20 @@ class Aggregates(_Record):
     by_language: dict[str, dict[str, MetricSummary]]
 
 
+class RetrievedDetail(_Record):
+    """What the retriever said of a card it returned (its first document):
+    its own chunk id when it differs from the card id, and a short summary of
+    its metadata (:mod:`recall_gate.core.retrieved_detail`). Informational."""
+
+    chunk_id: str | None = None
+    metadata: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_none(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None} if isinstance(data, dict) else data
+
+
 class CaseResult(_Record):
     """Per-case record: metrics (``{}`` for empty gold) and the ranked card ids.
 
@@ -318,6 +333,17 @@ class CaseResult(_Record):
     relevant_ids: tuple[str, ...] | None = None
     cited: tuple[str, ...] | None = None
     citation_outcome: CitationOutcome | None = None
+    # A missed case's top k cards: what the retriever said of each (card id →
+    # chunk id, metadata summary); absent when it said nothing but the id.
+    retrieved_detail: dict[str, RetrievedDetail] | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_no_detail(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Written only when there is some, so results without it keep their bytes."""
+        data = handler(self)
+        if isinstance(data, dict) and data.get("retrieved_detail", 0) is None:
+            del data["retrieved_detail"]
+        return data
 
 
 class LatencyStats(_Record):

@@ -3,10 +3,11 @@ instead of a lost or missed case, case-set changes, the cases behind a drop."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from recall_gate.core.comparison_json import ComparisonDocument
 from recall_gate.core.metrics import HIT, NDCG, RECALL
+from recall_gate.core.records import RetrievedDetail
 from recall_gate.report import phrases
 from recall_gate.report.markup import table
 from recall_gate.report.style import Style, fmt_rank, held, listed_items, more_pointer, query_cell
@@ -46,22 +47,50 @@ def flips_section(doc: ComparisonDocument, style: Style) -> str | None:
     return style.collapsed(summary, body)
 
 
-def _came_back(retrieved: Sequence[str], style: Style) -> str:
+# One row of "what came back instead": case id, query, gold cards, this run's
+# top k cards and what the retriever said of them.
+CameBack = tuple[str, str, Sequence[str], Sequence[str], Mapping[str, RetrievedDetail] | None]
+
+
+def _said(detail: RetrievedDetail | None, style: Style) -> str:
+    """What the retriever said of a card, after it: `` (chunk c-12; source: a.md)``."""
+    if detail is None:
+        return ""
+    parts = []
+    if detail.chunk_id:
+        parts.append(f"chunk {style.user(detail.chunk_id)}")
+    if detail.metadata:
+        parts.append(style.user(detail.metadata))
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def _came_back(
+    retrieved: Sequence[str], detail: Mapping[str, RetrievedDetail] | None, style: Style
+) -> str:
     if not retrieved:
         return "nothing retrieved"
-    return " · ".join(f"{rank}: {style.user(card)}" for rank, card in enumerate(retrieved, 1))
+    said = detail or {}
+    return " · ".join(
+        f"{rank}: {style.user(card)}{_said(said.get(card), style)}"
+        for rank, card in enumerate(retrieved, 1)
+    )
 
 
 def instead_section(doc: ComparisonDocument, style: Style) -> str | None:
     """For every lost case (hit → miss), or with no baseline every missed case:
     the top k this run retrieved instead of the gold card, with ranks."""
     k = doc.k
-    rows: list[tuple[str, str, Sequence[str], Sequence[str]]]
+    rows: list[CameBack]
     if phrases.is_comparable(doc):
-        rows = [(m.case_id, m.query or "", (m.card,), m.retrieved) for m in doc.flips.hit_to_miss]
+        rows = [
+            (m.case_id, m.query or "", (m.card,), m.retrieved, m.retrieved_detail)
+            for m in doc.flips.hit_to_miss
+        ]
         which = "lost case"
     elif doc.baseline.status == "missing":
-        rows = [(c.case_id, c.query or "", c.gold, c.retrieved) for c in doc.missed]
+        rows = [
+            (c.case_id, c.query or "", c.gold, c.retrieved, c.retrieved_detail) for c in doc.missed
+        ]
         which = "missed case"
     else:
         return None
@@ -79,9 +108,9 @@ def instead_section(doc: ComparisonDocument, style: Style) -> str | None:
                 style.user(case_id),
                 query_cell(query or None, style),
                 ", ".join(style.user(g) for g in gold),
-                _came_back(retrieved, style),
+                _came_back(retrieved, detail, style),
             ]
-            for case_id, query, gold, retrieved in shown
+            for case_id, query, gold, retrieved, detail in shown
         ],
         style.fmt,
     )

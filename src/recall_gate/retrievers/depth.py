@@ -38,14 +38,20 @@ class Retrieved:
     distinct: int
 
 
-def _metadata(hit: Hit) -> tuple[dict[str, Any] | None, bool]:
+def _metadata(hit: Hit, mapper: IdMapper) -> tuple[dict[str, Any] | None, bool]:
     """The document's own metadata as JSON, and whether it was left out (over
-    ``MAX_ITEM_METADATA_BYTES``, or not JSON); (None, False) when it has none."""
+    ``MAX_ITEM_METADATA_BYTES``, or not JSON); (None, False) when it has none.
+    A top-level value that is an absolute path inside the project is kept
+    relative to the project root (:meth:`IdMapper.project_relative`)."""
     found = lookup(hit.fields, "metadata")
     if not isinstance(found, Mapping) or not found:
         return None, False
+    kept_paths = {
+        key: mapper.project_relative(value) if isinstance(value, str) else value
+        for key, value in found.items()
+    }
     try:
-        text = json.dumps(dict(found), ensure_ascii=False, default=str, allow_nan=False)
+        text = json.dumps(kept_paths, ensure_ascii=False, default=str, allow_nan=False)
     except (TypeError, ValueError, RecursionError):
         return None, True
     if len(text.encode("utf-8")) > MAX_ITEM_METADATA_BYTES:
@@ -65,7 +71,7 @@ def _items(
         # The retriever's own id of the document (a chunk's, or the URL it returned)
         # is kept beside the card it maps to.
         chunk = hit.chunk_id if hit.chunk_id and hit.chunk_id != card else None
-        metadata, left_out = _metadata(hit)
+        metadata, left_out = _metadata(hit, mapper)
         dropped.append(left_out)
         items.append(
             RetrievedItem(

@@ -129,6 +129,18 @@ class IdMapper:
                 return reference[len(prefix) :]
         return reference
 
+    def project_relative(self, value: str) -> str:
+        """An absolute path inside the project (the repository that holds the KB,
+        else the KB's folder: the last anchor) relative to it
+        (``/runner/work/app/content/a.md`` → ``content/a.md``), so a capture's metadata
+        carries no machine path; any other value as given."""
+        if not self.anchors:
+            return value
+        prefix = self.anchors[-1].rstrip("/") + "/"
+        if value.startswith(prefix) and len(value) > len(prefix):
+            return value[len(prefix) :]
+        return value
+
     def _unmapped(self, where: str, tried: list[str]) -> InputError:
         if self.id_from:
             return InputError(
