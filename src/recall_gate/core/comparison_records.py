@@ -32,6 +32,7 @@ from recall_gate.core.records import (
     OutsideKb,
     RetrievedDetail,
     Unwinnable,
+    without_none,
 )
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.traffic_record import TrafficRecord, UnansweredLog
@@ -94,10 +95,7 @@ class _CameBack(_Part):
 
     @model_serializer(mode="wrap")
     def _omit_no_detail(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("retrieved_detail", 0) is None:
-            del data["retrieved_detail"]
-        return data
+        return without_none(handler(self), "retrieved_detail")
 
 
 class MoveRecord(_CameBack):

@@ -50,6 +50,7 @@ __all__ = [
     "Retriever",
     "Unwinnable",
     "UnwinnableCase",
+    "without_none",
 ]
 
 SCHEMA_VERSION = 1
@@ -65,6 +66,15 @@ CitationOutcome = Literal["ok", "retrieval_miss", "citation_miss"]
 # The reference data's languages: groups list these first, then others by name.
 LANGUAGES: tuple[str, ...] = REFERENCE_LANGUAGES
 CASE_TYPES: tuple[str, ...] = ("golden", "adversarial", "capability", "no_match")
+
+
+def without_none(data: Any, key: str) -> Any:
+    """A serialized record without an optional field that is None: a field added
+    later is written only when it says something, so older documents keep their
+    bytes (used by the records' wrap serializers)."""
+    if isinstance(data, dict) and key in data and data[key] is None:
+        del data[key]
+    return data
 
 
 class _Record(BaseModel):
@@ -340,10 +350,7 @@ class CaseResult(_Record):
     @model_serializer(mode="wrap")
     def _omit_no_detail(self, handler: SerializerFunctionWrapHandler) -> Any:
         """Written only when there is some, so results without it keep their bytes."""
-        data = handler(self)
-        if isinstance(data, dict) and data.get("retrieved_detail", 0) is None:
-            del data["retrieved_detail"]
-        return data
+        return without_none(handler(self), "retrieved_detail")
 
 
 class LatencyStats(_Record):
@@ -421,10 +428,7 @@ class KbCoverageCounts(_Record):
 
     @model_serializer(mode="wrap")
     def _omit_no_queries(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("logged_queries", 0) is None:
-            del data["logged_queries"]
-        return data
+        return without_none(handler(self), "logged_queries")
 
 
 class UnwinnableCase(_Record):
