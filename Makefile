@@ -96,6 +96,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks capture
 	$(BIN)/python -m benchmarks traffic
 	$(BIN)/python -m benchmarks traffic --qps
+	$(BIN)/python -m benchmarks front-matter
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner
 
 bench-scale: $(STAMP)
