@@ -351,13 +351,9 @@ def _score_lines(  # noqa: PLR0912, PLR0915
     ideal ranking cut at k; a card is its ``parent_id``, else its ``id``."""
     k = scorer.k
     label_of = labeller.label
-    own_labels = labeller.own_labels
     see = None if watch is None else watch.see
     write = None if results is None else results.add_rounded
-    # The index's run, filled here (a call per line costs what the append does).
-    run = None if index is None else index._run
-    spill = None if index is None else index._spill
-    dumps = orjson.dumps
+    index_add = None if index is None else index.add
     kernels = scorer.kernels
     metric_keys = scorer.metrics
     cell_of = scorer.cell
@@ -376,44 +372,17 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                 ranked: Sequence[str] = artifact.ranked_card_ids()
             else:
                 artifact, ranked = see(number, line)
+            label = label_of(number, artifact)
             case_id = artifact.case_id
-            language, case_type = artifact.language, artifact.case_type
-            gold_ids, relevant_ids = artifact.must_cite_one_of, artifact.relevant_ids
-            if not (
-                own_labels
-                and language is not None
-                and case_type is not None
-                and gold_ids is not None
-                and relevant_ids is None
-            ):  # a cases file labels the line, or the labeller words what it lacks
-                label = label_of(number, artifact)
-                if label is None:
-                    if run is not None:
-                        run.append((case_id, number, None))
-                        if len(run) >= _RUN:
-                            spill()  # type: ignore[misc]
-                    continue  # its error is due at finish()
-                language, case_type, gold_ids, relevant_ids = label
-            if run is not None:
-                text = None
-                if texts:
-                    try:  # _label_text's bytes, at no call's cost
-                        text = memoryview(
-                            dumps(
-                                {
-                                    "case_type": case_type,
-                                    "id": case_id,
-                                    "language": language,
-                                    "must_cite_one_of": gold_ids,
-                                    "relevant_ids": relevant_ids,
-                                }
-                            )
-                        ).tobytes()
-                    except TypeError:
-                        text = _label_text(case_id, (language, case_type, gold_ids, relevant_ids))
-                run.append((case_id, number, text))
-                if len(run) >= _RUN:
-                    spill()  # type: ignore[misc]
+            if index_add is not None:
+                index_add(
+                    number,
+                    case_id,
+                    None if label is None or not texts else _label_text(case_id, label),
+                )
+            if label is None:
+                continue  # its error is due at finish()
+            language, case_type, gold_ids, relevant_ids = label
             cited = artifact.cited
             top = list(dict.fromkeys(ranked))[:k]  # de-duplicated, then cut
             total += 1

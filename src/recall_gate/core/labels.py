@@ -101,10 +101,6 @@ class Labeller:
         # keep_lines=False: the caller finds a case's second line itself (a capture
         # too large to hold each case id: the scorer indexes them on disk).
         self._keep_lines = keep_lines
-        # Each line labels itself, and the caller finds second lines: a line with
-        # its language, case type and gold, and no relevant ids, is its own label
-        # as it stands (what :meth:`label` returns; a scorer may take it at once).
-        self.own_labels = cases is None and not keep_lines
         self.source = artifacts_source
         self.cases_source = cases_source
         self._cases = cases
