@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from pathlib import Path
+from typing import TypeGuard
 
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
@@ -72,6 +73,15 @@ def refuse_partial(source: str, number: int, coverage: Coverage) -> InputError:
         fix="capture every shard and merge them first (`recall-gate merge shard-*.jsonl "
         "--out capture.jsonl`), then score the merged file",
     )
+
+
+def _all_ids(items: Sequence[RetrievedItem | str]) -> TypeGuard[Sequence[str]]:
+    """Whether every item is a bare id (``str.join`` refuses anything else, at C speed)."""
+    try:
+        "".join(items)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    return True
 
 
 _OUTSIDE_KB = attrgetter("outside_kb")
@@ -163,14 +173,11 @@ class CaptureWatch:
         artifact = line if kb_ids is None else self._mapped(line, kb_ids)
         retrieved = artifact.retrieved
         # Bare ids only (the usual capture): str.join refuses any item, in C.
-        try:
-            joined: str | None = "".join(retrieved)  # type: ignore[arg-type]
-        except TypeError:
-            joined = None
-        ranked: Sequence[str] = retrieved if joined is not None else _ranked_items(artifact)  # type: ignore[assignment]
+        plain = _all_ids(retrieved)
+        ranked: Sequence[str] = retrieved if plain else _ranked_items(artifact)  # type: ignore[assignment]
         if artifact.retriever is not None:
             self._see_retriever(number, artifact.retriever)
-        if kb_ids is None and joined is not None:
+        if kb_ids is None and plain:
             self.retrieved_entries += len(retrieved)  # no bare id is flagged outside the KB
         else:
             self._see_outside(artifact, ranked)
@@ -179,11 +186,7 @@ class CaptureWatch:
         if artifact.error is not None:
             self.failed.append(artifact.case_id)
         if self.unmapped_paths and not self._gold_paths:
-            # Most lines hold no mark of a path (see _may_be_paths) in any id: no closer look.
-            text = "\n".join((*(artifact.must_cite_one_of or ()), *(artifact.relevant_ids or ())))
-            text += "\n" + (joined if joined is not None else "".join(ranked))
-            if "/" in text or "." in text or ":" in text or "\\" in text or "~" in text:
-                self._see_paths(artifact, ranked)
+            self._see_paths(artifact, ranked)
         if (
             self.self_labelled
             and artifact.case_type in GOLD_REQUIRED
