@@ -40,7 +40,7 @@ from recall_gate.core.labels import Label, Labeller, second_artifact_error
 from recall_gate.core.metric_registry import DEFAULT_METRIC_KEYS
 from recall_gate.core.metrics import HIT, NDCG, RECALL, discounts
 from recall_gate.core.records import FLOAT_DIGITS, Aggregates, Artifact, CaseLabel, CaseResult
-from recall_gate.core.retrieved_detail import retrieved_detail
+from recall_gate.core.retrieved_detail import detail_data
 
 __all__ = [
     "MISSED_KEPT",
@@ -422,7 +422,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                     cell[-1](1.0 if outcome == "ok" else 0.0)
                 if not hit:
                     missed_total += 1
-                    detail = retrieved_detail(artifact.retrieved, top)
+                    detail = detail_data(artifact.retrieved, top)
                     if len(missed) < keep_missed:
                         missed.append(
                             CaseResult(
@@ -453,7 +453,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                     "relevant_ids": relevant_ids,
                 }
                 if detail is not None:
-                    record["retrieved_detail"] = {c: d.model_dump() for c, d in detail.items()}
+                    record["retrieved_detail"] = detail
                 write(record)
     finally:
         scorer.count(total=total, scored=scored, short_of_k=short, missed_total=missed_total)

@@ -35,7 +35,7 @@ from recall_gate.core.metric_registry import (
 )
 from recall_gate.core.metrics import HIT, score_top
 from recall_gate.core.records import Aggregates, Case, CaseLabel, CaseResult, CitationOutcome
-from recall_gate.core.retrieved_detail import retrieved_detail
+from recall_gate.core.retrieved_detail import detail_data
 
 __all__ = ["CaseScorer", "classify_citation", "score_case"]
 
@@ -133,9 +133,9 @@ class CaseScorer:
             "relevant_ids": relevant_ids,
         }
         if metrics and not metrics[HIT]:
-            detail = retrieved_detail(items, top)
+            detail = detail_data(items, top)
             if detail is not None:
-                record["retrieved_detail"] = {c: d.model_dump() for c, d in detail.items()}
+                record["retrieved_detail"] = detail
             self.missed_total += 1
             if len(self.missed) < self.keep_missed:
                 self.missed.append(CaseResult.model_validate(record))

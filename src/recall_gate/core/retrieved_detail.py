@@ -12,12 +12,18 @@ cut at :data:`SUMMARY_CHARS` characters. Informational: no part of scoring.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from recall_gate.core.records import RetrievedDetail
 
-__all__ = ["SUMMARY_CHARS", "SUMMARY_KEYS", "metadata_summary", "retrieved_detail"]
+__all__ = [
+    "SUMMARY_CHARS",
+    "SUMMARY_KEYS",
+    "detail_data",
+    "metadata_summary",
+    "retrieved_detail",
+]
 
 # The metadata keys shown first, in this order, when a document has them.
 SUMMARY_KEYS = ("source", "section", "title", "page", "url")
@@ -56,30 +62,52 @@ def metadata_summary(metadata: Mapping[str, Any] | None) -> str | None:
     return _cut(", ".join(parts)) if parts else None
 
 
-def _detail(item: Any) -> RetrievedDetail | None:
+def _detail(item: Any) -> dict[str, str] | None:
+    """What one document says of itself, as the results file writes it (None keys left out)."""
+    ident = item.id
     parent = item.parent_id
-    chunk = _cut(item.id) if parent and item.id != parent else None
-    summary = metadata_summary(item.metadata)
-    if chunk is None and summary is None:
-        return None
-    return RetrievedDetail(chunk_id=chunk, metadata=summary)
+    metadata = item.metadata
+    detail: dict[str, str] = {}
+    if parent and ident != parent:
+        detail["chunk_id"] = _cut(ident)
+    if metadata:
+        summary = metadata_summary(metadata)
+        if summary is not None:
+            detail["metadata"] = summary
+    return detail or None
 
 
-def retrieved_detail(items: Iterable[Any], top: Sequence[str]) -> dict[str, RetrievedDetail] | None:
+def detail_data(items: Sequence[Any], top: Sequence[str]) -> dict[str, dict[str, str]] | None:
     """For each card of ``top`` (card ids), what its first item (a capture's
-    retrieved id string or item) says of itself; None when no card has anything."""
+    retrieved id string or item) says of itself, as the results file writes it
+    (``{"chunk_id": …, "metadata": …}``, absent keys left out); None when no
+    card has anything. A line of bare ids says nothing (one C-speed test)."""
+    try:
+        "".join(items)
+    except TypeError:
+        pass
+    else:
+        return None  # bare ids only
     wanted = set(top)
-    seen: set[str] = set()
-    out: dict[str, RetrievedDetail] = {}
+    out: dict[str, dict[str, str]] = {}
     for item in items:
-        card = item if isinstance(item, str) else item.card_id
-        if card in seen or card not in wanted:
+        plain = isinstance(item, str)
+        card = item if plain else (item.parent_id or item.id)
+        if card not in wanted:
             continue
-        seen.add(card)
-        if not isinstance(item, str):
+        wanted.discard(card)  # its first document only
+        if not plain:
             detail = _detail(item)
             if detail is not None:
                 out[card] = detail
-        if len(seen) == len(wanted):
+        if not wanted:
             break
     return out or None
+
+
+def retrieved_detail(items: Sequence[Any], top: Sequence[str]) -> dict[str, RetrievedDetail] | None:
+    """:func:`detail_data` as records."""
+    data = detail_data(items, top)
+    if data is None:
+        return None
+    return {card: RetrievedDetail(**detail) for card, detail in data.items()}
