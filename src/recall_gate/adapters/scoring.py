@@ -46,6 +46,7 @@ __all__ = [
     "MISSED_KEPT",
     "CaseSink",
     "LineWatch",
+    "MissedHook",
     "RetrievedCards",
     "ScoredCapture",
     "rounded_sink",
@@ -70,6 +71,7 @@ class RetrievedCards:
     def __init__(self, inner: CaseSink | None) -> None:
         self.inner = inner
         self.ids: set[str] = set()
+        self._pass_on = rounded_sink(inner)
 
     def add(self, record: Mapping[str, Any]) -> None:
         self.ids.update(record["ranked_ids"])
@@ -79,15 +81,8 @@ class RetrievedCards:
     def add_rounded(self, record: Mapping[str, Any]) -> None:
         """:meth:`add` of a record whose metrics are rounded already (the one loop's)."""
         self.ids.update(record["ranked_ids"])
-        add_rounded(self.inner, record)
-
-
-def add_rounded(sink: CaseSink | None, record: Mapping[str, Any]) -> None:
-    """Pass a record whose metrics are rounded already to ``sink``: its own
-    ``add_rounded`` when it has one (a results file), else ``add``."""
-    pass_on = rounded_sink(sink)
-    if pass_on is not None:
-        pass_on(record)
+        if self._pass_on is not None:
+            self._pass_on(record)
 
 
 def rounded_sink(sink: CaseSink | None) -> Callable[[Mapping[str, Any]], None] | None:
@@ -221,6 +216,21 @@ def _label_text(case_id: str, label: Label) -> bytes:
         return label_text(case_id, *label)
 
 
+class MissedHook(Protocol):
+    """What is told of each scored case that misses at k (hit@k = 0): its id,
+    gold and relevant ids, the cards of its top k and every card id its line
+    holds (repeats kept), as the watch gave them."""
+
+    def __call__(
+        self,
+        case_id: str,
+        gold_ids: Sequence[str],
+        relevant_ids: Sequence[str] | None,
+        top: Sequence[str],
+        ranked: Sequence[str],
+    ) -> None: ...
+
+
 class LineWatch(Protocol):
     """What watches each line as it is scored (a
     :class:`~recall_gate.adapters.artifacts.CaptureWatch`): the artifact to score
@@ -240,6 +250,7 @@ def score_capture(
     fingerprint: bool = False,
     metrics: Sequence[str] = DEFAULT_METRIC_KEYS,
     watch: LineWatch | None = None,
+    on_missed: MissedHook | None = None,
 ) -> ScoredCapture:
     """Score numbered artifacts at ``k``, labelled by ``cases`` or by themselves.
 
@@ -248,6 +259,7 @@ def score_capture(
     the capture's own labels, as :func:`~recall_gate.core.fingerprint.fingerprint_labels`
     would (for a self-labelled capture). ``metrics``: the metric keys aggregated.
     ``watch``: sees each line before it is scored (and may map it).
+    ``on_missed``: told of each case that misses at k, as it is scored.
     """
     # A self-labelled capture's lines are indexed on disk (its duplicates found at
     # the end); a cases file's are known to the labeller, which holds the cases.
@@ -273,6 +285,7 @@ def score_capture(
             results=results,  # type: ignore[arg-type]
             index=index,
             texts=fingerprint,
+            on_missed=on_missed,
         )
         label_fingerprint = None
         if index is not None:
@@ -304,14 +317,19 @@ def _score_each(
     results: CaseSink | None,
     index: _CaseIndex | None,
     texts: bool,
+    on_missed: MissedHook | None = None,
 ) -> None:
     """The reference loop: each case through :meth:`CaseScorer.add` and the sink's ``add``;
     each line to the ``index`` (with its label text, if ``texts``)."""
     label_of = labeller.label
     add = scorer.add
     write = None if results is None else results.add
+    ranked: Sequence[str]
     for number, line in artifacts:
-        artifact = line if watch is None else watch.see(number, line)[0]
+        if watch is None:
+            artifact, ranked = line, line.ranked_card_ids()
+        else:
+            artifact, ranked = watch.see(number, line)
         label = label_of(number, artifact)
         if index is not None:
             index.add(
@@ -324,11 +342,14 @@ def _score_each(
         record = add(
             artifact.case_id,
             label,
-            artifact.ranked_card_ids(),
+            ranked,
             artifact.cited,
             query=artifact.query,
             items=artifact.retrieved,
         )
+        metrics = record["metrics"]
+        if on_missed is not None and metrics and not metrics[HIT]:
+            on_missed(artifact.case_id, label[2], label[3], record["ranked_ids"], ranked)
         if write is not None:
             write(record)
 
@@ -343,6 +364,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
     results: ResultsWriter | None,
     index: _CaseIndex | None,
     texts: bool,
+    on_missed: MissedHook | None = None,
 ) -> None:
     """:func:`_score_each` in one loop, for a results file or none: the same records,
     aggregates and counts (a test holds the two equal), with no call per case but
@@ -422,6 +444,8 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                     cell[-1](1.0 if outcome == "ok" else 0.0)
                 if not hit:
                     missed_total += 1
+                    if on_missed is not None:
+                        on_missed(case_id, gold_ids, relevant_ids, top, ranked)
                     detail = detail_data(artifact.retrieved, top)
                     if len(missed) < keep_missed:
                         missed.append(

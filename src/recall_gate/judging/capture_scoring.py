@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import tempfile
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +17,9 @@ from recall_gate.adapters.dataset import card_ids_of
 from recall_gate.adapters.query_snapshot import QuerySnapshot
 from recall_gate.adapters.results_store import ResultsWriter, read_results
 from recall_gate.adapters.scoring import (
-    CaseSink,
+    MissedHook,
     RetrievedCards,
     ScoredCapture,
-    rounded_sink,
     score_capture,
 )
 from recall_gate.console import Console
@@ -41,7 +40,6 @@ from recall_gate.core.integrity import (
     gold_as_card_ids,
     label_problems,
 )
-from recall_gate.core.metrics import HIT
 from recall_gate.core.records import (
     Artifact,
     Card,
@@ -118,15 +116,16 @@ def score_and_report(
         writer = None if out is None else stack.enter_context(ResultsWriter(out))
         # With the KB's cards at hand, the cards some case retrieves are noted too.
         sink = RetrievedCards(writer) if kb_cards is not None else writer
-        deep = DeepLines(sink, k=k, watch=watch)
+        unwinnable = UnwinnableTally(k=k)
         scored = score_capture(
             artifacts,
-            watch=deep,
+            watch=watch,
             k=k,
             cases=cases,
             artifacts_source=artifacts_source,
             cases_source=cases_source,
-            results=deep,
+            results=sink,
+            on_missed=unwinnable_hook(unwinnable),
             fingerprint=cases is None,
             metrics=settings.metrics,
         )
@@ -158,7 +157,7 @@ def score_and_report(
             "unjudged_queries": len(unjudged),
             "kb_coverage": kb_coverage,
             "kb_retrieved": retrieved,
-            "unwinnable": deep.tally.result(),
+            "unwinnable": unwinnable.result(),
         }
         if writer is not None:
             writer.finish(**summary)
@@ -194,50 +193,20 @@ def score_and_report(
         )
 
 
-class DeepLines:
-    """A case sink that tells, for each missed case, whether its gold is at any
-    depth its capture line holds (:class:`~recall_gate.core.unwinnable.UnwinnableTally`),
-    and passes each record on. It watches the lines too (:meth:`see`, through the
-    capture's own watch): the scorer writes a line's record before it sees the next."""
+def unwinnable_hook(tally: UnwinnableTally) -> MissedHook:
+    """What tells ``tally``, for each missed case, whether its gold is at any depth
+    its capture line holds (the line's ranked card ids, as the watch gave them)."""
 
-    def __init__(self, inner: CaseSink | None, *, k: int, watch: CaptureWatch) -> None:
-        self.inner = inner
-        self._pass_on = rounded_sink(inner)
-        self.tally = UnwinnableTally(k=k)
-        self.watch = watch
-        self._line: Artifact | None = None
-        self._ranked: Sequence[str] = ()
+    def missed(
+        case_id: str,
+        gold_ids: Sequence[str],
+        relevant_ids: Sequence[str] | None,
+        top: Sequence[str],
+        ranked: Sequence[str],
+    ) -> None:
+        tally.add(case_id, labelled={*gold_ids, *(relevant_ids or ())}, top=top, ranked=ranked)
 
-    def see(self, number: int, line: Artifact) -> tuple[Artifact, Sequence[str]]:
-        artifact, ranked = self.watch.see(number, line)
-        self._line, self._ranked = artifact, ranked
-        return artifact, ranked
-
-    def add_rounded(self, record: Mapping[str, Any]) -> None:
-        metrics = record["metrics"]
-        if metrics and not metrics[HIT]:
-            self._missed(record)
-        if self._pass_on is not None:
-            self._pass_on(record)
-
-    def add(self, record: Mapping[str, Any]) -> None:
-        metrics = record["metrics"]
-        if metrics and not metrics[HIT]:
-            self._missed(record)
-        if self.inner is not None:
-            self.inner.add(record)
-
-    def _missed(self, record: Mapping[str, Any]) -> None:
-        line = self._line
-        if line is None or line.case_id != record["case_id"]:
-            return
-        labelled = {*record["must_cite_one_of"], *(record["relevant_ids"] or ())}
-        self.tally.add(
-            record["case_id"],
-            labelled=labelled,
-            top=record["ranked_ids"],
-            ranked=self._ranked,  # the line's ranked card ids, as the watch gave them
-        )
+    return missed
 
 
 def refuse_short_when_strict(outputs: Outputs, *, short: int, scored: int, k: int) -> None:
