@@ -11,6 +11,7 @@ import json
 import os
 import random
 from collections.abc import Iterator, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -220,7 +221,8 @@ class Forward:
         self.writer.add(record)
 
 
-Scored = tuple[bytes, Any] | str  # the results file and the scored capture, or the error
+# the results file, the scored capture and what the missed-case hook was told; or the error
+Scored = tuple[bytes, Any, list[tuple[Any, ...]]] | str
 
 
 def scored_both_ways(
@@ -231,6 +233,7 @@ def scored_both_ways(
     capture.write_text("".join(lines), encoding="utf-8")
     out: list[Scored] = []
     for name, wrap in (("fast", lambda w: w), ("reference", Forward)):
+        told: list[tuple[Any, ...]] = []
         try:
             with ResultsWriter(tmp_path / f"{name}.json") as writer:
                 scored = score_capture(
@@ -241,13 +244,23 @@ def scored_both_ways(
                     fingerprint=True,
                     metrics=metrics or ("retrieval_hit_at_k",),
                     watch=CaptureWatch(str(capture), self_labelled=True, unmapped_paths=True),
+                    on_missed=partial(tell, told),
                 )
                 writer.finish(k=k, provenance=PROVENANCE, aggregates=scored.aggregates)
         except InputError as exc:
             out.append(str(exc))
         else:
-            out.append(((tmp_path / f"{name}.json").read_bytes(), scored))
+            out.append(((tmp_path / f"{name}.json").read_bytes(), scored, told))
     return out[0], out[1]
+
+
+def tell(told: list[tuple[Any, ...]], *args: Any) -> None:
+    told.append(tuple(map(tuple_of, args)))
+
+
+def tuple_of(value: Any) -> Any:
+    """A hook argument as a value to compare (a list and a tuple of the same ids alike)."""
+    return value if value is None or isinstance(value, str) else tuple(value)
 
 
 @pytest.mark.parametrize("k", [1, 3, 10, 100])
@@ -261,6 +274,7 @@ def test_the_one_loop_scores_and_writes_as_the_reference_loop_does(
     assert not isinstance(fast, str)
     assert fast == reference
     assert fast[1].missed  # the missed cases' list is compared too
+    assert len(fast[2]) == fast[1].missed_total  # the hook is told of every missed case
 
 
 _ids = st.sampled_from(["a", "b", "c", "d", "é", "x/y.md", "", "\ud800"])
