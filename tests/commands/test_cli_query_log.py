@@ -423,11 +423,54 @@ def test_a_capture_without_answers_to_the_query_log_is_said_with_the_fix(app: Pa
     assert "upload the action's capture-dir output" in run.err
     doc = json.loads((app / "s.json").read_text())
     assert "traffic" not in doc
-    assert doc["traffic_unanswered"] == {"queries": "queries.jsonl", "snapshot": "pr.queries.jsonl"}
+    assert doc["traffic_unanswered"] == {
+        "queries": "queries.jsonl",
+        "snapshot": "pr.queries.jsonl",
+        "max_moved_share": None,
+    }
     comment = (app / "c.md").read_text()
     assert "No query traffic diff: the config names a query log (`queries.jsonl`)" in comment
     assert "upload the action's `capture-dir` output" in comment
     assert render_comment(read_comparison(app / "s.json")) == comment
+
+
+def test_a_set_traffic_gate_fails_when_the_capture_holds_no_answers_to_the_log(
+    app: Path,
+) -> None:
+    """A capture uploaded without its snapshot (or a pull request's capture job that
+    drops it) must not switch `max_moved_share` off: a gate that cannot be judged
+    fails, in the command, the comment and the action's verdict."""
+    make_base(app)
+    assert capture(app, "v1", "pr.jsonl")[0] == 0  # the base's own answers: nothing moved
+    (app / "pr.queries.jsonl").unlink()
+    run = run_cli(
+        ["score", "--artifacts", "pr.jsonl", "--set", "gate.max_moved_share=0.5",
+         "--comparison-json", "s.json", "--comment-markdown", "c.md"],
+        cwd=app,
+    )  # fmt: skip
+    assert run.code == 1, run.err
+    assert "Traceback" not in run.err
+    doc = json.loads((app / "s.json").read_text())
+    assert doc["verdict"] == "fail"
+    assert doc["traffic_unanswered"]["max_moved_share"] == 0.5
+    comment = (app / "c.md").read_text()
+    assert (
+        "max_moved_share 50.0 % could not be judged: the capture holds no answers to the "
+        "logged queries"
+    ) in comment
+    assert "Gate `max_moved_share` = 50.0 % fails: it cannot be judged without the answers." in (
+        comment
+    )
+    environ = {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(app / "output")}
+    # A file edited to drop the gate's failure is judged from its own fields still.
+    doc["verdict"] = "pass"
+    (app / "s.json").write_text(json.dumps(doc))
+    report = run_cli(["actions-report", "--comparison", "s.json"], cwd=app, environ=environ)
+    assert "\nfail\n" in (app / "output").read_text()
+    assert "comparison edited" in report.out
+    # Without the gate set, the same capture is reported, not failed.
+    unset = run_cli(["score", "--artifacts", "pr.jsonl"], cwd=app)
+    assert unset.code == 0, unset.err
 
 
 def test_without_a_query_log_nothing_is_said_of_one(app: Path) -> None:

@@ -143,7 +143,11 @@ def new_card_check(doc: ComparisonDocument) -> NewCardCoverage | None:
 
 def traffic_failed(doc: ComparisonDocument) -> bool:
     """``gate.max_moved_share`` applied to the traffic-weighted moved share the
-    document's own query-log diff records (never its ``failed`` field)."""
+    document's own query-log diff records (never its ``failed`` field); failed
+    too when the gate is set and the capture holds no answers to the log."""
+    unanswered = doc.traffic_unanswered
+    if unanswered is not None and unanswered.max_moved_share is not None:
+        return True
     traffic = doc.traffic
     if traffic is None or traffic.max_moved_share is None or "overall" not in traffic.groups:
         return False

@@ -78,6 +78,9 @@ class UnansweredLog(_Part):
 
     queries: str  # the query log, as the config names it
     snapshot: str  # the snapshot looked for beside the capture
+    # `gate.max_moved_share`, when set: a gate that cannot be judged fails (a
+    # capture uploaded without its snapshot must not switch the gate off).
+    max_moved_share: float | None = None
 
 
 def _shares(f: TrafficFigures, *, weighted: bool) -> ShareRecord:

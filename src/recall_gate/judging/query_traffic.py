@@ -50,7 +50,8 @@ def judge_traffic(
 ) -> TrafficRecord | UnansweredLog | None:
     """The traffic diff of a run with a query log (``queries:``); what is missing
     when the capture holds no answers to the log (no snapshot beside
-    ``artifacts``: said on stderr too, with the fix, and in the report); or None:
+    ``artifacts``: said on stderr too, with the fix, and in the report; with
+    ``gate.max_moved_share`` set, the gate fails); or None:
     no log, or no snapshot at the base yet (said on stderr: ``baseline update``
     writes it). ``current``: the answers of a run made just now (``run`` holds
     them), read from beside ``artifacts`` when not given."""
@@ -63,6 +64,7 @@ def judge_traffic(
         missing = UnansweredLog(
             queries=display_path(config.queries, console),
             snapshot=display_path(snapshot_paths(artifacts)[0], console),
+            max_moved_share=config.gate.max_moved_share,
         )
         console.stderr.write(f"recall-gate: warning: {unanswered_note(missing, TEXT)}\n")
         return missing

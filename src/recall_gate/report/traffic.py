@@ -13,7 +13,12 @@ from recall_gate.report.markup import table
 if TYPE_CHECKING:  # comparison.py imports this module
     from recall_gate.report.style import Style
 
-__all__ = ["traffic_failure_phrase", "traffic_section", "unanswered_note"]
+__all__ = [
+    "traffic_failure_phrase",
+    "traffic_section",
+    "unanswered_note",
+    "unjudged_traffic_phrase",
+]
 
 
 def _share(value: float) -> str:
@@ -34,6 +39,14 @@ def _mover_row(m: MoverRecord, titles: Mapping[str, str], style: Style) -> list[
         f"{m.rbo:.3f}",
         f"{_cards(m.before, titles, style)} → {_cards(m.after, titles, style)}",
     ]
+
+
+def unjudged_traffic_phrase(missing: UnansweredLog) -> str:
+    """Why the traffic gate failed when the capture holds no answers to the log."""
+    return (
+        f"max_moved_share {_share(missing.max_moved_share or 0.0)} could not be judged: "
+        "the capture holds no answers to the logged queries"
+    )
 
 
 def traffic_failure_phrase(traffic: TrafficRecord) -> str:
@@ -110,8 +123,15 @@ def traffic_section(traffic: TrafficRecord | None, style: Style) -> str | None:
 
 def unanswered_note(missing: UnansweredLog, style: Style) -> str:
     """Why the report has no traffic diff though the config names a query log,
-    and the fix: the capture's snapshot was not kept beside it."""
-    return (
+    and the fix: the capture's snapshot was not kept beside it (with the gate
+    set, said as its failure first)."""
+    gate = (
+        f"Gate {style.code('max_moved_share')} = {_share(missing.max_moved_share)} fails: "
+        "it cannot be judged without the answers. "
+        if missing.max_moved_share is not None
+        else ""
+    )
+    return gate + (
         f"No query traffic diff: the config names a query log ({style.literal(missing.queries)}), "
         f"but the capture holds no answers to it ({style.literal(missing.snapshot)} is not "
         "beside it). Keep the snapshot that "

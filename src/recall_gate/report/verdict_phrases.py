@@ -8,7 +8,7 @@ from recall_gate.core.metric_registry import shown_metrics
 from recall_gate.report import phrases
 from recall_gate.report.kb_changes import new_card_coverage_phrase
 from recall_gate.report.style import Style, fmt_mean, fmt_signed
-from recall_gate.report.traffic import traffic_failure_phrase
+from recall_gate.report.traffic import traffic_failure_phrase, unjudged_traffic_phrase
 
 __all__ = [
     "checks_block",
@@ -38,6 +38,9 @@ def verdict_summary(doc: ComparisonDocument) -> str:
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
         if doc.traffic is not None and doc.traffic.failed:
             reasons.append(traffic_failure_phrase(doc.traffic))
+        unanswered = doc.traffic_unanswered
+        if unanswered is not None and unanswered.max_moved_share is not None:
+            reasons.append(unjudged_traffic_phrase(unanswered))
         new_cards = new_card_check(doc)
         if new_cards is not None and new_cards.failed:
             reasons.append(new_card_coverage_phrase(new_cards))
