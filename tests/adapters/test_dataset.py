@@ -225,8 +225,20 @@ def test_every_bad_kb_file_is_reported_in_one_run(tmp_path: Path) -> None:
     assert message.startswith("3 of 5 KB card files are unusable:\n")
     for path in (first, second, third):
         assert f"\n  {path}: " in message
-    assert message.count("\n    fix: ") == 3
+    assert message.count("\n    fix") == 3
     assert message.endswith("\n  fix: fix each one listed above")
+
+
+def test_a_fix_that_many_bad_files_share_is_said_once_after_them(tmp_path: Path) -> None:
+    kb = tmp_path / "kb"
+    for n in range(40):
+        write(kb / "misc" / f"p{n:02}.md", "# X\n\nText.\n")  # no language: one fix for all
+    write(kb / "en" / "bad.md", "---\nlanguage: english\n---\n# X\n\nText.\n")
+    message = input_error(load_cards, kb)
+    assert message.startswith("41 of 41 KB card files are unusable:\n")
+    assert message.count("no language for this card") == 40  # every file named
+    assert message.count("fix (the 40 above): add `language: <tag>` front matter") == 1
+    assert message.count("\n    fix") == 2  # and the other file's own fix
 
 
 def test_load_cards_unknown_format(tmp_path: Path) -> None:

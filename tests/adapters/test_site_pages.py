@@ -148,6 +148,48 @@ def test_a_kb_merely_near_a_site_config_is_not_read_as_that_site(tmp_path: Path)
     assert read.cards[0].urls == ()
 
 
+MKDOCS_THEMES = {
+    # FastAPI's docs/en/mkdocs.yml, cut down (MIT): a Material theme block with a
+    # python tag elsewhere in the file, which a YAML loader would refuse.
+    "material, nested keys before": (
+        "site_url: https://fastapi.tiangolo.com/\ntheme:\n  name: material\n"
+        "  palette:\n  - media: '(prefers-color-scheme: light)'\n    scheme: default\n"
+        "  features:\n  - search.share\n  language: en\nmarkdown_extensions:\n"
+        "  pymdownx.emoji:\n    emoji_index: !!python/name:material.extensions.emoji.twemoji\n",
+        "en",
+    ),
+    "quoted, commented": (
+        "theme:  # the look\n  name: mkdocs\n  language: 'pt-br'  # ui\n",
+        "pt-BR",
+    ),
+    "no language": ("theme:\n  name: material\n", None),
+    "a theme by name only": ("theme: readthedocs\nlanguage: de\n", None),
+    "a nested language is no theme language": (
+        "theme:\n  name: material\n  icon:\n    language: fr\n",
+        None,
+    ),
+    "not a tag": ("theme:\n  language: english!\n", None),
+}
+
+
+@pytest.mark.parametrize(("config", "language"), MKDOCS_THEMES.values(), ids=MKDOCS_THEMES.keys())
+def test_a_mkdocs_sites_theme_language_is_the_language_no_other_rule_names(
+    tmp_path: Path, config: str, language: str | None
+) -> None:
+    write(tmp_path / "mkdocs.yml", config)
+    write(tmp_path / "docs" / "a.md", "# A\n\nText.\n")
+    write(tmp_path / "docs" / "b.md", "---\nlanguage: es\n---\n# B\n\nTexto.\n")
+    if language is None:
+        with pytest.raises(InputError, match="no language for this card"):
+            read_kb(tmp_path / "docs")
+        return
+    read = read_kb(tmp_path / "docs")
+    assert [(e.card.id, e.card.language) for e in read.cards] == [("a", language), ("b", "es")]
+    # The config's own default_language comes first.
+    read = read_kb(tmp_path / "docs", KbFiles(default_language="ja"))
+    assert [e.card.language for e in read.cards] == ["ja", "es"]
+
+
 @pytest.mark.parametrize(
     "page",
     [

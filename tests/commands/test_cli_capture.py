@@ -41,6 +41,9 @@ def broken_query(query, k):
 def no_ids(query, k):
     return [{"text": "a document without any id field"}]
 
+def page_urls(query, k):  # a site search's answer, and a KB that is no site's content folder
+    return ["https://docs.example.org/en/billing/"]
+
 def not_a_retriever():
     return 42
 
@@ -156,6 +159,11 @@ BAD = {
     "no mappable id": (
         "shop_rag:no_ids",
         "case 'en-1', document 1: no field maps to a KB card (tried metadata.card_id: absent;",
+    ),
+    "page URLs, a KB that publishes none": (
+        "shop_rag:page_urls",
+        "case 'en-1', document 1: 'https://docs.example.org/en/billing/' is a page URL and the "
+        "KB publishes no URLs to map it to a card (tried metadata.card_id: absent;",
     ),
 }
 

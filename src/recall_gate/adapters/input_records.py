@@ -75,7 +75,16 @@ def report_all(errors: Sequence[InputError], *, total: int, what: str) -> None:
         return
     if len(errors) == 1:
         raise errors[0]
-    listed = "\n".join(f"  {e.message}\n    fix: {e.fix}" for e in errors)
+    # A fix shared by a run of errors (155 pages without a language) is said once, after them.
+    lines: list[str] = []
+    run = 0
+    for at, error in enumerate(errors):
+        lines.append(f"  {error.message}")
+        run += 1
+        if at + 1 == len(errors) or errors[at + 1].fix != error.fix:
+            lines.append(f"    fix{f' (the {run} above)' if run > 1 else ''}: {error.fix}")
+            run = 0
+    listed = "\n".join(lines)
     raise InputError(
         f"{len(errors)} of {total} {what} are unusable:\n{listed}",
         fix="fix each one listed above",

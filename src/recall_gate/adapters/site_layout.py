@@ -10,7 +10,8 @@ parent (or the parent's parent, for a per-language ``content/en``):
 * Docusaurus: ``docusaurus.config.{js,ts,mjs,cjs}``: ``baseUrl``,
   ``i18n.defaultLocale`` and ``locales``, the docs' ``routeBasePath``; translations
   under ``i18n/<locale>/docusaurus-plugin-content-docs/current/``;
-* MkDocs: ``mkdocs.yml``: ``use_directory_urls``, ``site_url``.
+* MkDocs: ``mkdocs.yml``: ``use_directory_urls``, ``site_url``, ``theme.language``
+  (the language of a page no other rule names).
 
 Only literal values are read (a JavaScript config is matched, not run). A
 config that cannot be read leaves the KB as plain Markdown: ids from paths.
@@ -209,6 +210,25 @@ def _docusaurus(site_root: Path, config: Path) -> Site | None:
     return Site(layout=layout, config=config, translations=translations)
 
 
+def _mkdocs_theme_language(text: str) -> str | None:
+    """``theme: {language: …}``: the language a single-language MkDocs site is
+    written in (its theme's, as mkdocs and Material read it), when it is a tag."""
+    block = re.search(
+        r"^theme\s*:[ \t]*(?:#.*)?\n((?:[ \t]+\S.*\n?|[ \t]*\n)+)", text, re.MULTILINE
+    )
+    if block is None:
+        return None
+    body = block.group(1)
+    first = re.match(r"([ \t]*\n)*([ \t]+)", body)
+    indent = first.group(2) if first else ""
+    found = re.search(
+        rf"^{re.escape(indent)}language\s*:\s*['\"]?([A-Za-z0-9_-]+)['\"]?\s*(?:#.*)?$",
+        body,
+        re.MULTILINE,
+    )
+    return _language(found.group(1)) if found else None
+
+
 def _mkdocs(config: Path) -> Site | None:
     text = _read(config)
     directory = re.search(r"^use_directory_urls\s*:\s*(\w+)", text, re.MULTILINE)
@@ -217,6 +237,7 @@ def _mkdocs(config: Path) -> Site | None:
         generator="mkdocs",
         use_directory_urls=not (directory and directory.group(1).lower() == "false"),
         base_path=urlsplit(site_url.group(1)).path.strip("/") if site_url else "",
+        default_language=_mkdocs_theme_language(text),
     )
     return Site(layout=layout, config=config)
 

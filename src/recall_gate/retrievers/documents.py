@@ -37,6 +37,7 @@ DEFAULT_ID_FIELDS: tuple[str, ...] = (
     "ref_doc_id",
     "id",
 )
+_URL = re.compile(r"https?://", re.IGNORECASE)
 _DOC_EXTENSION = re.compile(r"\.(?:md|markdown|mdx|txt|rst|html?|pdf|json|ya?ml)$", re.IGNORECASE)
 
 
@@ -113,7 +114,7 @@ class IdMapper:
                 return card, False
             first = first or text.replace("\\", "/")
             tried.append(f"{name}: {text!r} is no KB card")
-        error = self._unmapped(where, tried)
+        error = self._unmapped(where, tried, first)
         if first is not None and outside_ok:
             if self.first_unmapped is None:
                 self.first_unmapped = error  # raised if no document maps at all
@@ -141,13 +142,32 @@ class IdMapper:
             return value[len(prefix) :]
         return value
 
-    def _unmapped(self, where: str, tried: list[str]) -> InputError:
+    def _unmapped(self, where: str, tried: list[str], first: str | None = None) -> InputError:
+        # A site-search retriever's page URL, and a KB that publishes none.
+        url_fix = (
+            "set `kb:` to the content folder of your Hugo, Docusaurus or MkDocs site (the "
+            "folder the generator reads, beside its config: `recall-gate cards` then lists "
+            "each card's URLs), or pass --id-from FIELD naming a field that holds the file "
+            "path (e.g. --id-from metadata.source)"
+            if first is not None
+            and _URL.match(first)
+            and not getattr(self.card_ids, "addresses", None)
+            else None
+        )
         if self.id_from:
             return InputError(
-                f"{where}: --id-from {self.id_from}: {tried[0].split(': ', 1)[1]}",
-                fix="name the field that holds the card id or file path (e.g. --id-from "
+                f"{where}: --id-from {self.id_from}: {tried[0].split(': ', 1)[1]}"
+                + (" (the KB publishes no page URLs)" if url_fix else ""),
+                fix=url_fix
+                or "name the field that holds the card id or file path (e.g. --id-from "
                 "metadata.source), or check that the KB (`kb:` in recall-gate.yaml) holds "
                 "the documents the retriever returns",
+            )
+        if url_fix:
+            return InputError(
+                f"{where}: {first!r} is a page URL and the KB publishes no URLs to map it "
+                f"to a card (tried {'; '.join(tried)})",
+                fix=url_fix,
             )
         return InputError(
             f"{where}: no field maps to a KB card (tried {'; '.join(tried)})",
