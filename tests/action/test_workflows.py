@@ -6,12 +6,16 @@ tests pin down the design decisions that zizmor cannot know about.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
+
+from git_repo import commit_all, git, needs_git, pull_request_repo, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -223,3 +227,74 @@ def test_the_example_update_baseline_needs_nothing_from_this_repository() -> Non
     assert "constraints.txt" not in text
     assert "uses: ./" not in text
     assert "pyproject.toml" not in text
+
+
+# -- the judge job's base worktree, run as the workflow has it ---------------------------
+
+BASE_STEP = "Add the base commit beside the pull request's files"
+
+
+def run_base_step(repo: Path, base_sha: str) -> subprocess.CompletedProcess[str]:
+    """The judge job's own step script, in ``repo`` (the pull request's checkout)."""
+    judge = load("retrieval-eval.yml")["jobs"]["judge"]
+    script = next(s for s in judge["steps"] if s.get("name") == BASE_STEP)["run"]
+    env = {
+        **os.environ,
+        "BASE_SHA": base_sha,
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    return subprocess.run(
+        ["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, check=False
+    )
+
+
+@needs_git
+def test_the_judge_job_judges_with_the_base_commits_action(tmp_path: Path) -> None:
+    repo = pull_request_repo(tmp_path, {"action.yml": "name: base's action\n"})
+    base = git(repo, "rev-parse", "main")
+    write_files(repo, {"action.yml": "name: the pull request's action\n"})
+    commit_all(repo)
+    done = run_base_step(repo, base)
+    assert done.returncode == 0, done.stderr
+    assert (repo / ".recall-gate-judge" / "action.yml").read_text() == "name: base's action\n"
+
+
+PLANTED = {
+    "a folder of its own": lambda repo: write_files(
+        repo, {".recall-gate-judge/action.yml": "name: planted\nruns: {using: composite}\n"}
+    ),
+    "a file": lambda repo: write_files(repo, {".recall-gate-judge": "planted\n"}),
+    "a symlink to its own folder": lambda repo: (
+        write_files(repo, {"evil/action.yml": "name: planted\n"}),
+        (repo / ".recall-gate-judge").symlink_to("evil"),
+    ),
+    "a dangling symlink": lambda repo: (repo / ".recall-gate-judge").symlink_to("nowhere"),
+}
+
+
+@needs_git
+@pytest.mark.parametrize("plant", PLANTED.values(), ids=PLANTED.keys())
+def test_a_pull_request_that_plants_the_judges_path_fails_the_job(
+    tmp_path: Path, plant: Any
+) -> None:
+    """The worktree step fails closed: the judge never runs an action the pull
+    request put where the base's should be."""
+    repo = pull_request_repo(tmp_path, {"action.yml": "name: base's action\n"})
+    base = git(repo, "rev-parse", "main")
+    plant(repo)
+    commit_all(repo)
+    done = run_base_step(repo, base)
+    assert done.returncode != 0
+    assert "already exists" in done.stderr
+    assert len(git(repo, "worktree", "list").splitlines()) == 1  # no base worktree made
+
+
+@needs_git
+@pytest.mark.parametrize("sha", ["main", "", "0" * 39, "$(id)", "A" * 40])
+def test_a_base_sha_that_is_no_commit_sha_fails_before_git_runs(tmp_path: Path, sha: str) -> None:
+    repo = pull_request_repo(tmp_path, {"action.yml": "name: base's action\n"})
+    done = run_base_step(repo, sha)
+    assert done.returncode == 1
+    assert "::error::the base SHA is not a commit SHA" in done.stdout
+    assert not (repo / ".recall-gate-judge").exists()
