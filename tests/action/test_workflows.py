@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -260,23 +261,35 @@ def test_the_judge_job_judges_with_the_base_commits_action(tmp_path: Path) -> No
     assert (repo / ".recall-gate-judge" / "action.yml").read_text() == "name: base's action\n"
 
 
+def planted_folder(repo: Path) -> None:
+    write_files(repo, {".recall-gate-judge/action.yml": "name: planted\n"})
+
+
+def planted_file(repo: Path) -> None:
+    write_files(repo, {".recall-gate-judge": "planted\n"})
+
+
+def planted_symlink(repo: Path) -> None:
+    write_files(repo, {"evil/action.yml": "name: planted\n"})
+    (repo / ".recall-gate-judge").symlink_to("evil")
+
+
+def planted_dangling_symlink(repo: Path) -> None:
+    (repo / ".recall-gate-judge").symlink_to("nowhere")
+
+
 PLANTED = {
-    "a folder of its own": lambda repo: write_files(
-        repo, {".recall-gate-judge/action.yml": "name: planted\nruns: {using: composite}\n"}
-    ),
-    "a file": lambda repo: write_files(repo, {".recall-gate-judge": "planted\n"}),
-    "a symlink to its own folder": lambda repo: (
-        write_files(repo, {"evil/action.yml": "name: planted\n"}),
-        (repo / ".recall-gate-judge").symlink_to("evil"),
-    ),
-    "a dangling symlink": lambda repo: (repo / ".recall-gate-judge").symlink_to("nowhere"),
+    "a folder of its own": planted_folder,
+    "a file": planted_file,
+    "a symlink to its own folder": planted_symlink,
+    "a dangling symlink": planted_dangling_symlink,
 }
 
 
 @needs_git
 @pytest.mark.parametrize("plant", PLANTED.values(), ids=PLANTED.keys())
 def test_a_pull_request_that_plants_the_judges_path_fails_the_job(
-    tmp_path: Path, plant: Any
+    tmp_path: Path, plant: Callable[[Path], None]
 ) -> None:
     """The worktree step fails closed: the judge never runs an action the pull
     request put where the base's should be."""
