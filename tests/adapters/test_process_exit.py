@@ -3,6 +3,7 @@ threads the code it ran left behind (a retriever's pool, a client's keep-alive).
 
 from __future__ import annotations
 
+import gc
 import io
 import subprocess
 import sys
@@ -16,12 +17,18 @@ from recall_gate.adapters.process_exit import exit_with
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_with_no_thread_left_the_process_exits_the_ordinary_way() -> None:
+def test_with_no_thread_left_the_process_exits_the_ordinary_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     ended: list[int] = []
+    frozen: list[bool] = []
+    # The objects left are frozen for the shutdown (not this test process's).
+    monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
     with pytest.raises(SystemExit) as exited:
         exit_with(2, stderr=io.StringIO(), end=ended.append)
     assert exited.value.code == 2
     assert ended == []
+    assert frozen == [True]
 
 
 def test_a_leftover_non_daemon_thread_is_named_and_never_waited_for() -> None:

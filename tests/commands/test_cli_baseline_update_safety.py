@@ -21,7 +21,7 @@ from factories import case, results
 from git_repo import git, needs_git
 from recall_gate.adapters.baseline_store import baseline_update_lock
 from recall_gate.adapters.files import dump_json
-from recall_gate.commands import baselines
+from recall_gate.report import baseline_update
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 BASELINE = "baselines/default.json"
@@ -184,7 +184,7 @@ def test_an_interrupt_while_reporting_says_the_baseline_was_written(
     def interrupted(*_: object, **__: object) -> str:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(baselines, "render_baseline_update", interrupted)
+    monkeypatch.setattr(baseline_update, "render_baseline_update", interrupted)
 
     run = run_cli(
         ["baseline", "update", "--results", str(_results(tmp_path, "good", misses=0))],

@@ -144,7 +144,18 @@ def test_the_top_level_help_lists_every_command(capsys: pytest.CaptureFixture[st
 # What a parser never needs: the readers and models a handler loads when it runs.
 READERS = ("pydantic", "ruamel", "msgspec", "orjson", "requests", "recall_gate.core.records")
 # Commands whose help (and flags) load the parser alone: `score --help` starts in a blink.
-PARSER_ONLY = ("score", "check", "run", "comment", "actions-report", "propose-baseline")
+PARSER_ONLY = (
+    "score",
+    "check",
+    "run",
+    "compare",
+    "baseline",
+    "floors",
+    "history",
+    "comment",
+    "actions-report",
+    "propose-baseline",
+)
 
 
 @pytest.mark.parametrize("command", PARSER_ONLY)

@@ -30,15 +30,15 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, AnyStr, Final, get_args
+from typing import IO, TYPE_CHECKING, Any, AnyStr, Final, get_args
 
 from pydantic import BaseModel, ValidationError
-from ruamel.yaml import YAML
-from ruamel.yaml.error import YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from recall_gate.core.records import FLOAT_DIGITS
 from recall_gate.errors import InputError, is_huge_integer
+
+if TYPE_CHECKING:
+    from ruamel.yaml.nodes import Node
 
 __all__ = [
     "MAX_NESTING",
@@ -134,18 +134,19 @@ def too_deep(source: str) -> InputError:
     )
 
 
-def _children(node: Node) -> list[Node]:
-    if isinstance(node, SequenceNode):
-        return list(node.value)
-    if isinstance(node, MappingNode):
-        return [part for pair in node.value for part in pair]
-    return []
-
-
 def _check_yaml_graph(root: Node, *, source: str, budget: int) -> None:
     """Refuse a node graph that nests too deep, expands past ``budget``
     characters through aliases, or contains itself. Each node is measured once
     (aliases share their anchor's node), so this is linear in the document."""
+    from ruamel.yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+    def _children(node: Node) -> list[Node]:
+        if isinstance(node, SequenceNode):
+            return list(node.value)
+        if isinstance(node, MappingNode):
+            return [part for pair in node.value for part in pair]
+        return []
+
     sizes: dict[int, int] = {}
     depths: dict[int, int] = {}
     open_nodes: set[int] = set()
@@ -205,6 +206,10 @@ def parse_yaml(text: str, *, source: str) -> Any:
     errors name the line."""
     if _unclosed_brackets(text) > 2 * MAX_NESTING:
         raise too_deep(source)
+    # Imported when a YAML file is read: `score` of a capture reads none.
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
     yaml = YAML(typ="safe", pure=True)
     try:
         node = yaml.compose(text)

@@ -8,13 +8,16 @@ without an active exception``, exit 134) after the verdict was written. Once the
 outputs are written, the command's exit code is the contract; so when any thread
 but the main one is still alive, the process flushes its streams, runs the
 ``atexit`` handlers, names the non-daemon threads on stderr and ends with
-``os._exit(code)``. With no thread left it exits the ordinary way.
+``os._exit(code)``. With no thread left it exits the ordinary way, the objects
+alive at that point frozen first (:func:`gc.freeze`): the interpreter's last
+collections at shutdown then skip them, tens of milliseconds of a short command.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import gc
 import os
 import sys
 import threading
@@ -41,6 +44,7 @@ def exit_with(
     hard exit (a test passes its own)."""
     blocking, daemons = lingering_threads()
     if not blocking and not daemons:
+        gc.freeze()
         sys.exit(code)
     err = stderr if stderr is not None else sys.stderr
     if blocking:

@@ -6,17 +6,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall_gate.adapters.baseline_store import (
-    StoredBaseline,
-    git_head_sha,
-    read_baseline,
-    read_current_results,
-)
-from recall_gate.adapters.baseline_writer import BaselineUpdate, update_baseline
-from recall_gate.adapters.config_edit import write_floors
-from recall_gate.adapters.files import atomic_write_text, dump_json
-from recall_gate.adapters.query_snapshot import load_snapshot, write_snapshot
 from recall_gate.commands.arguments import (
     Parser,
     add_baseline_file,
@@ -30,20 +21,16 @@ from recall_gate.commands.arguments import (
     add_tolerance,
 )
 from recall_gate.commands.context import Console, Handler, display_path, warn
-from recall_gate.core.baseline import Baseline
-from recall_gate.core.compare import compare_to_baseline
-from recall_gate.core.comparison_json import baseline_update_document
-from recall_gate.core.gate import MIN_MARGIN, suggest_floors
-from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
-from recall_gate.core.trend import trend_point
+from recall_gate.core.stats import MIN_MARGIN
 from recall_gate.errors import InputError
-from recall_gate.judging.revision import resolve_judged
-from recall_gate.judging.verdict import report_comparison
-from recall_gate.report.baseline_update import render_baseline_update
-from recall_gate.report.history import GROUP_SELECTIONS, history_json, render_history
-from recall_gate.report.markup import table
-from recall_gate.settings import resolve_settings
+from recall_gate.report.trend_groups import GROUP_SELECTIONS
 from recall_gate.settings.values import fraction, non_negative_seconds, optional_path, optional_text
+
+if TYPE_CHECKING:
+    from recall_gate.adapters.baseline_store import StoredBaseline
+    from recall_gate.core.baseline import Baseline
+
+# Each handler imports what it runs when it runs: `compare --help` loads no model.
 
 # Another update of the same folder is waited for this long (it takes a second).
 DEFAULT_LOCK_WAIT = 30.0
@@ -209,6 +196,10 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 def _cmd_history(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.baseline_history import read_baseline_history
+    from recall_gate.adapters.files import atomic_write_text, dump_json
+    from recall_gate.core.trend import trend_point
+    from recall_gate.report.history import history_json, render_history
+    from recall_gate.settings import resolve_settings
 
     settings = resolve_settings(args, console)
     shown = display_path(settings.baseline, console)
@@ -238,6 +229,8 @@ def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str 
     """The committed trend of the baseline at ``path`` plus ``new`` as the proposed
     point, for the update's report; ``None`` outside git or before a first commit."""
     from recall_gate.adapters.baseline_history import read_baseline_history
+    from recall_gate.core.trend import trend_point
+    from recall_gate.report.history import render_history
 
     try:
         history = read_baseline_history(path, cwd=console.cwd, display=shown)
@@ -253,6 +246,10 @@ def _trend_with(new: Baseline, path: Path, console: Console, shown: str) -> str 
 
 
 def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate.adapters.baseline_store import read_current_results
+    from recall_gate.judging.revision import resolve_judged
+    from recall_gate.judging.verdict import report_comparison
+
     settings = resolve_judged(args, console)
     current = read_current_results(args.current)
     full, comment = args.markdown, args.comment_markdown
@@ -284,6 +281,11 @@ def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
 
 
 def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate.adapters.baseline_store import git_head_sha, read_current_results
+    from recall_gate.adapters.baseline_writer import BaselineUpdate, update_baseline
+    from recall_gate.adapters.query_snapshot import load_snapshot, write_snapshot
+    from recall_gate.settings import resolve_settings
+
     settings = resolve_settings(args, console)
     results = read_current_results(args.results)
     if not any(case.metrics for case in results.cases):
@@ -334,6 +336,11 @@ def _report_update(
     shown: str,
 ) -> None:
     """The old → new report of a written baseline: stdout, and --markdown."""
+    from recall_gate.adapters.files import atomic_write_text
+    from recall_gate.core.compare import compare_to_baseline
+    from recall_gate.core.comparison_json import baseline_update_document
+    from recall_gate.report.baseline_update import render_baseline_update
+
     doc = baseline_update_document(
         compare_to_baseline(
             current=baseline, baseline=existing.baseline if existing else None, baseline_path=shown
@@ -349,6 +356,13 @@ def _report_update(
 
 
 def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate.adapters.baseline_store import read_baseline
+    from recall_gate.adapters.config_edit import write_floors
+    from recall_gate.core.gate import suggest_floors
+    from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
+    from recall_gate.report.markup import table
+    from recall_gate.settings import resolve_settings
+
     path = resolve_settings(args, console).baseline
     shown = display_path(path, console)
     stored = read_baseline(path, display=shown)

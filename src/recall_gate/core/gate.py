@@ -38,7 +38,7 @@ from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.moves import CaseMove
 from recall_gate.core.records import Aggregates
 from recall_gate.core.self_agreement import SelfAgreement, within_own_noise
-from recall_gate.core.stats import MIN_GROUP_N
+from recall_gate.core.stats import MIN_GROUP_N, MIN_MARGIN
 
 __all__ = [
     "MIN_GROUP_N",
@@ -68,8 +68,6 @@ __all__ = [
 REQUIRE_SIGNIFICANCE = True
 # Report-only mode says what would fail at this absolute drop (five points).
 REFERENCE_TOLERANCE = 0.05
-# A suggested floor sits at least this far below the observed mean.
-MIN_MARGIN = 0.02
 # Deltas are compared after rounding, so 0.90 → 0.85 is not "beyond 0.05" by a
 # float's last bit.
 _DIGITS = 9

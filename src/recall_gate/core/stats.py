@@ -24,6 +24,7 @@ __all__ = [
     "BOOTSTRAP_SEED",
     "CONFIDENCE",
     "MIN_GROUP_N",
+    "MIN_MARGIN",
     "SIGNIFICANCE",
     "mcnemar_exact_p",
     "min_detectable_lost",
@@ -39,6 +40,9 @@ SIGNIFICANCE = 0.05
 # The default of the `min-group-n` setting: a group with fewer compared cases
 # is neither tested here nor gated (too few pairs to tell a drop from noise).
 MIN_GROUP_N = 10
+# A suggested floor sits at least this far below the observed mean (the default of
+# `floors suggest --min-margin`; here, with the other defaults a parser shows).
+MIN_MARGIN = 0.02
 
 
 def mcnemar_exact_p(*, lost: int, gained: int) -> float:

@@ -13,7 +13,6 @@ import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from recall_gate.adapters.actions_runner import load_event
 from recall_gate.adapters.base_revision import find_config_at
 from recall_gate.adapters.config import Config, parse_config
 from recall_gate.adapters.git import BaseTree
@@ -109,6 +108,9 @@ def event_base_sha(console: Console) -> str | None:
     path = console.environ.get("GITHUB_EVENT_PATH", "")
     if event not in _PULL_REQUEST_EVENTS or not path:
         return None
+    # Read only in a pull request's check: the event's models are built then.
+    from recall_gate.adapters.actions_runner import load_event
+
     sha = load_event(Path(os.path.normpath(console.cwd / path))).base_sha
     if sha is None and event != "workflow_run":
         field = "merge_group.base_sha" if event == "merge_group" else "pull_request.base.sha"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 from recall_gate.core.compare import OVERALL, Group
 from recall_gate.core.comparison_json import stale_record
@@ -31,6 +31,7 @@ from recall_gate.report.markup import Format, table
 from recall_gate.report.phrases import group_phrase
 from recall_gate.report.stale_banner import stale_reason_phrases
 from recall_gate.report.style import MARKDOWN, TEXT, Style
+from recall_gate.report.trend_groups import GROUP_SELECTIONS, GroupSelection
 
 __all__ = [
     "GROUP_SELECTIONS",
@@ -47,9 +48,6 @@ TEXT_WIDTH = 88
 # 2: per group (overall, case types, languages) with n, Δ and what changed
 #    between versions; versions skipped as unreadable are listed.
 HISTORY_SCHEMA_VERSION = 2
-
-GroupSelection = Literal["overall", "case_type", "language", "all"]
-GROUP_SELECTIONS: tuple[GroupSelection, ...] = ("overall", "case_type", "language", "all")
 
 _OUTPUT_KEYS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
 _KIND_WORDS = {"case_type": "case type", "language": "language"}
