@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from recall_gate.adapters import process_exit
 from recall_gate.adapters.process_exit import exit_with
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +25,9 @@ def test_with_no_thread_left_the_process_exits_the_ordinary_way(
     frozen: list[bool] = []
     # The objects left are frozen for the shutdown (not this test process's).
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
+    # "No thread left" as this test's own fact: a thread another test in the same
+    # worker left behind (a hung retriever's, on purpose) must not decide it.
+    monkeypatch.setattr(process_exit, "lingering_threads", lambda: ([], []))
     with pytest.raises(SystemExit) as exited:
         exit_with(2, stderr=io.StringIO(), end=ended.append)
     assert exited.value.code == 2
