@@ -615,6 +615,15 @@ def _report(args: argparse.Namespace, sizes: list[dict[str, Any]], startup: dict
                     f"(info) {_LABELS['parse-floor']} ÷ pytrec_eval at {n:,}: "
                     f"{best['parse-floor']['total_s'] / peer:.2f}×"
                 )
+            if "scoring-loop" in best and "validate-floor" in best:
+                # What any Python scorer pays at least: the validating read, then the
+                # three metrics of each ranking already built (no label, no record).
+                least = best["validate-floor"]["total_s"] + best["scoring-loop"]["total_s"]
+                verdicts.append(
+                    f"(info) the validating read + the metric arithmetic alone (scoring-loop, "
+                    f"{best['scoring-loop']['total_s']:.2f} s) ÷ pytrec_eval at {n:,}: "
+                    f"{least / peer:.2f}×"
+                )
         if "toolkit-rag-quality" in best:
             verdicts.append(
                 _verdict(
