@@ -169,6 +169,14 @@ MKDOCS_THEMES = {
         None,
     ),
     "not a tag": ("theme:\n  language: english!\n", None),
+    # mkdocs-static-i18n names each page's language (index.fr.md, fr/): the theme's
+    # must not label a French page English.
+    "the i18n plugin": (
+        "theme:\n  name: material\n  language: en\nplugins:\n  - search\n  - i18n:\n"
+        "      docs_structure: suffix\n      languages:\n        - locale: en\n"
+        "          default: true\n        - locale: fr\n",
+        None,
+    ),
 }
 
 

@@ -212,7 +212,11 @@ def _docusaurus(site_root: Path, config: Path) -> Site | None:
 
 def _mkdocs_theme_language(text: str) -> str | None:
     """``theme: {language: …}``: the language a single-language MkDocs site is
-    written in (its theme's, as mkdocs and Material read it), when it is a tag."""
+    written in (its theme's, as mkdocs and Material read it), when it is a tag.
+    None for a site with the ``i18n`` plugin: its pages' languages are the
+    plugin's (``page.fr.md``, ``fr/``), which the theme's must not hide."""
+    if re.search(r"^[ \t]*(?:-[ \t]*)?i18n[ \t]*:?[ \t]*(?:#.*)?$", text, re.MULTILINE):
+        return None
     block = re.search(
         r"^theme\s*:[ \t]*(?:#.*)?\n((?:[ \t]+\S.*\n?|[ \t]*\n)+)", text, re.MULTILINE
     )
