@@ -21,6 +21,9 @@ from cli_runner import run_cli
             "retrieval.hybrid.rrf_k",
         ),
         ("capture:\n  retriver: app:build\n", "capture.retriver", "capture.retriever"),
+        # Near an old spelling: the key it now means, not the deprecated one.
+        ("gate:\n  min_hits: 0.8\n", "gate.min_hits", "gate.floors.hit"),
+        ("gate:\n  min_ndgc: 0.6\n", "gate.min_ndgc", "gate.floors.ndcg"),
     ],
 )
 def test_an_unknown_config_key_suggests_the_closest_known_key(

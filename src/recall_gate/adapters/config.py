@@ -40,7 +40,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -207,6 +207,11 @@ def _check_fraction(value: Any, *, prefix: str) -> None:
 
 
 class GateSettings(_Section):
+    # Spellings a config may reach for, and the key each means: "did you mean"
+    # offers the key (`min_hits` → `floors.hit`), never the deprecated spelling.
+    spelled_as: ClassVar[dict[str, str]] = {
+        f"min_{m.name}": f"floors.{m.name}" for m in GATED_METRICS
+    }
     # By the metric's short name (the registry's `name`): {hit: 0.8, ndcg: 0.6};
     # null, like an absent metric, is no floor.
     floors: dict[str, Fraction | None] = Field(default_factory=dict)

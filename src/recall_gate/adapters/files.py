@@ -303,10 +303,12 @@ def closest_field(model: type[BaseModel], loc: tuple[int | str, ...]) -> str | N
         current = None if field is None else _model_in(field.annotation)
     if current is None:
         return None
-    close = difflib.get_close_matches(str(unknown), list(current.model_fields), n=1)
+    # A model's own other spellings (``spelled_as``: spelling → the key it means).
+    spelled: dict[str, str] = getattr(current, "spelled_as", {})
+    close = difflib.get_close_matches(str(unknown), [*current.model_fields, *spelled], n=1)
     if not close:
         return None
-    return ".".join([*(str(p) for p in parents), close[0]])
+    return ".".join([*(str(p) for p in parents), spelled.get(close[0], close[0])])
 
 
 _BLOCK_CHARS = 1 << 22
