@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from cli_runner import run_cli
+from git_repo import commit_all, pull_request_repo
 from recall_gate.adapters.dataset import card_ids_of, read_kb
 from recall_gate.core.integrity import card_of_path
 
@@ -375,3 +376,30 @@ def test_score_maps_the_urls_of_a_capture_made_elsewhere(tmp_path: Path) -> None
     run = run_cli(["score", "--artifacts", "c.jsonl", "--json", "r.json"], cwd=root)
     assert run.code == 0, run.err
     assert set(hits(root).values()) == {1.0}
+
+
+def test_a_pull_request_that_writes_gold_as_urls_relabels_nothing(tmp_path: Path) -> None:
+    """Gold written as the page URL is the same label as the card id (and back):
+    judged at the base, only the case whose gold names another card is relabelled."""
+    root = tmp_path / "site"
+    shutil.copytree(SITES / "hugo-docsy", root)
+    (root / "site_search.py").write_text(RETRIEVER, encoding="utf-8")
+    (root / "pages.json").write_text(json.dumps(HUGO_URLS, ensure_ascii=False), encoding="utf-8")
+    sys.modules.pop("site_search", None)
+    pull_request_repo(root, {})
+    with_gold_urls(root)  # two cases: a full URL, a path
+    cases = root / "cases.yaml"
+    cases.write_text(  # and one case truly relabelled: another card
+        cases.read_text(encoding="utf-8").replace("[fa/docs/overview]", "[en/docs/overview]"),
+        encoding="utf-8",
+    )
+    commit_all(root)
+    assert capture(root).code == 0
+    run = run_cli(
+        ["score", "--artifacts", "c.jsonl", "--baseline-ref", "main",
+         "--comparison-json", "cmp.json"],
+        cwd=root,
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    doc = json.loads((root / "cmp.json").read_text(encoding="utf-8"))
+    assert doc["pull_request"]["relabelled"] == ["fa-overview"]

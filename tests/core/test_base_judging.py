@@ -11,8 +11,14 @@ from typing import Any
 
 import pytest
 
-from recall_gate.core.base_judging import oracle_from_records, relabels
+from recall_gate.core.base_judging import (
+    oracle_from_records,
+    plan_cases,
+    relabelled_as_cards,
+    relabels,
+)
 from recall_gate.core.records import Artifact, Case, CaseLabel, CaseResult
+from recall_gate.core.site_urls import card_ids_with_urls
 from recall_gate.errors import InputError
 
 
@@ -101,3 +107,17 @@ def test_a_query_is_not_compared_when_the_record_has_none() -> None:
         id="case-01", language="en", case_type="golden", must_cite_one_of=("password",)
     )
     assert not relabels(label, line(query="anything"))
+
+
+def test_a_gold_id_written_as_its_page_url_relabels_nothing() -> None:
+    cards = card_ids_with_urls([("en/a", ["/docs/a/"]), ("en/b", ["/docs/b/"])])
+    as_id = Case(id="q1", language="en", case_type="golden", query="a?", must_cite_one_of=("en/a",))
+    as_url = as_id.model_copy(update={"must_cite_one_of": ("https://docs.example.org/docs/a/",)})
+    other = as_id.model_copy(update={"id": "q2", "must_cite_one_of": ("en/a",)})
+    moved = other.model_copy(update={"must_cite_one_of": ("/docs/b/",)})  # another card
+    for base, pull_request in ((as_id, as_url), (as_url, as_id)):
+        plan = plan_cases(base=[base, other], pull_request=[pull_request, moved])
+        assert plan.relabelled == ("q1", "q2")  # as written, both differ
+        read = relabelled_as_cards(plan, cards)
+        assert read.relabelled == ("q2",)
+        assert [c.must_cite_one_of for c in read.pull_request_versions] == [("en/b",)]

@@ -19,11 +19,13 @@ merge.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic import ValidationError
 
+from recall_gate.core.integrity import gold_as_card_ids
 from recall_gate.core.kb_diff import KbChanges
 from recall_gate.core.records import Artifact, Case, CaseLabel, CaseResult
 from recall_gate.core.staleness import SettingChange
@@ -35,6 +37,7 @@ __all__ = [
     "PullRequestChanges",
     "oracle_from_records",
     "plan_cases",
+    "relabelled_as_cards",
     "relabels",
 ]
 
@@ -47,6 +50,9 @@ class CasePlan:
     added: tuple[Case, ...]  # only in the pull request: evaluated, reported as new
     removed: tuple[str, ...]  # only in the base: still judged (the base's version)
     relabelled: tuple[str, ...]  # query, gold, language or type changed: judged as the base has it
+    # The pull request's own version of each relabelled case (in that order): what
+    # it changed, told apart from a gold id merely written another way (a URL).
+    pull_request_versions: tuple[Case, ...] = ()
 
     @property
     def evaluated(self) -> tuple[Case, ...]:
@@ -57,11 +63,31 @@ def plan_cases(*, base: Sequence[Case], pull_request: Sequence[Case]) -> CasePla
     """The base's cases judged, the pull request's new ones reported (order kept)."""
     base_ids = {case.id for case in base}
     mine = {case.id: case for case in pull_request}
+    relabelled = tuple(case.id for case in base if case.id in mine and mine[case.id] != case)
     return CasePlan(
         judged=tuple(base),
         added=tuple(case for case in pull_request if case.id not in base_ids),
         removed=tuple(case.id for case in base if case.id not in mine),
-        relabelled=tuple(case.id for case in base if case.id in mine and mine[case.id] != case),
+        relabelled=relabelled,
+        pull_request_versions=tuple(mine[case_id] for case_id in relabelled),
+    )
+
+
+def relabelled_as_cards(plan: CasePlan, card_ids: frozenset[str]) -> CasePlan:
+    """The plan with a case the pull request only rewrote (a gold URL as the card
+    id it names, or back) no longer listed as relabelled: each side's gold read
+    as card ids (:func:`~recall_gate.core.integrity.gold_as_card_ids`) before they
+    are compared."""
+    if not plan.relabelled:
+        return plan
+    base = {case.id: case for case in plan.judged}
+    ours, _ = gold_as_card_ids([("", base[c]) for c in plan.relabelled], card_ids)
+    theirs, _ = gold_as_card_ids([("", c) for c in plan.pull_request_versions], card_ids)
+    kept = [(mine, pr) for (_, mine), (_, pr) in zip(ours, theirs, strict=True) if mine != pr]
+    return dataclasses.replace(
+        plan,
+        relabelled=tuple(case.id for case, _ in kept),
+        pull_request_versions=tuple(pr for _, pr in kept),
     )
 
 

@@ -13,13 +13,14 @@ from typing import TypeVar
 
 from recall_gate.adapters.base_revision import load_cases_at
 from recall_gate.adapters.baseline_store import read_baseline_in
-from recall_gate.adapters.dataset import load_cases
+from recall_gate.adapters.dataset import load_card_ids, load_cases
 from recall_gate.adapters.scoring import score_capture
 from recall_gate.core.base_judging import (
     CasePlan,
     NewCase,
     oracle_from_records,
     plan_cases,
+    relabelled_as_cards,
     relabels,
 )
 from recall_gate.core.capture_line import with_fields
@@ -74,6 +75,14 @@ def judged_cases(
     diff = pull_request_kb(settings)
     base_located, located = follow_located(base_located, diff), follow_located(located, diff)
     plan = plan_cases(base=unique_cases(base_located), pull_request=unique_cases(located))
+    if plan.relabelled and settings.kb is not None:
+        # A gold id rewritten as its page's URL (or back) labels a case alike.
+        try:
+            card_ids = load_card_ids(settings.kb, settings.kb_files())
+        except InputError:
+            pass  # the KB's own read names the error, after this
+        else:
+            plan = relabelled_as_cards(plan, card_ids)
     added = {case.id for case in plan.added}
     return [*base_located, *((s, c) for s, c in located if c.id in added)], plan
 
