@@ -169,13 +169,12 @@ MKDOCS_THEMES = {
         None,
     ),
     "not a tag": ("theme:\n  language: english!\n", None),
-    # mkdocs-static-i18n names each page's language (index.fr.md, fr/): the theme's
-    # must not label a French page English.
-    "the i18n plugin": (
+    # mkdocs-static-i18n: an unsuffixed page is its default locale's (not the theme's).
+    "the i18n plugin's default locale": (
         "theme:\n  name: material\n  language: en\nplugins:\n  - search\n  - i18n:\n"
-        "      docs_structure: suffix\n      languages:\n        - locale: en\n"
-        "          default: true\n        - locale: fr\n",
-        None,
+        "      docs_structure: suffix\n      languages:\n        - locale: fr\n"
+        "        - locale: pt_BR\n          default: true\n",
+        "pt-BR",
     ),
 }
 
@@ -211,3 +210,22 @@ def test_a_huge_integer_in_front_matter_names_the_file(tmp_path: Path, page: str
     with pytest.raises(InputError) as caught:
         read_kb(tmp_path, KbFiles(default_language="en"))
     assert str(caught.value).startswith(f"{path}: a number has more than 4,300 digits\n")
+
+
+def test_the_i18n_plugins_folder_structure_puts_the_default_locale_at_the_root(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path / "mkdocs.yml",
+        "site_url: https://docs.example.org/p/\nmarkdown_extensions:\n  - pymdownx.emoji:\n"
+        "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"
+        "plugins:\n  i18n:\n    docs_structure: folder\n    languages:\n"
+        "      - locale: en\n        default: true\n      - locale: pt_BR\n",
+    )
+    write(tmp_path / "docs" / "en" / "setup.md", "# Setup\n\nText.\n")
+    write(tmp_path / "docs" / "pt_BR" / "setup.md", "# Configuração\n\nTexto.\n")
+    read = read_kb(tmp_path / "docs")
+    assert [(e.card.id, e.card.language, e.urls) for e in read.cards] == [
+        ("en/setup", "en", ("/setup/", "/p/setup/")),
+        ("pt_BR/setup", "pt-BR", ("/pt_BR/setup/", "/p/pt_BR/setup/")),
+    ]

@@ -41,6 +41,15 @@ DOCUSAURUS_URLS = {
     "Java SDK 介绍": "/zh/docs/sdk-java/intro/",
 }
 
+# MkDocs with mkdocs-static-i18n (suffix structure): the default locale at the
+# site's root, French under /fr/, the site_url's path in front.
+MKDOCS_I18N_URLS = {
+    "What does the i18n plugin do?": "https://ultrabug.github.io/mkdocs-static-i18n/",
+    "Que fait le plugin i18n ?": "https://ultrabug.github.io/mkdocs-static-i18n/fr/",
+    "Suffix or folder layout?": "/mkdocs-static-i18n/setup/choosing-the-structure/",
+    "How do I start?": "/getting-started/quick-start",
+}
+
 RETRIEVER = """
 import json
 from pathlib import Path
@@ -76,7 +85,7 @@ def hits(root: Path) -> dict[str, float]:
     return {c["case_id"]: c["metrics"]["retrieval_hit_at_k"] for c in results["cases"]}
 
 
-@pytest.mark.parametrize("name", ["hugo-docsy", "docusaurus-eventmesh"])
+@pytest.mark.parametrize("name", ["hugo-docsy", "docusaurus-eventmesh", "mkdocs-static-i18n"])
 def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
     run = run_cli(["check"], cwd=site_copy(tmp_path, name, {}))
     assert run.code == 0, run.err
@@ -85,7 +94,11 @@ def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "pages"),
-    [("hugo-docsy", HUGO_URLS), ("docusaurus-eventmesh", DOCUSAURUS_URLS)],
+    [
+        ("hugo-docsy", HUGO_URLS),
+        ("docusaurus-eventmesh", DOCUSAURUS_URLS),
+        ("mkdocs-static-i18n", MKDOCS_I18N_URLS),
+    ],
 )
 def test_a_url_returning_retriever_maps_every_published_page(
     tmp_path: Path, name: str, pages: dict[str, str]
@@ -349,7 +362,8 @@ def test_a_retriever_taking_keywords_gets_the_case(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "kb"), [("hugo-docsy", "content"), ("docusaurus-eventmesh", "docs")]
+    ("name", "kb"),
+    [("hugo-docsy", "content"), ("docusaurus-eventmesh", "docs"), ("mkdocs-static-i18n", "docs")],
 )
 def test_every_published_url_in_every_form_resolves_to_its_own_card(name: str, kb: str) -> None:
     read = read_kb(SITES / name / kb)
@@ -403,3 +417,14 @@ def test_a_pull_request_that_writes_gold_as_urls_relabels_nothing(tmp_path: Path
     assert run.code == 0, run.err
     doc = json.loads((root / "cmp.json").read_text(encoding="utf-8"))
     assert doc["pull_request"]["relabelled"] == ["fa-overview"]
+
+
+def test_an_i18n_plugin_translation_is_the_same_card_id_in_its_language(tmp_path: Path) -> None:
+    """mkdocs-static-i18n's suffix structure: `index.fr.md` is card `index` in
+    French, at /fr/; the unsuffixed page is the default locale's, at the root."""
+    read = read_kb(SITES / "mkdocs-static-i18n" / "docs")
+    assert [(e.card.id, e.card.language, e.urls) for e in read.cards if e.card.id == "index"] == [
+        ("index", "fr", ("/fr/", "/mkdocs-static-i18n/fr/")),
+        ("index", "en", ("/", "/mkdocs-static-i18n/")),
+    ]
+    assert {e.card.language for e in read.cards if e.card.id != "index"} == {"en"}

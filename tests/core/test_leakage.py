@@ -73,3 +73,15 @@ def test_cards_sharing_a_sentence_are_not_near_duplicates() -> None:
         + "The portal also shows lab results, appointments and messages from your doctor.",
     )
     assert find_near_duplicates([REFILLS, other]) == []
+
+
+def test_a_page_and_its_translation_are_no_near_duplicates() -> None:
+    # One card id in two languages (an untranslated heading, a copied page): gold
+    # that names the id names both, so neither scores the other as a miss.
+    translated = REFILLS.model_copy(update={"language": "fr"})
+    twin = card("refills-copy", REFILLS.body)
+    pairs = find_near_duplicates([REFILLS, translated, twin])
+    assert [(p.first, p.second) for p in pairs] == [
+        ("refills", "refills-copy"),
+        ("refills", "refills-copy"),
+    ]

@@ -42,10 +42,11 @@ from recall_gate.adapters.input_records import (
 )
 from recall_gate.adapters.site_layout import Site, detect_site
 from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE
-from recall_gate.core.language import folder_language, language_error
+from recall_gate.core.language import canonical_language, folder_language, language_error
 from recall_gate.core.records import Card
 from recall_gate.core.site_urls import (
     CardIds,
+    SiteLayout,
     card_ids_with_urls,
     published_urls,
     strip_language_suffix,
@@ -255,7 +256,7 @@ def _card_id(
     ident = meta.get("id")
     if ident is None:
         path = relative.with_suffix("")
-        if site is not None and site.layout.generator == "hugo":
+        if site is not None and (site.layout.generator == "hugo" or site.layout.i18n == "suffix"):
             stem, _ = strip_language_suffix(path.name, site.layout.languages)
             path = path.with_name(stem)
         return path.as_posix()
@@ -272,12 +273,32 @@ def _card_id(
     )
 
 
+def _i18n_language(relative: PurePosixPath, layout: SiteLayout) -> tuple[str, str] | None:
+    """A page's language on an MkDocs site with the i18n plugin: its suffix
+    (``page.fr.md``) or its locale's folder (``fr/page.md``)."""
+    if layout.i18n == "suffix":
+        _, suffix = strip_language_suffix(relative.with_suffix("").name, layout.languages)
+        if suffix is not None:
+            return canonical_language(suffix.replace("_", "-")), f"file name .{suffix}"
+    elif layout.i18n == "folder" and len(relative.parts) > 1:
+        locale = relative.parts[0]
+        if locale in layout.languages:
+            return canonical_language(locale.replace("_", "-")), f"i18n folder {locale}/"
+    return None
+
+
 def _site_language(relative: PurePosixPath, site: Site | None) -> tuple[str, str] | None:
     """A Hugo page's language from its file name (``page.es.md``) or from the
-    language's own content folder (``languages.no.contentDir``)."""
-    if site is None or site.layout.generator != "hugo":
+    language's own content folder (``languages.no.contentDir``); a page of an
+    MkDocs site with the i18n plugin, from its suffix or its locale's folder."""
+    if site is None:
         return None
-    _, suffix = strip_language_suffix(relative.with_suffix("").name, site.layout.languages)
+    layout = site.layout
+    if layout.i18n is not None:
+        return _i18n_language(relative, layout)
+    if layout.generator != "hugo":
+        return None
+    _, suffix = strip_language_suffix(relative.with_suffix("").name, layout.languages)
     if suffix is not None:
         return suffix, f"file name .{suffix}"
     for language, folder in site.layout.content_dirs.items():

@@ -10,8 +10,10 @@ parent (or the parent's parent, for a per-language ``content/en``):
 * Docusaurus: ``docusaurus.config.{js,ts,mjs,cjs}``: ``baseUrl``,
   ``i18n.defaultLocale`` and ``locales``, the docs' ``routeBasePath``; translations
   under ``i18n/<locale>/docusaurus-plugin-content-docs/current/``;
-* MkDocs: ``mkdocs.yml``: ``use_directory_urls``, ``site_url``, ``theme.language``
-  (the language of a page no other rule names).
+* MkDocs: ``mkdocs.yml`` (its ``!!python/name:``-style tags dropped):
+  ``use_directory_urls``, ``site_url``, ``theme.language`` (the language of a
+  page no other rule names), the ``i18n`` plugin's ``docs_structure`` and
+  ``languages`` (mkdocs-static-i18n: ``page.fr.md`` or ``fr/page.md``).
 
 Only literal values are read (a JavaScript config is matched, not run). A
 config that cannot be read leaves the KB as plain Markdown: ids from paths.
@@ -210,38 +212,92 @@ def _docusaurus(site_root: Path, config: Path) -> Site | None:
     return Site(layout=layout, config=config, translations=translations)
 
 
-def _mkdocs_theme_language(text: str) -> str | None:
+# A YAML tag MkDocs configs use (`!!python/name:…`, `!ENV`, `!relative`): dropped
+# before the safe parse, its value read as plain YAML.
+_YAML_TAG = re.compile(r"(?<![^\s:\-\[{,])!{1,2}[A-Za-z][\w/.:-]*")
+
+
+def _mkdocs_yaml(text: str, config: Path) -> Mapping[str, Any] | None:
+    """``mkdocs.yml`` as a mapping, its tags dropped; None when it cannot be read."""
+    try:
+        data = parse_yaml(_YAML_TAG.sub("", text), source=str(config))
+    except InputError:
+        return None
+    return data if isinstance(data, Mapping) else None
+
+
+def _theme_language(data: Mapping[str, Any]) -> str | None:
     """``theme: {language: …}``: the language a single-language MkDocs site is
-    written in (its theme's, as mkdocs and Material read it), when it is a tag.
-    None for a site with the ``i18n`` plugin: its pages' languages are the
-    plugin's (``page.fr.md``, ``fr/``), which the theme's must not hide."""
-    if re.search(r"^[ \t]*(?:-[ \t]*)?i18n[ \t]*:?[ \t]*(?:#.*)?$", text, re.MULTILINE):
-        return None
-    block = re.search(
-        r"^theme\s*:[ \t]*(?:#.*)?\n((?:[ \t]+\S.*\n?|[ \t]*\n)+)", text, re.MULTILINE
-    )
-    if block is None:
-        return None
-    body = block.group(1)
-    first = re.match(r"([ \t]*\n)*([ \t]+)", body)
-    indent = first.group(2) if first else ""
-    found = re.search(
-        rf"^{re.escape(indent)}language\s*:\s*['\"]?([A-Za-z0-9_-]+)['\"]?\s*(?:#.*)?$",
-        body,
-        re.MULTILINE,
-    )
-    return _language(found.group(1)) if found else None
+    written in (its theme's, as mkdocs and Material read it), when it is a tag."""
+    theme = data.get("theme")
+    return _language(theme.get("language")) if isinstance(theme, Mapping) else None
+
+
+def _i18n_plugin(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The ``i18n`` plugin's options (mkdocs-static-i18n), when the site uses it."""
+    plugins = data.get("plugins")
+    entries: list[tuple[Any, Any]] = []
+    if isinstance(plugins, Mapping):
+        entries = list(plugins.items())
+    elif isinstance(plugins, list):  # `- search`, `- i18n: {…}`
+        entries = [
+            next(iter(p.items())) if isinstance(p, Mapping) and len(p) == 1 else (p, None)
+            for p in plugins
+        ]
+    for name, options in entries:
+        if name == "i18n":
+            return options if isinstance(options, Mapping) else {}
+    return None
+
+
+def _i18n_layout(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The i18n plugin's layout: its structure, its locales (as written) and the
+    default one (``default: true``, else the first)."""
+    locales: list[str] = []
+    default: str | None = None
+    languages = options.get("languages")
+    for entry in languages if isinstance(languages, list) else ():
+        if not isinstance(entry, Mapping):
+            continue
+        locale = entry.get("locale")
+        if not isinstance(locale, str) or _language(locale.replace("_", "-")) is None:
+            continue
+        locales.append(locale)
+        if entry.get("default") is True and default is None:
+            default = locale
+    default = default or (locales[0] if locales else None)
+    structure = options.get("docs_structure", "suffix")
+    return {
+        "i18n": structure if structure in ("suffix", "folder") else "suffix",
+        "languages": tuple(locales),
+        "i18n_default": default,
+        "default_language": _language(default.replace("_", "-")) if default else None,
+    }
 
 
 def _mkdocs(config: Path) -> Site | None:
     text = _read(config)
-    directory = re.search(r"^use_directory_urls\s*:\s*(\w+)", text, re.MULTILINE)
-    site_url = re.search(r"^site_url\s*:\s*['\"]?([^'\"\s]+)", text, re.MULTILINE)
+    data = _mkdocs_yaml(text, config)
+    if data is None:  # not YAML we can read: its top-level keys, line by line
+        found = re.search(r"^use_directory_urls\s*:\s*(\w+)", text, re.MULTILINE)
+        url = re.search(r"^site_url\s*:\s*['\"]?([^'\"\s]+)", text, re.MULTILINE)
+        data = {
+            "use_directory_urls": not (found and found.group(1).lower() == "false"),
+            "site_url": url.group(1) if url else None,
+        }
+    directory = data.get("use_directory_urls")
+    site_url = data.get("site_url")
+    i18n = _i18n_plugin(data)
+    # The theme's language names the pages of a one-language site; with the i18n
+    # plugin each page's language is the plugin's (`page.fr.md`, `fr/`).
+    languages = (
+        _i18n_layout(i18n) if i18n is not None else {"default_language": _theme_language(data)}
+    )
     layout = SiteLayout(
         generator="mkdocs",
-        use_directory_urls=not (directory and directory.group(1).lower() == "false"),
-        base_path=urlsplit(site_url.group(1)).path.strip("/") if site_url else "",
-        default_language=_mkdocs_theme_language(text),
+        use_directory_urls=directory is not False,
+        base_path=urlsplit(site_url).path.strip("/") if isinstance(site_url, str) else "",
+        **languages,
     )
     return Site(layout=layout, config=config)
 

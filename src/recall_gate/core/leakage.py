@@ -122,7 +122,9 @@ def find_leaks(
 def find_near_duplicates(
     cards: Sequence[Card], *, threshold: float = DUPLICATE_JACCARD
 ) -> list[DuplicateCards]:
-    """Every pair of cards whose n-gram Jaccard similarity reaches ``threshold``."""
+    """Every pair of cards whose n-gram Jaccard similarity reaches ``threshold``,
+    but a page and its translation (one card id in two languages: gold that
+    names the id names both, so neither scores the other as a miss)."""
     grams = [word_ngrams(card.body) for card in cards]
     index: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, card_grams in enumerate(grams):
@@ -134,6 +136,8 @@ def find_near_duplicates(
             pairs.update((a, b) for n, a in enumerate(holders) for b in holders[n + 1 :])
     found = []
     for a, b in sorted(pairs):
+        if cards[a].id == cards[b].id:
+            continue
         union = len(grams[a] | grams[b])
         jaccard = len(grams[a] & grams[b]) / union if union else 0.0
         if jaccard >= threshold:

@@ -82,13 +82,20 @@ class SiteLayout:
     base_path: str = ""
     # Hugo: section → permalink pattern (`permalinks: {blog: /:year/:slug/}`).
     permalinks: Mapping[str, str] = field(default_factory=dict)
-    # The site's languages (Hugo `languages:`, Docusaurus `locales`), to read
-    # `page.<lang>.md` suffixes (none without a `languages:` list: one language).
+    # The site's languages (Hugo `languages:`, Docusaurus `locales`, the MkDocs
+    # i18n plugin's `locale`s as written), to read `page.<lang>.md` suffixes (none
+    # without a `languages:` list: one language).
     languages: tuple[str, ...] = ()
+    # MkDocs with the i18n plugin: its `docs_structure` ("suffix": `page.fr.md`,
+    # "folder": `fr/page.md`) and its default locale as written (at the site's
+    # root; every other locale under /<locale>/).
+    i18n: str | None = None
+    i18n_default: str | None = None
 
 
 def strip_language_suffix(stem: str, languages: Iterable[str]) -> tuple[str, str | None]:
-    """A Hugo translation by file name: ``page.es`` → (``page``, ``es``); else (stem, None)."""
+    """A translation by file name (Hugo, MkDocs' i18n plugin): ``page.es`` →
+    (``page``, ``es``); else (stem, None)."""
     base, dot, suffix = stem.rpartition(".")
     if dot and base and suffix in languages:
         return base, suffix
@@ -184,12 +191,21 @@ def _docusaurus(
 
 
 def _mkdocs(parts: list[str], site: SiteLayout) -> list[str]:
+    locale = ""
+    if site.i18n == "suffix":
+        stem, suffix = strip_language_suffix(parts[-1], site.languages)
+        parts = [*parts[:-1], stem]
+        locale = suffix or ""
+    elif site.i18n == "folder" and len(parts) > 1 and parts[0] in site.languages:
+        locale, parts = parts[0], parts[1:]
+    if locale == site.i18n_default:
+        locale = ""  # the default language is at the site's root
     stem = parts[-1]
     if stem.lower() in ("index", "readme"):
-        return [_join(*parts[:-1])]
+        return [_join(locale, *parts[:-1])]
     if site.use_directory_urls:
-        return [_join(*parts)]
-    return [_join(*parts).rstrip("/") + ".html"]
+        return [_join(locale, *parts)]
+    return [_join(locale, *parts).rstrip("/") + ".html"]
 
 
 def published_urls(
