@@ -229,3 +229,24 @@ def test_the_i18n_plugins_folder_structure_puts_the_default_locale_at_the_root(
         ("en/setup", "en", ("/setup/", "/p/setup/")),
         ("pt_BR/setup", "pt-BR", ("/pt_BR/setup/", "/p/pt_BR/setup/")),
     ]
+
+
+def test_an_i18n_fallback_beside_the_default_locales_own_page_is_no_card(tmp_path: Path) -> None:
+    # mkdocs-static-i18n builds page.en.md for the default locale; page.md is shown
+    # only where a language has no translation: one card, not a duplicate id.
+    write(
+        tmp_path / "mkdocs.yml",
+        "plugins:\n  - i18n:\n      languages:\n        - locale: en\n          default: true\n"
+        "        - locale: fr\n",
+    )
+    write(tmp_path / "docs" / "page.md", "# Page\n\nFallback text.\n")
+    write(tmp_path / "docs" / "page.en.md", "# Page\n\nEnglish text.\n")
+    write(tmp_path / "docs" / "page.fr.md", "# Page\n\nTexte.\n")
+    write(tmp_path / "docs" / "other.md", "# Other\n\nOnly here.\n")
+    read = read_kb(tmp_path / "docs")
+    assert [(e.card.id, e.card.language, e.path) for e in read.cards] == [
+        ("other", "en", "other.md"),
+        ("page", "en", "page.en.md"),
+        ("page", "fr", "page.fr.md"),
+    ]
+    assert [(s.path, s.reason) for s in read.skipped] == [("page.md", "i18n fallback")]

@@ -115,7 +115,7 @@ class KbCard:
 @dataclass(frozen=True)
 class SkippedPage:
     """A Markdown file of the KB that is no card, and why (``draft``, ``link only``,
-    ``no text``, ``partial``)."""
+    ``no text``, ``partial``, ``i18n fallback``)."""
 
     path: str
     reason: str
@@ -287,6 +287,19 @@ def _i18n_language(relative: PurePosixPath, layout: SiteLayout) -> tuple[str, st
     return None
 
 
+def _i18n_fallback(path: Path, site: Site | None) -> bool:
+    """Whether ``path`` (``page.md``) is only the fallback of an MkDocs i18n
+    site's default locale, whose own page (``page.en.md``) is beside it: the
+    plugin builds that one, and shows ``page.md`` only where no translation is."""
+    layout = site.layout if site is not None else None
+    if layout is None or layout.i18n != "suffix" or layout.i18n_default is None:
+        return False
+    stem, suffix = strip_language_suffix(path.stem, layout.languages)
+    if suffix is not None:
+        return False
+    return path.with_name(f"{stem}.{layout.i18n_default}{path.suffix}").is_file()
+
+
 def _site_language(relative: PurePosixPath, site: Site | None) -> tuple[str, str] | None:
     """A Hugo page's language from its file name (``page.es.md``) or from the
     language's own content folder (``languages.no.contentDir``); a page of an
@@ -384,6 +397,8 @@ def _card_from_markdown(
         and any(p.startswith("_") for p in relative.parts)
     ):
         return SkippedPage(shown, "partial")  # Docusaurus publishes no `_` file
+    if _i18n_fallback(path, site):
+        return SkippedPage(shown, "i18n fallback")
     raw = read_text(path, what="card")
     meta, body = split_front_matter(raw, source=source)
     if meta is None:
