@@ -40,13 +40,13 @@ from recall_gate.adapters.input_records import (
     report_all,
     validate_record,
 )
+from recall_gate.adapters.site_languages import i18n_fallback, site_language
 from recall_gate.adapters.site_layout import Site, detect_site
 from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE
-from recall_gate.core.language import canonical_language, folder_language, language_error
+from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Card
 from recall_gate.core.site_urls import (
     CardIds,
-    SiteLayout,
     card_ids_with_urls,
     published_urls,
     strip_language_suffix,
@@ -273,53 +273,6 @@ def _card_id(
     )
 
 
-def _i18n_language(relative: PurePosixPath, layout: SiteLayout) -> tuple[str, str] | None:
-    """A page's language on an MkDocs site with the i18n plugin: its suffix
-    (``page.fr.md``) or its locale's folder (``fr/page.md``)."""
-    if layout.i18n == "suffix":
-        _, suffix = strip_language_suffix(relative.with_suffix("").name, layout.languages)
-        if suffix is not None:
-            return canonical_language(suffix.replace("_", "-")), f"file name .{suffix}"
-    elif layout.i18n == "folder" and len(relative.parts) > 1:
-        locale = relative.parts[0]
-        if locale in layout.languages:
-            return canonical_language(locale.replace("_", "-")), f"i18n folder {locale}/"
-    return None
-
-
-def _i18n_fallback(path: Path, site: Site | None) -> bool:
-    """Whether ``path`` (``page.md``) is only the fallback of an MkDocs i18n
-    site's default locale, whose own page (``page.en.md``) is beside it: the
-    plugin builds that one, and shows ``page.md`` only where no translation is."""
-    layout = site.layout if site is not None else None
-    if layout is None or layout.i18n != "suffix" or layout.i18n_default is None:
-        return False
-    stem, suffix = strip_language_suffix(path.stem, layout.languages)
-    if suffix is not None:
-        return False
-    return path.with_name(f"{stem}.{layout.i18n_default}{path.suffix}").is_file()
-
-
-def _site_language(relative: PurePosixPath, site: Site | None) -> tuple[str, str] | None:
-    """A Hugo page's language from its file name (``page.es.md``) or from the
-    language's own content folder (``languages.no.contentDir``); a page of an
-    MkDocs site with the i18n plugin, from its suffix or its locale's folder."""
-    if site is None:
-        return None
-    layout = site.layout
-    if layout.i18n is not None:
-        return _i18n_language(relative, layout)
-    if layout.generator != "hugo":
-        return None
-    _, suffix = strip_language_suffix(relative.with_suffix("").name, layout.languages)
-    if suffix is not None:
-        return suffix, f"file name .{suffix}"
-    for language, folder in site.layout.content_dirs.items():
-        if folder and relative.is_relative_to(folder):
-            return language, f"contentDir {folder}/"
-    return None
-
-
 def _card_language(
     meta: Mapping[str, Any],
     relative: PurePosixPath,
@@ -331,7 +284,7 @@ def _card_language(
     """The card's language and where it came from (front matter first)."""
     language = meta.get("language")
     if language is None:
-        found = _site_language(relative, site) or _language_of(relative, files)
+        found = site_language(relative, site) or _language_of(relative, files)
         if found is None and site is not None and site.layout.default_language is not None:
             found = site.layout.default_language, f"{site.config.name} default language"
         if found is None:
@@ -397,7 +350,7 @@ def _card_from_markdown(
         and any(p.startswith("_") for p in relative.parts)
     ):
         return SkippedPage(shown, "partial")  # Docusaurus publishes no `_` file
-    if _i18n_fallback(path, site):
+    if i18n_fallback(path, site):
         return SkippedPage(shown, "i18n fallback")
     raw = read_text(path, what="card")
     meta, body = split_front_matter(raw, source=source)
