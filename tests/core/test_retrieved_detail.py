@@ -4,7 +4,7 @@ metadata summary, bounded, for "what came back instead"."""
 from __future__ import annotations
 
 from recall_gate.core.records import RetrievedDetail, RetrievedItem
-from recall_gate.core.retrieved_detail import SUMMARY_CHARS, metadata_summary, retrieved_detail
+from recall_gate.core.retrieved_detail import SUMMARY_CHARS, detail_data, metadata_summary
 
 
 def test_the_metadata_summary_puts_source_section_title_page_and_url_first() -> None:
@@ -35,9 +35,9 @@ def test_a_chunk_id_is_kept_only_when_it_differs_from_the_card_id() -> None:
         RetrievedItem(id="en/a", metadata={"source": "docs/en/a.md"}),
         "en/c",
     ]
-    assert retrieved_detail(items, ["en/b", "en/a", "en/c"]) == {
-        "en/b": RetrievedDetail(chunk_id="chroma-17"),
-        "en/a": RetrievedDetail(metadata="source: docs/en/a.md"),
+    assert detail_data(items, ["en/b", "en/a", "en/c"]) == {
+        "en/b": {"chunk_id": "chroma-17"},
+        "en/a": {"metadata": "source: docs/en/a.md"},
     }
 
 
@@ -49,15 +49,14 @@ def test_a_card_s_first_document_speaks_for_it_and_only_top_k_cards_are_kept() -
         RetrievedItem(id="a#9", parent_id="en/a"),  # not its first document
         RetrievedItem(id="c#1", parent_id="en/c"),  # beyond the top k
     ]
-    assert retrieved_detail(items, ["en/b", "en/a"]) == {"en/b": RetrievedDetail(chunk_id="b#1")}
-    assert retrieved_detail(["en/a", "en/b"], ["en/a", "en/b"]) is None
+    assert detail_data(items, ["en/b", "en/a"]) == {"en/b": {"chunk_id": "b#1"}}
+    assert detail_data(["en/a", "en/b"], ["en/a", "en/b"]) is None
 
 
 def test_a_huge_chunk_id_is_cut_at_the_bound() -> None:
-    detail = retrieved_detail([RetrievedItem(id="x" * 10_000, parent_id="en/a")], ["en/a"])
+    detail = detail_data([RetrievedItem(id="x" * 10_000, parent_id="en/a")], ["en/a"])
     assert detail is not None
-    chunk = detail["en/a"].chunk_id
-    assert chunk is not None
+    chunk = detail["en/a"]["chunk_id"]
     assert len(chunk) == SUMMARY_CHARS
     assert chunk.endswith("…")
 

@@ -15,14 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from recall_gate.core.records import RetrievedDetail
-
 __all__ = [
     "SUMMARY_CHARS",
     "SUMMARY_KEYS",
     "detail_data",
     "metadata_summary",
-    "retrieved_detail",
 ]
 
 # The metadata keys shown first, in this order, when a document has them.
@@ -103,11 +100,3 @@ def detail_data(items: Sequence[Any], top: Sequence[str]) -> dict[str, dict[str,
         if not wanted:
             break
     return out or None
-
-
-def retrieved_detail(items: Sequence[Any], top: Sequence[str]) -> dict[str, RetrievedDetail] | None:
-    """:func:`detail_data` as records."""
-    data = detail_data(items, top)
-    if data is None:
-        return None
-    return {card: RetrievedDetail(**detail) for card, detail in data.items()}
