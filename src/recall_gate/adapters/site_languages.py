@@ -7,11 +7,15 @@ from __future__ import annotations
 
 from pathlib import Path, PurePosixPath
 
-from recall_gate.adapters.site_layout import Site
-from recall_gate.core.language import canonical_language
+from recall_gate.adapters.site_layout import Site, locale_language
 from recall_gate.core.site_urls import SiteLayout, strip_language_suffix
 
 __all__ = ["i18n_fallback", "site_language"]
+
+
+def _tag(locale: str) -> str:
+    # The site's locales are those that name a language (read so by site_layout).
+    return locale_language(locale) or locale
 
 
 def _i18n_language(relative: PurePosixPath, layout: SiteLayout) -> tuple[str, str] | None:
@@ -20,11 +24,11 @@ def _i18n_language(relative: PurePosixPath, layout: SiteLayout) -> tuple[str, st
     if layout.i18n == "suffix":
         _, suffix = strip_language_suffix(relative.with_suffix("").name, layout.languages)
         if suffix is not None:
-            return canonical_language(suffix.replace("_", "-")), f"file name .{suffix}"
+            return _tag(suffix), f"file name .{suffix}"
     elif layout.i18n == "folder" and len(relative.parts) > 1:
         locale = relative.parts[0]
         if locale in layout.languages:
-            return canonical_language(locale.replace("_", "-")), f"i18n folder {locale}/"
+            return _tag(locale), f"i18n folder {locale}/"
     return None
 
 

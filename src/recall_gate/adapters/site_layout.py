@@ -35,7 +35,7 @@ from recall_gate.core.language import canonical_language, language_error
 from recall_gate.core.site_urls import SiteLayout
 from recall_gate.errors import InputError
 
-__all__ = ["DOCUSAURUS_TRANSLATIONS", "Site", "detect_site"]
+__all__ = ["DOCUSAURUS_TRANSLATIONS", "Site", "detect_site", "locale_language"]
 
 _HUGO_NAMES = ("hugo", "config")
 _HUGO_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
@@ -58,6 +58,12 @@ def _language(value: Any) -> str | None:
     if isinstance(value, str) and language_error(value) is None:
         return canonical_language(value)
     return None
+
+
+def locale_language(locale: str) -> str | None:
+    """The language of an MkDocs i18n locale as written (``pt_BR`` → ``pt-BR``),
+    or None when it names none."""
+    return _language(locale.replace("_", "-"))
 
 
 def _read_hugo(path: Path) -> Mapping[str, Any] | None:
@@ -260,7 +266,7 @@ def _i18n_layout(options: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(entry, Mapping):
             continue
         locale = entry.get("locale")
-        if not isinstance(locale, str) or _language(locale.replace("_", "-")) is None:
+        if not isinstance(locale, str) or locale_language(locale) is None:
             continue
         locales.append(locale)
         if entry.get("default") is True and default is None:
@@ -271,7 +277,7 @@ def _i18n_layout(options: Mapping[str, Any]) -> dict[str, Any]:
         "i18n": structure if structure in ("suffix", "folder") else "suffix",
         "languages": tuple(locales),
         "i18n_default": default,
-        "default_language": _language(default.replace("_", "-")) if default else None,
+        "default_language": locale_language(default) if default else None,
     }
 
 
