@@ -62,6 +62,7 @@ from recall_gate.core.moves import CaseMove, missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary
 from recall_gate.core.self_agreement import SelfAgreement, within_own_noise
 from recall_gate.core.staleness import SettingChange
+from recall_gate.core.traffic_record import UnansweredLog
 
 __all__ = [
     "COMPARISON_KIND",
@@ -85,6 +86,7 @@ __all__ = [
     "judged",
     "new_card_check",
     "stale_record",
+    "unjudged_traffic",
 ]
 
 _OUTPUTS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
@@ -141,12 +143,18 @@ def new_card_check(doc: ComparisonDocument) -> NewCardCoverage | None:
     return new_card_coverage(new, floor=doc.gate.min_new_card_coverage)
 
 
+def unjudged_traffic(doc: ComparisonDocument) -> UnansweredLog | None:
+    """The query log the capture holds no answers to, when ``gate.max_moved_share``
+    is set: a gate that cannot be judged, so a failed one (None otherwise)."""
+    unanswered = doc.traffic_unanswered
+    return unanswered if unanswered is not None and unanswered.max_moved_share is not None else None
+
+
 def traffic_failed(doc: ComparisonDocument) -> bool:
     """``gate.max_moved_share`` applied to the traffic-weighted moved share the
     document's own query-log diff records (never its ``failed`` field); failed
     too when the gate is set and the capture holds no answers to the log."""
-    unanswered = doc.traffic_unanswered
-    if unanswered is not None and unanswered.max_moved_share is not None:
+    if unjudged_traffic(doc) is not None:
         return True
     traffic = doc.traffic
     if traffic is None or traffic.max_moved_share is None or "overall" not in traffic.groups:

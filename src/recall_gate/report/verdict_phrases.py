@@ -3,7 +3,7 @@ the baseline they are compared with, and what failed or would fail."""
 
 from __future__ import annotations
 
-from recall_gate.core.comparison_json import ComparisonDocument, new_card_check
+from recall_gate.core.comparison_json import ComparisonDocument, new_card_check, unjudged_traffic
 from recall_gate.core.metric_registry import shown_metrics
 from recall_gate.report import phrases
 from recall_gate.report.kb_changes import new_card_coverage_phrase
@@ -38,8 +38,8 @@ def verdict_summary(doc: ComparisonDocument) -> str:
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
         if doc.traffic is not None and doc.traffic.failed:
             reasons.append(traffic_failure_phrase(doc.traffic))
-        unanswered = doc.traffic_unanswered
-        if unanswered is not None and unanswered.max_moved_share is not None:
+        unanswered = unjudged_traffic(doc)
+        if unanswered is not None:
             reasons.append(unjudged_traffic_phrase(unanswered))
         new_cards = new_card_check(doc)
         if new_cards is not None and new_cards.failed:
