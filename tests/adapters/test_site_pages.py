@@ -140,6 +140,49 @@ def test_docusaurus_translations_come_from_the_i18n_layout_without_a_map(tmp_pat
     assert [(s.path, s.reason) for s in read.skipped] == [("_partial.mdx", "partial")]
 
 
+# The docs options and versions.json → where docs/ is published (Docusaurus'
+# plugin-content-docs, versions/version.ts: the last version at the route, the
+# current one at `next`, `versions.current.path` over both).
+DOCUSAURUS_VERSIONS = {
+    "unversioned": ("", None, ("/docs/intro/",)),
+    "versions.json": ("", '["2.0", "1.0"]', ("/docs/next/intro/", "/docs/intro/")),
+    "an empty versions.json": ("", "[]", ("/docs/intro/",)),
+    "lastVersion current": ("lastVersion: 'current',", '["2.0"]', ("/docs/intro/",)),
+    "lastVersion a release": (
+        "lastVersion: '1.0',",
+        '["2.0", "1.0"]',
+        ("/docs/next/intro/", "/docs/intro/"),
+    ),
+    "only the current version built": (
+        "onlyIncludeVersions: ['current'],",
+        '["2.0"]',
+        ("/docs/intro/",),
+    ),
+    "current's own path": (
+        "versions: {'2.0': {label: 'Two'}, current: {label: 'Dev', path: 'dev'}},",
+        '["2.0"]',
+        ("/docs/dev/intro/", "/docs/intro/"),
+    ),
+    "a broken versions.json": ("", "[2.0,", ("/docs/intro/",)),
+}
+
+
+@pytest.mark.parametrize("case", DOCUSAURUS_VERSIONS, ids=list(DOCUSAURUS_VERSIONS))
+def test_docusaurus_current_docs_are_published_where_the_versions_put_them(
+    tmp_path: Path, case: str
+) -> None:
+    options, versions, expected = DOCUSAURUS_VERSIONS[case]
+    write(
+        tmp_path / "docusaurus.config.js",
+        "export default {\n  presets: [['classic', {docs: {sidebarPath: './s.js', "
+        f"{options}}}}}]],\n}};\n",
+    )
+    if versions is not None:
+        write(tmp_path / "versions.json", versions)
+    write(tmp_path / "docs" / "intro.md", "# Intro\n\nText.\n")
+    assert read_kb(tmp_path / "docs").cards[0].urls == expected
+
+
 def test_a_kb_merely_near_a_site_config_is_not_read_as_that_site(tmp_path: Path) -> None:
     write(tmp_path / "mkdocs.yml", "site_name: x\n")  # docs_dir: docs, not kb/
     write(tmp_path / "kb" / "a.md", "# A\n\nText.\n")

@@ -110,6 +110,35 @@ def test_a_url_returning_retriever_maps_every_published_page(
     assert "Outside the KB" not in run.out
 
 
+def test_a_versioned_docusaurus_sites_next_urls_map_to_the_docs_folders_cards(
+    tmp_path: Path,
+) -> None:
+    # eventmesh-site has versions.json: its docs/ folder is published under
+    # /docs/next/ (the unversioned /docs/ is the last release, the same doc ids).
+    pages = {q: u.replace("/docs/", "/docs/next/", 1) for q, u in DOCUSAURUS_URLS.items()}
+    root = site_copy(tmp_path, "docusaurus-eventmesh", pages)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert set(hits(root).values()) == {1.0}
+    assert "Outside the KB" not in run.out
+
+
+def test_an_older_docusaurus_versions_page_is_its_doc_ids_card_or_outside_the_kb(
+    tmp_path: Path,
+) -> None:
+    # The KB is the docs folder. A page of v1.10.0 (versioned_docs/) with a doc id
+    # the folder still has is that id's card; one it no longer has is no card.
+    pages = dict(DOCUSAURUS_URLS)
+    pages["What is EventMesh?"] = "/docs/v1.10.0/introduction"
+    pages["How do I upgrade?"] = "/docs/v1.0.0/a-page-since-removed"
+    root = site_copy(tmp_path, "docusaurus-eventmesh", pages)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert hits(root)["en-intro"] == 1.0
+    assert hits(root)["en-upgrade"] == 0.0
+    assert "Outside the KB" in run.out
+
+
 def test_a_capture_that_maps_for_some_languages_and_not_others_exits_2_naming_the_language(
     tmp_path: Path,
 ) -> None:
@@ -187,8 +216,14 @@ def test_a_docusaurus_translation_is_the_same_card_id_in_another_language(
         if c["id"] == "introduction"
     ]
     assert intro == [
-        ("en", "docusaurus.config.js default language", ["/docs/introduction/"]),
-        ("zh", "i18n/zh/", ["/zh/docs/introduction/"]),
+        # versions.json: the docs folder is published under /docs/next/, and the
+        # last release (v1.12.0) at /docs/ is the same doc id.
+        (
+            "en",
+            "docusaurus.config.js default language",
+            ["/docs/next/introduction/", "/docs/introduction/"],
+        ),
+        ("zh", "i18n/zh/", ["/zh/docs/next/introduction/", "/zh/docs/introduction/"]),
     ]
 
 

@@ -90,6 +90,17 @@ def test_docusaurus_route_base_path_and_base_url() -> None:
     assert urls("a/b.md", site) == ("/a/b/", "/p/a/b/")
 
 
+def test_docusaurus_versioned_current_docs_under_their_version_path_and_the_last_releases() -> None:
+    site = SiteLayout(
+        generator="docusaurus", default_language="en", languages=("en", "fr"), version_path="next"
+    )
+    assert urls("guides/01-setup.md", site) == ("/docs/next/guides/setup/", "/docs/guides/setup/")
+    assert urls("intro.md", site, "fr") == ("/fr/docs/next/intro/", "/fr/docs/intro/")
+    # An absolute slug is relative to the version's route, not the site's.
+    assert urls("intro.md", site, slug="/") == ("/docs/next/", "/docs/")
+    assert urls("intro.md", site, slug="/start") == ("/docs/next/start/", "/docs/start/")
+
+
 def test_mkdocs_directory_urls_or_html_files() -> None:
     site = SiteLayout(generator="mkdocs")
     assert urls("a/b.md", site) == ("/a/b/",)

@@ -9,7 +9,9 @@ parent (or the parent's parent, for a per-language ``content/en``):
   ``languages.<lang>.contentDir``;
 * Docusaurus: ``docusaurus.config.{js,ts,mjs,cjs}``: ``baseUrl``,
   ``i18n.defaultLocale`` and ``locales``, the docs' ``routeBasePath``; translations
-  under ``i18n/<locale>/docusaurus-plugin-content-docs/current/``;
+  under ``i18n/<locale>/docusaurus-plugin-content-docs/current/``; the current
+  docs' version path (``versions.json``, ``lastVersion``, ``onlyIncludeVersions``,
+  ``versions.current.path``);
 * MkDocs: ``mkdocs.yml`` (its ``!!python/name:``-style tags dropped):
   ``use_directory_urls``, ``site_url``, ``theme.language`` (the language of a
   page no other rule names), the ``i18n`` plugin's ``docs_structure`` and
@@ -187,6 +189,43 @@ def _mkdocs_docs_dir(config: Path) -> str:
     return match.group(1) if match else "docs"
 
 
+# `versions: {…, current: {path: 'x'}}` of the docs options (one level of nesting
+# before `current`, for the versions listed ahead of it).
+_CURRENT_VERSION_PATH = re.compile(
+    r"\bversions\s*:\s*\{(?:[^{}]|\{[^{}]*\})*?\bcurrent\s*:\s*\{[^{}]*?"
+    r"\bpath\s*:\s*['\"]([^'\"]*)['\"]"
+)
+
+
+def _released_versions(site_root: Path, text: str) -> list[str]:
+    """The released versions the docs plugin builds: ``versions.json`` (a list of
+    names), kept to ``onlyIncludeVersions`` when the config names them."""
+    try:
+        names = json.loads((site_root / "versions.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return []
+    if not isinstance(names, list):
+        return []
+    versions = [n for n in names if isinstance(n, str)]
+    if match := re.search(r"\bonlyIncludeVersions\s*:\s*\[([^\]]*)\]", text):
+        kept = set(re.findall(r"['\"]([^'\"]+)['\"]", match[1]))
+        versions = [v for v in versions if v in kept]
+    return versions
+
+
+def _current_version_path(site_root: Path, text: str) -> str:
+    """Where the docs folder (Docusaurus' "current" version) is published under
+    routeBasePath, as the docs plugin decides it: ``versions.current.path`` if set;
+    else "" when it is the last version (no released version is built, or
+    ``lastVersion: 'current'``); else ``next``."""
+    if match := _CURRENT_VERSION_PATH.search(text):
+        return match[1].strip("/")
+    last = _docs_block(text, "lastVersion")
+    if last == "current":
+        return ""
+    return "next" if last is not None or _released_versions(site_root, text) else ""
+
+
 def _docusaurus(site_root: Path, config: Path) -> Site | None:
     text = _read(config)
     if not text:
@@ -212,6 +251,7 @@ def _docusaurus(site_root: Path, config: Path) -> Site | None:
         generator="docusaurus",
         default_language=default,
         route_base=route.strip("/") if route is not None else "docs",
+        version_path=_current_version_path(site_root, text),
         base_path=base.strip("/"),
         languages=tuple(locales),
     )

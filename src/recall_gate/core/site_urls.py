@@ -23,7 +23,9 @@ generator's content folder: Hugo ``content/``, Docusaurus ``docs/``, MkDocs ``do
   name without its number prefix (``01-intro`` → ``intro``) or front-matter
   ``id:``; ``index``, ``README`` and a file named after its folder publish the
   folder URL; ``slug:`` replaces the path (absolute) or the last part
-  (relative); a locale other than the default one under ``/<locale>/``.
+  (relative); a locale other than the default one under ``/<locale>/``; on a
+  versioned site (``versions.json``) the current docs under their version path
+  (``/docs/next/…``) and, as the same doc id, the last release's ``/docs/…``.
 * **MkDocs**: ``a/b.md`` → ``/a/b/`` (``use_directory_urls``, the default) or
   ``/a/b.html``; ``index.md`` and ``README.md`` → the folder URL.
 
@@ -76,6 +78,10 @@ class SiteLayout:
     keep_case: bool = False
     # Docusaurus: the docs plugin's routeBasePath ("" when the docs are the site root).
     route_base: str = "docs"
+    # Docusaurus: the current docs' version path under routeBasePath ("next" on a
+    # versioned site whose last version is a released one, or `versions.current.path`);
+    # "" when the current docs are the last version (an unversioned site).
+    version_path: str = ""
     # MkDocs: /a/b/ rather than /a/b.html.
     use_directory_urls: bool = True
     # The path of the site's base URL ("project" for https://x.github.io/project/).
@@ -187,7 +193,15 @@ def _docusaurus(
     if slug is not None:
         path = [slug] if slug.startswith("/") else [*folder, slug]
     locale = "" if language == site.default_language else language
-    return [_join(locale, site.route_base, *path)]
+    if not site.version_path:
+        return [_join(locale, site.route_base, *path)]
+    # A versioned site: the current docs under their version path, and the same doc
+    # id at the version-less URL of the last released version (the same card, as a
+    # translation is; a page that version lacks is no URL of the live site anyway).
+    return [
+        _join(locale, site.route_base, site.version_path, *path),
+        _join(locale, site.route_base, *path),
+    ]
 
 
 def _mkdocs(parts: list[str], site: SiteLayout) -> list[str]:
