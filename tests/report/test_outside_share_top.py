@@ -43,11 +43,16 @@ def build():
 """
 
 
-def test_the_comparison_names_the_change_right_under_the_verdict(tmp_path: Path) -> None:
+def site_with_retriever(tmp_path: Path) -> Path:
     root = tmp_path / "site"
     shutil.copytree(SITE, root)
     (root / ".git").mkdir()
     (root / "site_search.py").write_text(RETRIEVER, encoding="utf-8")
+    return root
+
+
+def test_the_comparison_names_the_change_right_under_the_verdict(tmp_path: Path) -> None:
+    root = site_with_retriever(tmp_path)
     pages = {
         "Is this project for me?": ["/docs/overview/"],
         "How do I launch a ponycopter?": ["/docs/tasks/ponycopters/launching-ponycopters/"],
@@ -79,3 +84,26 @@ def test_the_comparison_names_the_change_right_under_the_verdict(tmp_path: Path)
     assert verdict_block.count("\n### ") == 1  # nothing but the verdict above it
     # golden: 2 of the 8 documents (25 %); Norwegian: 2 of 4 (50 %).
     assert rest.startswith(" (case type golden: 0% → 25%; language no: 0% → 50%)")
+
+
+def test_with_no_baseline_there_is_no_change_to_name(tmp_path: Path) -> None:
+    # A share of documents outside the KB is no change when nothing was measured
+    # before: the closing note counts them; the top of the report stays quiet.
+    root = site_with_retriever(tmp_path)
+    pages = {
+        "Is this project for me?": ["/docs/overview/", "/blog/2024/overview/"],
+        "How do I launch a ponycopter?": ["/docs/tasks/ponycopters/launching-ponycopters/"],
+        "Where is the documentation?": ["/docs/"],
+        "Hvor er dokumentasjonen?": ["/no/docs/"],
+        "Stordata": ["/no/docs/big-data/"],
+        "مرور کلی": ["/fa/docs/overview/"],
+    }
+    (root / "pages.json").write_text(json.dumps(pages), encoding="utf-8")
+    sys.modules.pop("site_search", None)
+    argv = ["capture", "--retriever", "site_search:build", "--out", "c.jsonl"]
+    run = run_cli([*argv, "--markdown", "report.md"], cwd=root)
+    assert run.code == 0, run.err
+    report = (root / "report.md").read_text(encoding="utf-8")
+    assert "No baseline yet" in report
+    assert "outside the KB changed" not in report
+    assert "Outside the KB: 1 retrieved document" in report

@@ -56,6 +56,7 @@ from recall_gate.report.notes import (
     suggestions_line,
 )
 from recall_gate.report.outside_kb import render_outside_share_changes
+from recall_gate.report.phrases import is_comparable
 from recall_gate.report.style import MARKDOWN, TEXT, Style
 from recall_gate.report.tables import chart_section, current_table, delta_table
 from recall_gate.report.traffic import traffic_section
@@ -97,8 +98,11 @@ def render_document(doc: ComparisonDocument, *, style: Style, truncated: bool) -
     if style.md:
         parts.append(comment_marker(doc.profile))
     parts.append(verdict_block(doc, style))
-    outside = render_outside_share_changes(
-        doc.run.outside_kb, doc.baseline.outside_kb, markdown=style.md
+    # A change against the baseline: none without one (nothing was measured before).
+    outside = (
+        render_outside_share_changes(doc.run.outside_kb, doc.baseline.outside_kb, markdown=style.md)
+        if is_comparable(doc)
+        else None
     )
     if outside is not None:
         parts.append(outside if style.md else outside.replace("`", ""))
