@@ -40,6 +40,15 @@ DOCUSAURUS_URLS = {
     "如何部署存储？": "https://eventmesh.apache.org/zh/docs/instruction/store",
     "Java SDK 介绍": "/zh/docs/sdk-java/intro/",
 }
+# React Native's site: the docs folder at the repository root, read by
+# website/docusaurus.config.ts (path: '../docs'); versioned, so the docs folder is
+# /docs/next/ and the last release /docs/; front-matter ids name the pages.
+REACT_NATIVE_URLS = {
+    "What is React Native?": "https://reactnative.dev/docs/getting-started",
+    "How do I set up my environment?": "/docs/next/environment-setup",
+    "How do I show an alert dialog?": "https://reactnative.dev/docs/next/alert/",
+    "What is Fast Refresh?": "/docs/fast-refresh",
+}
 
 # MkDocs with mkdocs-static-i18n (suffix structure): the default locale at the
 # site's root, French under /fr/, the site_url's path in front.
@@ -85,7 +94,9 @@ def hits(root: Path) -> dict[str, float]:
     return {c["case_id"]: c["metrics"]["retrieval_hit_at_k"] for c in results["cases"]}
 
 
-@pytest.mark.parametrize("name", ["hugo-docsy", "docusaurus-eventmesh", "mkdocs-static-i18n"])
+@pytest.mark.parametrize(
+    "name", ["hugo-docsy", "docusaurus-eventmesh", "docusaurus-react-native", "mkdocs-static-i18n"]
+)
 def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
     run = run_cli(["check"], cwd=site_copy(tmp_path, name, {}))
     assert run.code == 0, run.err
@@ -97,6 +108,7 @@ def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
     [
         ("hugo-docsy", HUGO_URLS),
         ("docusaurus-eventmesh", DOCUSAURUS_URLS),
+        ("docusaurus-react-native", REACT_NATIVE_URLS),
         ("mkdocs-static-i18n", MKDOCS_I18N_URLS),
     ],
 )
@@ -123,20 +135,36 @@ def test_a_versioned_docusaurus_sites_next_urls_map_to_the_docs_folders_cards(
     assert "Outside the KB" not in run.out
 
 
-def test_an_older_docusaurus_versions_page_is_its_doc_ids_card_or_outside_the_kb(
+def test_a_page_the_site_publishes_elsewhere_is_outside_the_kb_whatever_its_last_part(
     tmp_path: Path,
 ) -> None:
-    # The KB is the docs folder. A page of v1.10.0 (versioned_docs/) with a doc id
-    # the folder still has is that id's card; one it no longer has is no card.
-    pages = dict(DOCUSAURUS_URLS)
-    pages["What is EventMesh?"] = "/docs/v1.10.0/introduction"
-    pages["How do I upgrade?"] = "/docs/v1.0.0/a-page-since-removed"
-    root = site_copy(tmp_path, "docusaurus-eventmesh", pages)
+    # React Native's blog post /blog/…/fast-refresh and release 0.79's alert page
+    # end like the docs' cards, but the KB is the docs folder: neither is a card.
+    pages = dict(REACT_NATIVE_URLS)
+    pages["What is Fast Refresh?"] = "https://reactnative.dev/blog/2019/09/18/fast-refresh"
+    pages["How do I show an alert dialog?"] = "https://reactnative.dev/docs/0.79/alert"
+    root = site_copy(tmp_path, "docusaurus-react-native", pages)
     run = capture(root)
     assert run.code == 0, run.err
-    assert hits(root)["en-intro"] == 1.0
-    assert hits(root)["en-upgrade"] == 0.0
-    assert "Outside the KB" in run.out
+    assert hits(root) == {"intro": 1.0, "setup": 1.0, "alert": 0.0, "refresh": 0.0}
+    assert "Outside the KB: 2 retrieved documents in 2 cases map to no card" in run.out
+
+
+def test_a_site_config_beside_the_kb_that_reads_it_is_the_kbs_site(tmp_path: Path) -> None:
+    root = site_copy(tmp_path, "docusaurus-react-native", {})
+    run = run_cli(["cards", "--json", "cards.json", "--skipped"], cwd=root)
+    assert run.code == 0, run.err
+    listed = json.loads((root / "cards.json").read_text(encoding="utf-8"))
+    by_id = {c["id"]: (c["path"], c["language_source"], c["urls"]) for c in listed["cards"]}
+    # Front-matter ids name the pages; the language is the config's default locale.
+    assert by_id["getting-started"] == (
+        "introduction.md",
+        "docusaurus.config.ts default language",
+        ["/docs/next/getting-started/", "/docs/getting-started/"],
+    )
+    assert by_id["environment-setup"][0] == "getting-started.md"
+    # A `_` file is a partial the site imports, never a page.
+    assert "_remove-global-cli.md" in run.out and "partial" in run.out
 
 
 def test_a_capture_that_maps_for_some_languages_and_not_others_exits_2_naming_the_language(
@@ -398,7 +426,12 @@ def test_a_retriever_taking_keywords_gets_the_case(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("name", "kb"),
-    [("hugo-docsy", "content"), ("docusaurus-eventmesh", "docs"), ("mkdocs-static-i18n", "docs")],
+    [
+        ("hugo-docsy", "content"),
+        ("docusaurus-eventmesh", "docs"),
+        ("docusaurus-react-native", "docs"),
+        ("mkdocs-static-i18n", "docs"),
+    ],
 )
 def test_every_published_url_in_every_form_resolves_to_its_own_card(name: str, kb: str) -> None:
     read = read_kb(SITES / name / kb)

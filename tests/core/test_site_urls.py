@@ -137,6 +137,27 @@ def test_a_retrieved_url_resolves_to_its_card_before_any_path_rule() -> None:
     assert card_of_path("/fr/docs/x/", ids) is None
 
 
+def test_a_web_address_the_site_does_not_publish_is_no_card_whatever_its_last_part() -> None:
+    # React Native's site: /blog/2017/flexbox is a blog post, not the flexbox doc;
+    # /docs/0.79/flexbox a release the KB (the docs folder) does not hold.
+    ids = card_ids_with_urls([("flexbox", ["/docs/next/flexbox/", "/docs/flexbox/"])])
+    assert card_of_path("https://reactnative.dev/docs/flexbox", ids) == "flexbox"
+    assert card_of_path("https://reactnative.dev/blog/2017/flexbox", ids) is None
+    assert card_of_path("/blog/2017/flexbox/", ids) is None
+    assert card_of_path("https://reactnative.dev/docs/0.79/flexbox", ids) is None
+    # A source file still reads as its card, on disk or in a repository's web view.
+    assert card_of_path("/srv/app/docs/flexbox.md", ids) == "flexbox"
+    assert card_of_path("https://github.com/o/r/blob/main/docs/flexbox.md", ids) == "flexbox"
+    assert card_of_path("docs/flexbox", ids) == "flexbox"
+
+
+def test_without_the_sites_urls_a_url_reads_as_its_trailing_path() -> None:
+    # A plain folder of Markdown publishes no URL: the trailing-part rule is all there is.
+    assert card_of_path("https://docs.example.org/guides/flexbox", frozenset({"flexbox"})) == (
+        "flexbox"
+    )
+
+
 def test_an_address_two_cards_publish_names_neither() -> None:
     ids = card_ids_with_urls([("a", ["/same/"]), ("b", ["/same/"]), ("c", ["/c/"])])
     assert ids.addresses == {"c": "c"}

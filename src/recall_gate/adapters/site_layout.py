@@ -1,7 +1,9 @@
 """Which docs generator a KB belongs to, read from the site's own config (adapter: file I/O).
 
 The KB root is the generator's content folder; its config sits in that folder's
-parent (or the parent's parent, for a per-language ``content/en``):
+parent (or the parent's parent, for a per-language ``content/en``; or, for
+Docusaurus, a folder beside the KB whose docs ``path`` names it, ``website/``
+with ``path: '../docs'``):
 
 * Hugo: ``hugo.toml`` / ``hugo.yaml`` / ``hugo.json`` / ``config.*`` (or the same
   under ``config/_default/``): ``defaultContentLanguage``,
@@ -348,6 +350,24 @@ def _mkdocs(config: Path) -> Site | None:
     return Site(layout=layout, config=config)
 
 
+def _docusaurus_beside(kb_root: Path) -> Site | None:
+    """A Docusaurus site in a folder beside the KB whose docs plugin reads it
+    (``website/docusaurus.config.js`` with ``path: '../docs'``, as React Native's
+    and Jest's sites are laid out), or None."""
+    try:
+        folders = sorted(p for p in kb_root.parent.iterdir() if p.is_dir() and p != kb_root)
+    except OSError:
+        return None
+    for folder in folders:
+        if folder.name.startswith(".") or folder.name == "node_modules":
+            continue
+        for name in _DOCUSAURUS_CONFIGS:
+            config = folder / name
+            if config.is_file() and _is(kb_root, folder / _docs_path(config)):
+                return _docusaurus(folder, config)
+    return None
+
+
 def _is(folder: Path, other: Path) -> bool:
     return folder.resolve() == other.resolve()
 
@@ -369,6 +389,8 @@ def detect_site(kb_root: Path) -> Site | None:
         config = site_root / "mkdocs.yml"
         docs = _mkdocs_docs_dir(config)
         return _mkdocs(config) if _is(kb_root, site_root / docs) else None
+    if (beside := _docusaurus_beside(kb_root)) is not None:
+        return beside
     for root in (kb_root.parent, kb_root.parent.parent):
         hugo = _hugo_config(root)
         if hugo is not None:

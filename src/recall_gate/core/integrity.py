@@ -105,6 +105,12 @@ _FILE_PATH = re.compile(
 )
 
 
+# A web address rather than a source file: a URL or a root-relative path that
+# names no source file (``/blog/2017/flexbox``; not ``/srv/app/docs/a.md`` nor a
+# repository's ``https://…/blob/main/docs/a.md``).
+_SITE_ADDRESS = re.compile(
+    r"(?i)(?:https?://|/)(?!.*\.(?:md|markdown|mdx|txt|rst|ipynb|json|ya?ml)(?:[?#]|$))"
+)
 _DOC_EXTENSION = re.compile(r"\.(?:md|markdown|mdx|txt|rst|html?|pdf|json|ya?ml)$", re.IGNORECASE)
 
 
@@ -113,12 +119,17 @@ def card_of_path(value: str, card_ids: frozenset[str]) -> str | None:
     whose published URL it is (when ``card_ids`` carries the site's URLs, see
     :mod:`recall_gate.core.site_urls`), else the longest trailing part of it as a
     path, without a document extension, that is one (``/srv/app/docs/de/setup.md``
-    → ``de/setup``); None when none is."""
+    → ``de/setup``; not for a web address when the site's URLs are known); None
+    when none is."""
     if value in card_ids:
         return value
     published = resolve_address(value, card_ids)
     if published is not None:
         return published
+    if getattr(card_ids, "addresses", None) and _SITE_ADDRESS.match(value.strip()):
+        # The site's own URLs are all known: a web address it does not publish
+        # (a blog post, an older docs version) is no card, whatever its last part.
+        return None
     path = _DOC_EXTENSION.sub("", value.replace("\\", "/")).strip("/")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     for start in range(len(parts)):
