@@ -183,6 +183,51 @@ def test_docusaurus_current_docs_are_published_where_the_versions_put_them(
     assert read_kb(tmp_path / "docs").cards[0].urls == expected
 
 
+def test_a_second_docs_plugin_instance_is_read_with_its_own_route_versions_and_translations(
+    tmp_path: Path,
+) -> None:
+    # React Native's site keeps community/ as a docs plugin instance of its own.
+    write(
+        tmp_path / "docusaurus.config.js",
+        "export default {\n  i18n: {defaultLocale: 'en', locales: ['en', 'ja']},\n"
+        "  presets: [['classic', {docs: {path: 'docs'}}]],\n"
+        "  plugins: [['content-docs', {id: 'community', path: 'community',"
+        " routeBasePath: '/community'}]],\n};\n",
+    )
+    write(tmp_path / "versions.json", '["1.0"]')  # the default instance's, not community's
+    write(tmp_path / "community_versions.json", '["2.0"]')
+    write(tmp_path / "community" / "support.md", "# Support\n\nText.\n")
+    translated = tmp_path / "i18n" / "ja" / "docusaurus-plugin-content-docs-community" / "current"
+    write(translated / "support.md", "# サポート\n\n本文。\n")
+    # The default instance's translation folder is not community's.
+    write(
+        tmp_path / "i18n" / "ja" / "docusaurus-plugin-content-docs" / "current" / "x.md",
+        "# X\n\nText.\n",
+    )
+    read = read_kb(tmp_path / "community")
+    assert [(e.card.id, e.card.language, e.urls) for e in read.cards] == [
+        ("support", "en", ("/community/next/support/", "/community/support/")),
+        ("support", "ja", ("/ja/community/next/support/", "/ja/community/support/")),
+    ]
+
+
+def test_a_docs_folder_read_by_a_config_beside_it_takes_that_sites_rules(
+    tmp_path: Path,
+) -> None:
+    write(
+        tmp_path / "website" / "docusaurus.config.js",
+        "export default {\n  baseUrl: '/project/',\n"
+        "  presets: [['classic', {docs: {path: '../docs', routeBasePath: '/'}}]],\n};\n",
+    )
+    write(tmp_path / "docs" / "guide" / "intro.md", "# Intro\n\nText.\n")
+    # Another folder's config that reads some other folder is not the KB's site.
+    write(tmp_path / "aaa" / "docusaurus.config.js", "export default {};\n")
+    read = read_kb(tmp_path / "docs")
+    assert read.site is not None
+    assert read.site.config.parent.name == "website"
+    assert read.cards[0].urls == ("/guide/intro/", "/project/guide/intro/")
+
+
 def test_a_kb_merely_near_a_site_config_is_not_read_as_that_site(tmp_path: Path) -> None:
     write(tmp_path / "mkdocs.yml", "site_name: x\n")  # docs_dir: docs, not kb/
     write(tmp_path / "kb" / "a.md", "# A\n\nText.\n")

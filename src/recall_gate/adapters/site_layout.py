@@ -10,10 +10,12 @@ with ``path: '../docs'``):
   ``defaultContentLanguageInSubdir``, ``disablePathToLower``, ``baseURL``,
   ``languages.<lang>.contentDir``;
 * Docusaurus: ``docusaurus.config.{js,ts,mjs,cjs}``: ``baseUrl``,
-  ``i18n.defaultLocale`` and ``locales``, the docs' ``routeBasePath``; translations
-  under ``i18n/<locale>/docusaurus-plugin-content-docs/current/``; the current
-  docs' version path (``versions.json``, ``lastVersion``, ``onlyIncludeVersions``,
-  ``versions.current.path``);
+  ``i18n.defaultLocale`` and ``locales``; of the docs plugin instance whose
+  ``path`` is the KB (the preset's, or a ``content-docs`` plugin's, see
+  :mod:`recall_gate.adapters.docusaurus_config`): its ``routeBasePath``, its
+  translations under ``i18n/<locale>/docusaurus-plugin-content-docs[-<id>]/current/``
+  and its current version's path (``versions.json`` or ``<id>_versions.json``,
+  ``lastVersion``, ``onlyIncludeVersions``, ``versions.current.path``);
 * MkDocs: ``mkdocs.yml`` (its ``!!python/name:``-style tags dropped):
   ``use_directory_urls``, ``site_url``, ``theme.language`` (the language of a
   page no other rule names), the ``i18n`` plugin's ``docs_structure`` and
@@ -34,18 +36,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from recall_gate.adapters.docusaurus_config import DocsInstance, docs_instances, js_string
 from recall_gate.adapters.files import parse_yaml
 from recall_gate.core.language import canonical_language, language_error
 from recall_gate.core.site_urls import SiteLayout
 from recall_gate.errors import InputError
 
-__all__ = ["DOCUSAURUS_TRANSLATIONS", "Site", "detect_site", "locale_language"]
+__all__ = ["Site", "detect_site", "locale_language"]
 
 _HUGO_NAMES = ("hugo", "config")
 _HUGO_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
 _DOCUSAURUS_CONFIGS = tuple(f"docusaurus.config.{s}" for s in ("js", "ts", "mjs", "cjs"))
-# Where Docusaurus keeps a locale's translation of the docs.
-DOCUSAURUS_TRANSLATIONS = "docusaurus-plugin-content-docs/current"
 
 
 @dataclass(frozen=True)
@@ -164,11 +165,6 @@ def _permalinks(value: Any) -> dict[str, str]:
     return {str(k): v for k, v in value.items() if isinstance(v, str)}
 
 
-def _js_string(text: str, key: str) -> str | None:
-    match = re.search(rf"\b{key}\s*:\s*['\"`]([^'\"`]*)['\"`]", text)
-    return match.group(1) if match else None
-
-
 def _read(config: Path) -> str:
     try:
         return config.read_text(encoding="utf-8")
@@ -176,63 +172,44 @@ def _read(config: Path) -> str:
         return ""
 
 
-def _docs_block(text: str, key: str) -> str | None:
-    """A string of the classic preset's ``docs: {…}`` block (before any nested brace)."""
-    match = re.search(rf"\bdocs\s*:\s*\{{[^{{}}]*?\b{key}\s*:\s*['\"]([^'\"]*)['\"]", text)
-    return match.group(1) if match else None
-
-
-def _docs_path(config: Path) -> str:
-    return _docs_block(_read(config), "path") or "docs"
-
-
 def _mkdocs_docs_dir(config: Path) -> str:
     match = re.search(r"^docs_dir\s*:\s*['\"]?([^'\"\s#]+)", _read(config), re.MULTILINE)
     return match.group(1) if match else "docs"
 
 
-# `versions: {…, current: {path: 'x'}}` of the docs options (one level of nesting
-# before `current`, for the versions listed ahead of it).
-_CURRENT_VERSION_PATH = re.compile(
-    r"\bversions\s*:\s*\{(?:[^{}]|\{[^{}]*\})*?\bcurrent\s*:\s*\{[^{}]*?"
-    r"\bpath\s*:\s*['\"]([^'\"]*)['\"]"
-)
-
-
-def _released_versions(site_root: Path, text: str) -> list[str]:
-    """The released versions the docs plugin builds: ``versions.json`` (a list of
-    names), kept to ``onlyIncludeVersions`` when the config names them."""
+def _released_versions(site_root: Path, docs: DocsInstance) -> list[str]:
+    """The released versions the docs instance builds: its versions file (a list
+    of names), kept to ``onlyIncludeVersions`` when the config names them."""
     try:
-        names = json.loads((site_root / "versions.json").read_text(encoding="utf-8"))
+        names = json.loads((site_root / docs.versions_file).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         return []
     if not isinstance(names, list):
         return []
     versions = [n for n in names if isinstance(n, str)]
-    if match := re.search(r"\bonlyIncludeVersions\s*:\s*\[([^\]]*)\]", text):
-        kept = set(re.findall(r"['\"]([^'\"]+)['\"]", match[1]))
-        versions = [v for v in versions if v in kept]
+    if docs.only_include_versions is not None:
+        versions = [v for v in versions if v in docs.only_include_versions]
     return versions
 
 
-def _current_version_path(site_root: Path, text: str) -> str:
+def _current_version_path(site_root: Path, docs: DocsInstance) -> str:
     """Where the docs folder (Docusaurus' "current" version) is published under
     routeBasePath, as the docs plugin decides it: ``versions.current.path`` if set;
     else "" when it is the last version (no released version is built, or
     ``lastVersion: 'current'``); else ``next``."""
-    if match := _CURRENT_VERSION_PATH.search(text):
-        return match[1].strip("/")
-    last = _docs_block(text, "lastVersion")
-    if last == "current":
+    if docs.current_version_path is not None:
+        return docs.current_version_path.strip("/")
+    if docs.last_version == "current":
         return ""
-    return "next" if last is not None or _released_versions(site_root, text) else ""
+    if docs.last_version is not None or _released_versions(site_root, docs):
+        return "next"
+    return ""
 
 
-def _docusaurus(site_root: Path, config: Path) -> Site | None:
+def _docusaurus(site_root: Path, config: Path, docs: DocsInstance) -> Site:
+    """The site of one docs instance (``docs``) of a Docusaurus config."""
     text = _read(config)
-    if not text:
-        return None
-    default = _language(_js_string(text, "defaultLocale")) or "en"
+    default = _language(js_string(text, "defaultLocale")) or "en"
     locales: list[str] = []
     if match := re.search(r"\blocales\s*:\s*\[([^\]]*)\]", text):
         locales = [
@@ -240,24 +217,38 @@ def _docusaurus(site_root: Path, config: Path) -> Site | None:
             for t in (_language(s) for s in re.findall(r"['\"]([^'\"]+)['\"]", match[1]))
             if t is not None
         ]
-    route = _docs_block(text, "routeBasePath")
-    base = _js_string(text, "baseUrl") or "/"
+    route = docs.route_base_path
+    base = js_string(text, "baseUrl") or "/"
     translations = {}
     for locale in locales:
         if locale == default:
             continue
-        folder = site_root / "i18n" / locale / DOCUSAURUS_TRANSLATIONS
+        folder = site_root / "i18n" / locale / docs.translations
         if folder.is_dir():
             translations[locale] = folder
     layout = SiteLayout(
         generator="docusaurus",
         default_language=default,
         route_base=route.strip("/") if route is not None else "docs",
-        version_path=_current_version_path(site_root, text),
+        version_path=_current_version_path(site_root, docs),
         base_path=base.strip("/"),
         languages=tuple(locales),
     )
     return Site(layout=layout, config=config, translations=translations)
+
+
+def _docusaurus_of(kb_root: Path, site_root: Path) -> Site | None:
+    """The site of the docs instance of ``site_root``'s Docusaurus config that
+    reads ``kb_root``; None when the folder has no config or none reads it."""
+    for name in _DOCUSAURUS_CONFIGS:
+        config = site_root / name
+        if not config.is_file():
+            continue
+        for docs in docs_instances(_read(config)):
+            if _is(kb_root, site_root / docs.path):
+                return _docusaurus(site_root, config, docs)
+        return None
+    return None
 
 
 # A YAML tag MkDocs configs use (`!!python/name:…`, `!ENV`, `!relative`): dropped
@@ -361,10 +352,8 @@ def _docusaurus_beside(kb_root: Path) -> Site | None:
     for folder in folders:
         if folder.name.startswith(".") or folder.name == "node_modules":
             continue
-        for name in _DOCUSAURUS_CONFIGS:
-            config = folder / name
-            if config.is_file() and _is(kb_root, folder / _docs_path(config)):
-                return _docusaurus(folder, config)
+        if (site := _docusaurus_of(kb_root, folder)) is not None:
+            return site
     return None
 
 
@@ -380,11 +369,8 @@ def detect_site(kb_root: Path) -> Site | None:
     if not kb_root.is_dir():
         return None
     site_root = kb_root.parent
-    for name in _DOCUSAURUS_CONFIGS:
-        config = site_root / name
-        if config.is_file():
-            docs = _docs_path(config)
-            return _docusaurus(site_root, config) if _is(kb_root, site_root / docs) else None
+    if any((site_root / name).is_file() for name in _DOCUSAURUS_CONFIGS):
+        return _docusaurus_of(kb_root, site_root)
     if (site_root / "mkdocs.yml").is_file():
         config = site_root / "mkdocs.yml"
         docs = _mkdocs_docs_dir(config)

@@ -1,0 +1,139 @@
+"""The docs a Docusaurus config declares, read from its text (pure: no I/O).
+
+A site's docs come from instances of the docs plugin: the classic preset's
+``docs: {…}`` (the ``default`` instance) and any ``plugins: [['content-docs',
+{id: 'community', path: 'community', routeBasePath: '/community'}]]`` beside it,
+as React Native's site has three. Each instance reads its own folder (``path``),
+publishes under its own ``routeBasePath`` and keeps its own versions file and
+translations folder (``<id>_versions.json``, ``i18n/<locale>/
+docusaurus-plugin-content-docs-<id>/current``). Only literal values are read: the
+config is matched, not run, so a value computed in JavaScript is as if unset.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["DEFAULT_ID", "DocsInstance", "docs_instances", "js_string"]
+
+DEFAULT_ID = "default"
+
+# Where an instance's options object opens: the preset's `docs: {`, or a plugin
+# entry `['@docusaurus/plugin-content-docs', {` (also `content-docs`, and
+# `require.resolve('…')`).
+_PRESET_DOCS = re.compile(r"\bdocs\s*:\s*\{")
+_PLUGIN_DOCS = re.compile(r"['\"](?:@docusaurus/)?(?:plugin-)?content-docs['\"]\s*\)?\s*,\s*\{")
+# Keys only the docs plugin's options have: a `docs: {…}` without one is another
+# object (themeConfig's `docs: {sidebar: {…}}`).
+_PLUGIN_KEYS = re.compile(
+    r"\b(?:path|routeBasePath|sidebarPath|lastVersion|versions|onlyIncludeVersions|"
+    r"includeCurrentVersion|include|exclude|editUrl|id)\s*:"
+)
+# `versions: {…, current: {path: 'x'}}` (one level of nesting before `current`).
+_CURRENT_VERSION_PATH = re.compile(
+    r"\bversions\s*:\s*\{(?:[^{}]|\{[^{}]*\})*?\bcurrent\s*:\s*\{[^{}]*?"
+    r"\bpath\s*:\s*['\"]([^'\"]*)['\"]"
+)
+
+
+@dataclass(frozen=True)
+class DocsInstance:
+    """One docs plugin instance's options, as the config writes them (None: unset
+    or not a literal)."""
+
+    plugin_id: str = DEFAULT_ID
+    path: str = "docs"
+    route_base_path: str | None = None
+    last_version: str | None = None
+    current_version_path: str | None = None
+    only_include_versions: tuple[str, ...] | None = None
+
+    @property
+    def versions_file(self) -> str:
+        """The file listing the instance's released versions."""
+        return (
+            "versions.json" if self.plugin_id == DEFAULT_ID else f"{self.plugin_id}_versions.json"
+        )
+
+    @property
+    def translations(self) -> str:
+        """A locale's translations of the instance, under ``i18n/<locale>/``."""
+        plugin = "docusaurus-plugin-content-docs"
+        suffix = "" if self.plugin_id == DEFAULT_ID else f"-{self.plugin_id}"
+        return f"{plugin}{suffix}/current"
+
+
+def js_string(text: str, key: str) -> str | None:
+    """The first literal string ``key: '…'`` in ``text``."""
+    match = re.search(rf"\b{key}\s*:\s*['\"`]([^'\"`]*)['\"`]", text)
+    return match.group(1) if match else None
+
+
+def _object_at(text: str, start: int) -> str:
+    """The object literal whose ``{`` is at ``start``, to its matching ``}`` (or
+    the end of the text): braces inside quoted strings are not counted."""
+    depth = 0
+    quote: str | None = None
+    i = start
+    while i < len(text):
+        char = text[i]
+        if quote is not None:
+            if char == "\\":
+                i += 1
+            elif char == quote:
+                quote = None
+        elif char in "'\"`":
+            quote = char
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return text[start : i + 1]
+        i += 1
+    return text[start:]
+
+
+def _top_level(obj: str) -> str:
+    """An object literal without its nested objects: the keys of its own level."""
+    inner = obj[1:-1] if obj.endswith("}") else obj[1:]
+    while True:
+        flattened = re.sub(r"\{[^{}]*\}", "{}", inner)
+        if flattened == inner:
+            return inner
+        inner = flattened
+
+
+def _instance(obj: str) -> DocsInstance:
+    own = _top_level(obj)
+    only = None
+    if match := re.search(r"\bonlyIncludeVersions\s*:\s*\[([^\]]*)\]", own):
+        only = tuple(re.findall(r"['\"]([^'\"]+)['\"]", match[1]))
+    current = _CURRENT_VERSION_PATH.search(obj)
+    return DocsInstance(
+        plugin_id=js_string(own, "id") or DEFAULT_ID,
+        path=js_string(own, "path") or "docs",
+        route_base_path=js_string(own, "routeBasePath"),
+        last_version=js_string(own, "lastVersion"),
+        current_version_path=current[1] if current else None,
+        only_include_versions=only,
+    )
+
+
+def docs_instances(text: str) -> list[DocsInstance]:
+    """Every docs plugin instance the config declares, the preset's first; the
+    preset's default instance (``docs/`` at ``/docs``) when it names none."""
+    found: list[DocsInstance] = []
+    for match in _PRESET_DOCS.finditer(text):
+        obj = _object_at(text, match.end() - 1)
+        if obj == "{}" or _PLUGIN_KEYS.search(_top_level(obj)):
+            found.append(_instance(obj))
+    for match in _PLUGIN_DOCS.finditer(text):
+        found.append(_instance(_object_at(text, match.end() - 1)))
+    if not any(i.plugin_id == DEFAULT_ID for i in found):
+        found.insert(0, DocsInstance())
+    by_id: dict[str, DocsInstance] = {}
+    for instance in found:
+        by_id.setdefault(instance.plugin_id, instance)
+    return list(by_id.values())
