@@ -38,7 +38,7 @@ def test_options_after_a_nested_object_or_a_brace_in_a_string_are_read() -> None
         editUrl: ({docPath}) => `https://x.org/edit/${docPath}`,
         admonitions: {keywords: ['note'], extendDefaults: true},
         id: 'api', path: 'api-docs', routeBasePath: 'api', lastVersion: 'current',
-        onlyIncludeVersions: ['current', '2.x'],
+        onlyIncludeVersions: ['current', '2.x'], exclude: ['**/_*.md', "drafts/**"],
         versions: {'2.x': {label: '2'}, current: {label: 'Next', path: 'unreleased'}},
       }],
     ]};"""
@@ -49,6 +49,7 @@ def test_options_after_a_nested_object_or_a_brace_in_a_string_are_read() -> None
         last_version="current",
         current_version_path="unreleased",
         only_include_versions=("current", "2.x"),
+        exclude=("**/_*.md", "drafts/**"),
     )
 
 

@@ -211,6 +211,24 @@ def test_a_second_docs_plugin_instance_is_read_with_its_own_route_versions_and_t
     ]
 
 
+def test_a_page_the_docusaurus_config_excludes_is_no_card(tmp_path: Path) -> None:
+    # SimpleGo's website config (MIT) leaves folders out of the published docs.
+    write(
+        tmp_path / "docusaurus.config.js",
+        "export default {\n  presets: [['classic', {docs: {path: 'docs', routeBasePath: '/',"
+        " exclude: ['protocol-analysis/**', 'legal/**']}}]],\n};\n",
+    )
+    write(tmp_path / "docs" / "intro.md", "# Intro\n\nText.\n")
+    write(tmp_path / "docs" / "protocol-analysis" / "notes.md", "# Notes\n\nText.\n")
+    write(tmp_path / "docs" / "legal" / "a" / "terms.md", "# Terms\n\nText.\n")
+    read = read_kb(tmp_path / "docs")
+    assert [e.card.id for e in read.cards] == ["intro"]
+    assert sorted((s.path, s.reason) for s in read.skipped) == [
+        ("legal/a/terms.md", "site exclude"),
+        ("protocol-analysis/notes.md", "site exclude"),
+    ]
+
+
 def test_a_docs_folder_read_by_a_config_beside_it_takes_that_sites_rules(
     tmp_path: Path,
 ) -> None:

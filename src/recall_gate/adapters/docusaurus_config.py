@@ -48,6 +48,8 @@ class DocsInstance:
     last_version: str | None = None
     current_version_path: str | None = None
     only_include_versions: tuple[str, ...] | None = None
+    # `exclude` globs (relative to `path`): pages the instance does not publish.
+    exclude: tuple[str, ...] = ()
 
     @property
     def versions_file(self) -> str:
@@ -110,6 +112,9 @@ def _instance(obj: str) -> DocsInstance:
     only = None
     if match := re.search(r"\bonlyIncludeVersions\s*:\s*\[([^\]]*)\]", own):
         only = tuple(re.findall(r"['\"]([^'\"]+)['\"]", match[1]))
+    exclude: tuple[str, ...] = ()
+    if match := re.search(r"\bexclude\s*:\s*\[([^\]]*)\]", own):
+        exclude = tuple(re.findall(r"['\"]([^'\"]+)['\"]", match[1]))
     current = _CURRENT_VERSION_PATH.search(obj)
     return DocsInstance(
         plugin_id=js_string(own, "id") or DEFAULT_ID,
@@ -118,6 +123,7 @@ def _instance(obj: str) -> DocsInstance:
         last_version=js_string(own, "lastVersion"),
         current_version_path=current[1] if current else None,
         only_include_versions=only,
+        exclude=exclude,
     )
 
 

@@ -21,6 +21,7 @@ or a BEIR ``corpus.jsonl``.
 from __future__ import annotations
 
 import datetime
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -115,7 +116,7 @@ class KbCard:
 @dataclass(frozen=True)
 class SkippedPage:
     """A Markdown file of the KB that is no card, and why (``draft``, ``link only``,
-    ``no text``, ``partial``, ``i18n fallback``)."""
+    ``no text``, ``partial``, ``i18n fallback``, ``site exclude``)."""
 
     path: str
     reason: str
@@ -350,6 +351,8 @@ def _card_from_markdown(
         and any(p.startswith("_") for p in relative.parts)
     ):
         return SkippedPage(shown, "partial")  # Docusaurus publishes no `_` file
+    if site is not None and site.excluded and _matches(relative.as_posix(), _globs(site.excluded)):
+        return SkippedPage(shown, "site exclude")  # the site's config leaves it out
     if i18n_fallback(path, site):
         return SkippedPage(shown, "i18n fallback")
     raw = read_text(path, what="card")
@@ -460,6 +463,11 @@ def _glob_regex(glob: str) -> str:
             out.append(re.escape(glob[i]))
             i += 1
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=8)
+def _globs(globs: tuple[str, ...]) -> list[re.Pattern[str]]:
+    return [_glob_pattern(g) for g in globs]
 
 
 def _matches(relative: str, patterns: Sequence[re.Pattern[str]]) -> bool:

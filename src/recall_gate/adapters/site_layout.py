@@ -57,6 +57,9 @@ class Site:
     layout: SiteLayout
     config: Path
     translations: Mapping[str, Path] = field(default_factory=dict)
+    # Globs (relative to the KB, and to each translation folder) of the pages the
+    # site does not publish: Docusaurus' `exclude`.
+    excluded: tuple[str, ...] = ()
 
 
 def _language(value: Any) -> str | None:
@@ -234,7 +237,7 @@ def _docusaurus(site_root: Path, config: Path, docs: DocsInstance) -> Site:
         base_path=base.strip("/"),
         languages=tuple(locales),
     )
-    return Site(layout=layout, config=config, translations=translations)
+    return Site(layout=layout, config=config, translations=translations, excluded=docs.exclude)
 
 
 def _docusaurus_of(kb_root: Path, site_root: Path) -> Site | None:
