@@ -356,3 +356,48 @@ def test_an_i18n_fallback_beside_the_default_locales_own_page_is_no_card(tmp_pat
         ("page", "fr", "page.fr.md"),
     ]
     assert [(s.path, s.reason) for s in read.skipped] == [("page.md", "i18n fallback")]
+
+
+def test_hugo_languages_in_a_config_directory_file_of_their_own(tmp_path: Path) -> None:
+    write(tmp_path / "config" / "_default" / "hugo.toml", 'defaultContentLanguage = "de"\n')
+    write(
+        tmp_path / "config" / "_default" / "languages.yaml",
+        "de:\n  contentDir: content/de\nen:\n  contentDir: content/en\n",
+    )
+    write(tmp_path / "content" / "de" / "start.md", "# Start\n\nText.\n")
+    write(tmp_path / "content" / "en" / "start.md", "# Start\n\nText.\n")
+    read = read_kb(tmp_path / "content")
+    assert [(e.card.id, e.card.language, e.urls) for e in read.cards] == [
+        ("de/start", "de", ("/start/",)),
+        ("en/start", "en", ("/en/start/",)),
+    ]
+
+
+def test_hugo_a_languages_content_mounted_by_a_module_mount_is_its_content_folder(
+    tmp_path: Path,
+) -> None:
+    # No contentDir: the languages' content comes in by [[module.mounts]] with `lang`.
+    write(
+        tmp_path / "hugo.toml",
+        'defaultContentLanguage = "en"\n[languages.en]\n[languages.fr]\n'
+        '[[module.mounts]]\nsource = "content/english"\ntarget = "content"\nlang = "en"\n'
+        '[[module.mounts]]\nsource = "content/french"\ntarget = "content"\nlang = "fr"\n',
+    )
+    write(tmp_path / "content" / "english" / "docs" / "a.md", "# A\n\nText.\n")
+    write(tmp_path / "content" / "french" / "docs" / "a.md", "# A\n\nTexte.\n")
+    read = read_kb(tmp_path / "content")
+    assert [(e.card.id, e.card.language, e.urls) for e in read.cards] == [
+        ("english/docs/a", "en", ("/docs/a/",)),
+        ("french/docs/a", "fr", ("/fr/docs/a/",)),
+    ]
+
+
+def test_hugo_the_root_config_file_and_the_config_directory_are_read_together(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path / "hugo.toml", 'baseURL = "https://example.org/root/"\n')
+    write(tmp_path / "config" / "_default" / "languages.toml", "[en]\n[fr]\n")
+    write(tmp_path / "content" / "a.fr.md", "# A\n\nTexte.\n")
+    read = read_kb(tmp_path / "content")
+    assert read.cards[0].card.language == "fr"
+    assert read.cards[0].urls == ("/fr/a/", "/root/fr/a/")

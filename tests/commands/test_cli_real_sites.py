@@ -40,6 +40,17 @@ DOCUSAURUS_URLS = {
     "如何部署存储？": "https://eventmesh.apache.org/zh/docs/instruction/store",
     "Java SDK 介绍": "/zh/docs/sdk-java/intro/",
 }
+# A Doks (Thulite) site: its config split across config/_default/ (hugo.toml,
+# languages.toml with each language's contentDir, module.toml mounts), the
+# default language (ja) in its subfolder too, docs at /docs/:sections[1:]/:slug/.
+HUGO_DOKS_URLS = {
+    "How do I start with Alice?": "https://alicenovel.web.app/en/docs/getting-started/1/",
+    "Which platforms are supported?": "/en/docs/getting-started/2",
+    "When is v0.9.3 released?": "https://alicenovel.web.app/en/blog/20241004/",
+    "Alice の始め方は？": "/ja/docs/getting-started/1/",
+    "対応プラットフォームは？": "https://alicenovel.web.app/ja/docs/getting-started/2/",
+}
+
 # React Native's site: the docs folder at the repository root, read by
 # website/docusaurus.config.ts (path: '../docs'); versioned, so the docs folder is
 # /docs/next/ and the last release /docs/; front-matter ids name the pages.
@@ -95,7 +106,14 @@ def hits(root: Path) -> dict[str, float]:
 
 
 @pytest.mark.parametrize(
-    "name", ["hugo-docsy", "docusaurus-eventmesh", "docusaurus-react-native", "mkdocs-static-i18n"]
+    "name",
+    [
+        "hugo-docsy",
+        "hugo-doks",
+        "docusaurus-eventmesh",
+        "docusaurus-react-native",
+        "mkdocs-static-i18n",
+    ],
 )
 def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
     run = run_cli(["check"], cwd=site_copy(tmp_path, name, {}))
@@ -107,6 +125,7 @@ def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
     ("name", "pages"),
     [
         ("hugo-docsy", HUGO_URLS),
+        ("hugo-doks", HUGO_DOKS_URLS),
         ("docusaurus-eventmesh", DOCUSAURUS_URLS),
         ("docusaurus-react-native", REACT_NATIVE_URLS),
         ("mkdocs-static-i18n", MKDOCS_I18N_URLS),
@@ -205,6 +224,18 @@ def test_a_pull_request_that_removes_one_language_fails_whatever_the_id_form(
         run = capture(root)
         assert run.code == 1
         assert "must_cite_one_of id 'no/docs/big-data/_index' resolves to no card" in run.err
+
+
+def test_a_pull_request_that_removes_the_english_pages_of_a_split_config_site_fails(
+    tmp_path: Path,
+) -> None:
+    # The languages are in config/_default/languages.toml, not in hugo.toml.
+    root = site_copy(tmp_path, "hugo-doks", HUGO_DOKS_URLS)
+    assert capture(root).code == 0
+    shutil.rmtree(root / "content" / "en")
+    run = capture(root)
+    assert run.code == 1
+    assert "'en/docs/getting-started/1-introduction' resolves to no card" in run.err
 
 
 def test_cards_shows_the_urls_each_card_is_found_by(tmp_path: Path) -> None:
@@ -429,6 +460,7 @@ def test_a_retriever_taking_keywords_gets_the_case(tmp_path: Path) -> None:
     ("name", "kb"),
     [
         ("hugo-docsy", "content"),
+        ("hugo-doks", "content"),
         ("docusaurus-eventmesh", "docs"),
         ("docusaurus-react-native", "docs"),
         ("mkdocs-static-i18n", "docs"),

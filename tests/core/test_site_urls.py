@@ -200,3 +200,23 @@ def test_hugo_a_sections_permalink_pattern_replaces_the_path() -> None:
     assert urls("blog/_index.md", site) == ("/blog/",)
     # A token the page cannot fill (no date) leaves the default URL.
     assert urls("blog/undated.md", site) == ("/blog/undated/",)
+
+
+def test_hugo_a_permalinks_sections_slice_selects_part_of_the_hierarchy() -> None:
+    # Doks (Thulite) sites: docs = "/docs/:sections[1:]/:slug/" (AliceNovel/Docs, MIT).
+    site = SiteLayout(
+        generator="hugo",
+        default_language="en",
+        permalinks={
+            "docs": "/docs/:sections[1:]/:slug/",
+            "a": "/:sections[last]/:filename/",
+            "b": "/:sections[:last]/:filename/",
+            "c": "/:sections[0]/:sections[1:9]/:filename/",
+        },
+    )
+    assert urls("docs/getting-started/1-intro.md", site, slug="1") == ("/docs/getting-started/1/",)
+    assert urls("docs/page.md", site, title="A Page") == ("/docs/a-page/",)
+    assert urls("a/x/y/p.md", site) == ("/y/p/",)
+    assert urls("b/x/y/p.md", site) == ("/b/x/p/",)
+    # Out of range is no error (Hugo: "you don't have to be exact").
+    assert urls("c/x/p.md", site) == ("/c/x/p/",)

@@ -5,10 +5,12 @@ parent (or the parent's parent, for a per-language ``content/en``; or, for
 Docusaurus, a folder beside the KB whose docs ``path`` names it, ``website/``
 with ``path: '../docs'``):
 
-* Hugo: ``hugo.toml`` / ``hugo.yaml`` / ``hugo.json`` / ``config.*`` (or the same
-  under ``config/_default/``): ``defaultContentLanguage``,
+* Hugo: ``hugo.toml`` / ``hugo.yaml`` / ``hugo.json`` / ``config.*`` (and the
+  same under ``config/_default/``, with ``languages.*`` and ``permalinks.*``
+  there as files of their own): ``defaultContentLanguage``,
   ``defaultContentLanguageInSubdir``, ``disablePathToLower``, ``baseURL``,
-  ``languages.<lang>.contentDir``;
+  ``languages.<lang>.contentDir`` and the module mounts of a language's content
+  (``source``, ``target = "content"``, ``lang``);
 * Docusaurus: ``docusaurus.config.{js,ts,mjs,cjs}``: ``baseUrl``,
   ``i18n.defaultLocale`` and ``locales``; of the docs plugin instance whose
   ``path`` is the KB (the preset's, or a ``content-docs`` plugin's, see
@@ -88,14 +90,45 @@ def _read_hugo(path: Path) -> Mapping[str, Any] | None:
     return data if isinstance(data, Mapping) else None
 
 
-def _hugo_config(site_root: Path) -> Path | None:
-    for folder in (site_root, site_root / "config" / "_default"):
-        for name in _HUGO_NAMES:
-            for suffix in _HUGO_SUFFIXES:
-                candidate = folder / f"{name}{suffix}"
-                if candidate.is_file():
-                    return candidate
+# Root keys Hugo's config directory may keep in a file of their own
+# (config/_default/languages.toml holds what `languages:` would).
+_HUGO_KEY_FILES = ("languages", "permalinks", "module")
+
+
+def _first_file(folder: Path, names: tuple[str, ...]) -> Path | None:
+    for name in names:
+        for suffix in _HUGO_SUFFIXES:
+            candidate = folder / f"{name}{suffix}"
+            if candidate.is_file():
+                return candidate
     return None
+
+
+def _hugo_settings(site_root: Path) -> tuple[Path, dict[str, Any]] | None:
+    """A Hugo site's settings (keys lower-cased, as Hugo reads them) and the file
+    they are named by: the root config file (``hugo.toml``, ``config.yaml``, …)
+    over the config directory's (``config/_default/hugo.toml`` and a file per
+    root key, ``languages.toml``, ``permalinks.yaml``); None when the folder has
+    no Hugo config, or its config file cannot be read."""
+    folder = site_root / "config" / "_default"
+    root_file = _first_file(site_root, _HUGO_NAMES)
+    dir_file = _first_file(folder, _HUGO_NAMES)
+    key_files = {k: f for k in _HUGO_KEY_FILES if (f := _first_file(folder, (k,))) is not None}
+    named_by = root_file or dir_file or next(iter(key_files.values()), None)
+    if named_by is None:
+        return None
+    settings: dict[str, Any] = {}
+    for key, path in key_files.items():
+        if (value := _read_hugo(path)) is not None:
+            settings[key] = value
+    for file in (dir_file, root_file):
+        if file is None:
+            continue
+        data = _read_hugo(file)
+        if data is None:
+            return None
+        settings |= {str(k).lower(): v for k, v in data.items()}
+    return named_by, settings
 
 
 def _relative_dir(site_root: Path, folder: str, kb_root: Path) -> str:
@@ -114,11 +147,7 @@ def _related(kb_root: Path, content: Path) -> bool:
     return kb.is_relative_to(folder) or folder.is_relative_to(kb)
 
 
-def _hugo(kb_root: Path, site_root: Path, config: Path) -> Site | None:
-    data = _read_hugo(config)
-    if data is None:
-        return None
-    keys = {str(k).lower(): v for k, v in data.items()}
+def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any]) -> Site | None:
     content = keys.get("contentdir", "content")
     if not isinstance(content, str):
         content = "content"
@@ -134,6 +163,11 @@ def _hugo(kb_root: Path, site_root: Path, config: Path) -> Site | None:
             folder = spec.get("contentDir") if isinstance(spec, Mapping) else None
             folder = folder if isinstance(folder, str) else content
             content_dirs[tag] = _relative_dir(site_root, folder, kb_root)
+    # Module mounts of a language's content (`source = "content/ja"`, `target =
+    # "content"`, `lang = "ja"`): that language's content folder too.
+    for source, tag in _content_mounts(keys.get("module")):
+        if tag in tags:
+            content_dirs[tag] = _relative_dir(site_root, source, kb_root)
     folders = [
         content,
         *(
@@ -141,6 +175,7 @@ def _hugo(kb_root: Path, site_root: Path, config: Path) -> Site | None:
             for spec in (languages.values() if isinstance(languages, Mapping) else ())
             if isinstance(spec, Mapping) and isinstance(spec.get("contentDir"), str)
         ),
+        *(source for source, _ in _content_mounts(keys.get("module"))),
     ]
     if not any(_related(kb_root, site_root / folder) for folder in folders):
         return None
@@ -157,6 +192,23 @@ def _hugo(kb_root: Path, site_root: Path, config: Path) -> Site | None:
         permalinks=_permalinks(keys.get("permalinks")),
     )
     return Site(layout=layout, config=config)
+
+
+def _content_mounts(module: Any) -> list[tuple[str, str]]:
+    """``(source, language)`` of each module mount of a language's content
+    (``[[module.mounts]]``, or ``[[mounts]]`` of ``config/_default/module.toml``)."""
+    mounts = module.get("mounts") if isinstance(module, Mapping) else None
+    found = []
+    for mount in mounts if isinstance(mounts, list) else ():
+        if not isinstance(mount, Mapping):
+            continue
+        source, target, lang = mount.get("source"), mount.get("target"), mount.get("lang")
+        if not (isinstance(source, str) and isinstance(target, str) and isinstance(lang, str)):
+            continue
+        tag = _language(lang)
+        if target.strip("/") == "content" and tag is not None:
+            found.append((source, tag))
+    return found
 
 
 def _permalinks(value: Any) -> dict[str, str]:
@@ -381,7 +433,6 @@ def detect_site(kb_root: Path) -> Site | None:
     if (beside := _docusaurus_beside(kb_root)) is not None:
         return beside
     for root in (kb_root.parent, kb_root.parent.parent):
-        hugo = _hugo_config(root)
-        if hugo is not None:
-            return _hugo(kb_root, root, hugo)
+        if (hugo := _hugo_settings(root)) is not None:
+            return _hugo(kb_root, root, *hugo)
     return None

@@ -16,7 +16,8 @@ generator's content folder: Hugo ``content/``, Docusaurus ``docs/``, MkDocs ``do
   ``page.es.md`` is ``page`` in Spanish; ``slug:`` replaces the last part,
   a section's ``permalinks:`` pattern (``:year``, ``:month``, ``:day``,
   ``:section``, ``:sections``, ``:slug``, ``:title``, ``:filename``,
-  ``:contentbasename`` and their ``slugor…`` forms) replaces the path,
+  ``:contentbasename`` and their ``slugor…`` forms, ``:sections[1:]``-style
+  slices) replaces the path,
   ``url:`` is the whole path, and every ``aliases:`` entry is published too;
   paths are lower-cased unless ``disablePathToLower``.
 * **Docusaurus**: ``<routeBasePath>/<folder>/<id>`` where the id is the file
@@ -118,7 +119,8 @@ def _text(meta: Mapping[str, Any], key: str) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-_TOKEN = re.compile(r":(\w+)")
+# `:name`, and `:sections[1:]`-style slices of the section hierarchy.
+_TOKEN = re.compile(r":(\w+)(?:\[([^\]]*)\])?")
 _DATE_TEXT = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
 
 
@@ -146,10 +148,38 @@ def _permalink(
         "month": date.group(2) if date else None,
         "day": date.group(3) if date else None,
     }
-    missing = [t for t in _TOKEN.findall(pattern) if values.get(t) is None]
+    missing = [t for t, _ in _TOKEN.findall(pattern) if values.get(t) is None]
     if missing:
         return None
-    return [_TOKEN.sub(lambda m: str(values[m.group(1)]), pattern).strip("/")]
+
+    def fill(match: re.Match[str]) -> str:
+        name, cut = match.group(1), match.group(2)
+        if cut is not None and name == "sections":
+            return "/".join(_sections_slice(section, cut))
+        return str(values[name]) + (f"[{cut}]" if cut is not None else "")
+
+    return ["/".join(p for p in _TOKEN.sub(fill, pattern).split("/") if p)]
+
+
+def _sections_slice(sections: list[str], cut: str) -> list[str]:
+    """Hugo's slice of the section hierarchy (``[1:]`` all but the first, ``[:last]``
+    all but the last, ``[last]`` the last, ``[0]`` the first; out of range is no
+    error, as in Hugo's permalink expander)."""
+    last = len(sections) - 1
+
+    def index(text: str, default: int) -> int:
+        text = text.strip().lower()
+        if text == "":
+            return default
+        if text == "last":
+            return last
+        return int(text) if text.isdigit() else default
+
+    if ":" not in cut:
+        at = index(cut, -1)
+        return sections[at : at + 1] if 0 <= at < len(sections) else []
+    low, _, high = cut.partition(":")
+    return sections[index(low, 0) : index(high, len(sections))]
 
 
 def _hugo(parts: list[str], language: str, meta: Mapping[str, Any], site: SiteLayout) -> list[str]:
