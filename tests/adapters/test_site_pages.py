@@ -401,3 +401,30 @@ def test_hugo_the_root_config_file_and_the_config_directory_are_read_together(
     read = read_kb(tmp_path / "content")
     assert read.cards[0].card.language == "fr"
     assert read.cards[0].urls == ("/fr/a/", "/root/fr/a/")
+
+
+def test_mkdocs_exclude_docs_and_draft_docs_pages_are_no_card(tmp_path: Path) -> None:
+    write(
+        tmp_path / "mkdocs.yml",
+        "site_name: x\nexclude_docs: |\n  # working notes\n  notes/\n  *_score.md\n"
+        "  !keep_score.md\ndraft_docs: |\n  _unpublished/\n",
+    )
+    for page in (
+        "index.md",
+        "notes/idea.md",
+        "guide/notes/deep.md",
+        "ch1/intro_score.md",
+        "keep_score.md",
+        "templates/base.md",
+        "_unpublished/soon.md",
+    ):
+        write(tmp_path / "docs" / page, "# Page\n\nText.\n")
+    read = read_kb(tmp_path / "docs", KbFiles(default_language="en"))
+    assert sorted(e.card.id for e in read.cards) == ["index", "keep_score"]
+    assert sorted((s.path, s.reason) for s in read.skipped) == [
+        ("_unpublished/soon.md", "site draft"),
+        ("ch1/intro_score.md", "site exclude"),
+        ("guide/notes/deep.md", "site exclude"),
+        ("notes/idea.md", "site exclude"),
+        ("templates/base.md", "site exclude"),  # MkDocs' own default
+    ]

@@ -42,8 +42,9 @@ from recall_gate.adapters.input_records import (
     validate_record,
 )
 from recall_gate.adapters.site_languages import i18n_fallback, site_language
-from recall_gate.adapters.site_layout import Site, detect_site
+from recall_gate.adapters.site_layout import Exclusion, Site, detect_site
 from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE
+from recall_gate.core.ignore_patterns import ignored
 from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Card
 from recall_gate.core.site_urls import (
@@ -116,7 +117,7 @@ class KbCard:
 @dataclass(frozen=True)
 class SkippedPage:
     """A Markdown file of the KB that is no card, and why (``draft``, ``link only``,
-    ``no text``, ``partial``, ``i18n fallback``, ``site exclude``)."""
+    ``no text``, ``partial``, ``i18n fallback``, ``site exclude``, ``site draft``)."""
 
     path: str
     reason: str
@@ -351,8 +352,9 @@ def _card_from_markdown(
         and any(p.startswith("_") for p in relative.parts)
     ):
         return SkippedPage(shown, "partial")  # Docusaurus publishes no `_` file
-    if site is not None and site.excluded and _matches(relative.as_posix(), _globs(site.excluded)):
-        return SkippedPage(shown, "site exclude")  # the site's config leaves it out
+    for rule in site.excluded if site is not None else ():
+        if _left_out(relative.as_posix(), rule):
+            return SkippedPage(shown, rule.reason)  # the site's config leaves it out
     if i18n_fallback(path, site):
         return SkippedPage(shown, "i18n fallback")
     raw = read_text(path, what="card")
@@ -468,6 +470,13 @@ def _glob_regex(glob: str) -> str:
 @functools.lru_cache(maxsize=8)
 def _globs(globs: tuple[str, ...]) -> list[re.Pattern[str]]:
     return [_glob_pattern(g) for g in globs]
+
+
+def _left_out(relative: str, rule: Exclusion) -> bool:
+    """Whether a site's exclusion rule leaves the page at ``relative`` out."""
+    if rule.syntax == "gitignore":
+        return ignored(relative, rule.patterns)
+    return _matches(relative, _globs(rule.patterns))
 
 
 def _matches(relative: str, patterns: Sequence[re.Pattern[str]]) -> bool:

@@ -21,7 +21,8 @@ with ``path: '../docs'``):
 * MkDocs: ``mkdocs.yml`` (its ``!!python/name:``-style tags dropped):
   ``use_directory_urls``, ``site_url``, ``theme.language`` (the language of a
   page no other rule names), the ``i18n`` plugin's ``docs_structure`` and
-  ``languages`` (mkdocs-static-i18n: ``page.fr.md`` or ``fr/page.md``).
+  ``languages`` (mkdocs-static-i18n: ``page.fr.md`` or ``fr/page.md``),
+  ``exclude_docs`` and ``draft_docs``.
 
 Only literal values are read (a JavaScript config is matched, not run). A
 config that cannot be read leaves the KB as plain Markdown: ids from paths.
@@ -35,16 +36,17 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from recall_gate.adapters.docusaurus_config import DocsInstance, docs_instances, js_string
 from recall_gate.adapters.files import parse_yaml
+from recall_gate.core.ignore_patterns import pattern_lines
 from recall_gate.core.language import canonical_language, language_error
 from recall_gate.core.site_urls import SiteLayout
 from recall_gate.errors import InputError
 
-__all__ = ["Site", "detect_site", "locale_language"]
+__all__ = ["Exclusion", "Site", "detect_site", "locale_language"]
 
 _HUGO_NAMES = ("hugo", "config")
 _HUGO_SUFFIXES = (".toml", ".yaml", ".yml", ".json")
@@ -59,9 +61,20 @@ class Site:
     layout: SiteLayout
     config: Path
     translations: Mapping[str, Path] = field(default_factory=dict)
-    # Globs (relative to the KB, and to each translation folder) of the pages the
-    # site does not publish: Docusaurus' `exclude`.
-    excluded: tuple[str, ...] = ()
+    # The pages the site does not publish, by rule (paths relative to the KB, and
+    # to each translation folder): Docusaurus' `exclude`, MkDocs' `exclude_docs`.
+    excluded: tuple[Exclusion, ...] = ()
+
+
+@dataclass(frozen=True)
+class Exclusion:
+    """Patterns of pages a site leaves out, and why (the reason a skipped page
+    shows): ``glob`` (Docusaurus' globs) or ``gitignore`` (MkDocs' patterns,
+    :mod:`recall_gate.core.ignore_patterns`)."""
+
+    reason: str
+    patterns: tuple[str, ...]
+    syntax: Literal["glob", "gitignore"] = "glob"
 
 
 def _language(value: Any) -> str | None:
@@ -289,7 +302,8 @@ def _docusaurus(site_root: Path, config: Path, docs: DocsInstance) -> Site:
         base_path=base.strip("/"),
         languages=tuple(locales),
     )
-    return Site(layout=layout, config=config, translations=translations, excluded=docs.exclude)
+    excluded = (Exclusion("site exclude", docs.exclude),) if docs.exclude else ()
+    return Site(layout=layout, config=config, translations=translations, excluded=excluded)
 
 
 def _docusaurus_of(kb_root: Path, site_root: Path) -> Site | None:
@@ -306,15 +320,17 @@ def _docusaurus_of(kb_root: Path, site_root: Path) -> Site | None:
     return None
 
 
-# A YAML tag MkDocs configs use (`!!python/name:…`, `!ENV`, `!relative`): dropped
-# before the safe parse, its value read as plain YAML.
-_YAML_TAG = re.compile(r"(?<![^\s:\-\[{,])!{1,2}[A-Za-z][\w/.:-]*")
+# A YAML tag MkDocs configs use (`!!python/name:…`, `!ENV`, `!relative`), where a
+# value starts (after `key:`, `- `, `[` or `,`): dropped before the safe parse, its
+# value read as plain YAML. A `!` in a block scalar's text (an `exclude_docs`
+# negation) is no tag and is kept.
+_YAML_TAG = re.compile(r"([:\-\[{,][ \t]*)!{1,2}[A-Za-z][\w/.:-]*")
 
 
 def _mkdocs_yaml(text: str, config: Path) -> Mapping[str, Any] | None:
     """``mkdocs.yml`` as a mapping, its tags dropped; None when it cannot be read."""
     try:
-        data = parse_yaml(_YAML_TAG.sub("", text), source=str(config))
+        data = parse_yaml(_YAML_TAG.sub(r"\1", text), source=str(config))
     except InputError:
         return None
     return data if isinstance(data, Mapping) else None
@@ -393,7 +409,23 @@ def _mkdocs(config: Path) -> Site | None:
         base_path=urlsplit(site_url).path.strip("/") if isinstance(site_url, str) else "",
         **languages,
     )
-    return Site(layout=layout, config=config)
+    return Site(layout=layout, config=config, excluded=_mkdocs_exclusions(data))
+
+
+def _mkdocs_exclusions(data: Mapping[str, Any]) -> tuple[Exclusion, ...]:
+    """What ``mkdocs build`` leaves out: its defaults (dot files, ``/templates/``)
+    and ``exclude_docs``; then ``draft_docs`` (served, never built)."""
+    exclude, drafts = data.get("exclude_docs"), data.get("draft_docs")
+    rules = [
+        Exclusion(
+            "site exclude",
+            (".*", "/templates/", *(pattern_lines(exclude) if isinstance(exclude, str) else ())),
+            "gitignore",
+        )
+    ]
+    if isinstance(drafts, str) and pattern_lines(drafts):
+        rules.append(Exclusion("site draft", pattern_lines(drafts), "gitignore"))
+    return tuple(rules)
 
 
 def _docusaurus_beside(kb_root: Path) -> Site | None:

@@ -106,8 +106,8 @@ _FILE_PATH = re.compile(
 
 
 # A web address rather than a source file: a URL or a root-relative path that
-# names no source file (``/blog/2017/flexbox``; not ``/srv/app/docs/a.md`` nor a
-# repository's ``https://…/blob/main/docs/a.md``).
+# names no source file (``/blog/2017/flexbox``; not ``/srv/app/guide/a.md`` nor a
+# repository's ``https://…/blob/main/guide/a.md``).
 _SITE_ADDRESS = re.compile(
     r"(?i)(?:https?://|/)(?!.*\.(?:md|markdown|mdx|txt|rst|ipynb|json|ya?ml)(?:[?#]|$))"
 )
