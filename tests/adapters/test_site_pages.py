@@ -428,3 +428,28 @@ def test_mkdocs_exclude_docs_and_draft_docs_pages_are_no_card(tmp_path: Path) ->
         ("notes/idea.md", "site exclude"),
         ("templates/base.md", "site exclude"),  # MkDocs' own default
     ]
+
+
+def test_a_material_blog_post_is_found_where_the_blog_plugin_publishes_it(
+    tmp_path: Path,
+) -> None:
+    # As squidfunk/mkdocs-material's own site (MIT): `- blog` among the plugins,
+    # a post's slug from its heading, its date from the front matter.
+    write(
+        tmp_path / "mkdocs.yml",
+        "site_name: x\nsite_url: https://squidfunk.github.io/mkdocs-material/\n"
+        "plugins:\n  - search\n  - blog\n",
+    )
+    write(tmp_path / "docs" / "blog" / "index.md", "# Blog\n\nAll posts.\n")
+    write(
+        tmp_path / "docs" / "blog" / "posts" / "git-sparse-checkout.md",
+        "---\ndate: 2023-09-22\ncategories:\n  - Build\n---\n\n"
+        "# Using `git sparse-checkout` for faster documentation builds\n\nText.\n",
+    )
+    read = read_kb(tmp_path / "docs", KbFiles(default_language="en"))
+    urls = {e.card.id: e.urls for e in read.cards}
+    assert urls["blog/index"][0] == "/blog/"
+    assert urls["blog/posts/git-sparse-checkout"] == (
+        "/blog/2023/09/22/using-git-sparse-checkout-for-faster-documentation-builds/",
+        "/mkdocs-material/blog/2023/09/22/using-git-sparse-checkout-for-faster-documentation-builds/",
+    )

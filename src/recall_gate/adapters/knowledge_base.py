@@ -393,6 +393,7 @@ def _card_from_markdown(
         language=card.language,
         meta=meta,
         site=None if site is None else site.layout,
+        title=card.title,
     )
     return KbCard(
         where=source,

@@ -22,7 +22,8 @@ with ``path: '../docs'``):
   ``use_directory_urls``, ``site_url``, ``theme.language`` (the language of a
   page no other rule names), the ``i18n`` plugin's ``docs_structure`` and
   ``languages`` (mkdocs-static-i18n: ``page.fr.md`` or ``fr/page.md``),
-  ``exclude_docs`` and ``draft_docs``.
+  ``exclude_docs`` and ``draft_docs``, Material's ``blog`` plugin (where it
+  moves the posts).
 
 Only literal values are read (a JavaScript config is matched, not run). A
 config that cannot be read leaves the KB as plain Markdown: ids from paths.
@@ -43,6 +44,7 @@ from recall_gate.adapters.docusaurus_config import DocsInstance, docs_instances,
 from recall_gate.adapters.files import parse_yaml
 from recall_gate.core.ignore_patterns import pattern_lines
 from recall_gate.core.language import canonical_language, language_error
+from recall_gate.core.mkdocs_blog import MkDocsBlog
 from recall_gate.core.site_urls import SiteLayout
 from recall_gate.errors import InputError
 
@@ -345,6 +347,35 @@ def _theme_language(data: Mapping[str, Any]) -> str | None:
 
 def _i18n_plugin(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The ``i18n`` plugin's options (mkdocs-static-i18n), when the site uses it."""
+    return _plugin(data, ("i18n",))
+
+
+def _blog(data: Mapping[str, Any]) -> MkDocsBlog | None:
+    """Material's blog plugin's placement of posts, when the site uses it."""
+    options = _plugin(data, ("blog", "material/blog"))
+    if options is None or options.get("enabled") is False:
+        return None
+    default = MkDocsBlog()
+
+    def text(key: str, fallback: str) -> str:
+        value = options.get(key)
+        return value if isinstance(value, str) and value.strip() else fallback
+
+    blog_dir = text("blog_dir", default.blog_dir).strip("/")
+    most = options.get("post_url_max_categories")
+    return MkDocsBlog(
+        blog_dir=blog_dir,
+        post_dir=text("post_dir", "{blog}/posts").replace("{blog}", blog_dir).strip("/"),
+        url_format=text("post_url_format", default.url_format),
+        url_date_format=text("post_url_date_format", default.url_date_format),
+        separator=text("post_slugify_separator", default.separator),
+        max_categories=most if isinstance(most, int) else default.max_categories,
+    )
+
+
+def _plugin(data: Mapping[str, Any], names: tuple[str, ...]) -> Mapping[str, Any] | None:
+    """The options of the first of the ``plugins`` named ``names`` ({} when it has
+    none), or None when the site does not use it."""
     plugins = data.get("plugins")
     entries: list[tuple[Any, Any]] = []
     if isinstance(plugins, Mapping):
@@ -355,7 +386,7 @@ def _i18n_plugin(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
             for p in plugins
         ]
     for name, options in entries:
-        if name == "i18n":
+        if name in names:
             return options if isinstance(options, Mapping) else {}
     return None
 
@@ -407,6 +438,7 @@ def _mkdocs(config: Path) -> Site | None:
         generator="mkdocs",
         use_directory_urls=directory is not False,
         base_path=urlsplit(site_url).path.strip("/") if isinstance(site_url, str) else "",
+        blog=_blog(data),
         **languages,
     )
     return Site(layout=layout, config=config, excluded=_mkdocs_exclusions(data))

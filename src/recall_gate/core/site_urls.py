@@ -28,7 +28,8 @@ generator's content folder: Hugo ``content/``, Docusaurus ``docs/``, MkDocs ``do
   versioned site (``versions.json``) the current docs under their version path
   (``/docs/next/…``) and, as the same doc id, the last release's ``/docs/…``.
 * **MkDocs**: ``a/b.md`` → ``/a/b/`` (``use_directory_urls``, the default) or
-  ``/a/b.html``; ``index.md`` and ``README.md`` → the folder URL.
+  ``/a/b.html``; ``index.md`` and ``README.md`` → the folder URL; a post of
+  Material's blog plugin where the plugin moves it (:mod:`recall_gate.core.mkdocs_blog`).
 
 Every URL is published under the site's base path too (``baseURL``, ``baseUrl``,
 ``site_url``). :func:`address_key` makes a URL comparable: scheme and host,
@@ -43,6 +44,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+
+from recall_gate.core.mkdocs_blog import MkDocsBlog, blog_post_path
 
 __all__ = [
     "CardIds",
@@ -98,6 +101,8 @@ class SiteLayout:
     # root; every other locale under /<locale>/).
     i18n: str | None = None
     i18n_default: str | None = None
+    # MkDocs with Material's blog plugin: where it publishes the posts.
+    blog: MkDocsBlog | None = None
 
 
 def strip_language_suffix(stem: str, languages: Iterable[str]) -> tuple[str, str | None]:
@@ -234,7 +239,11 @@ def _docusaurus(
     ]
 
 
-def _mkdocs(parts: list[str], site: SiteLayout) -> list[str]:
+def _mkdocs(
+    parts: list[str], meta: Mapping[str, Any], title: str | None, site: SiteLayout
+) -> list[str]:
+    if site.blog is not None and (post := blog_post_path(parts, meta, title, site.blog)):
+        parts = post.split("/")  # a blog post, where the blog plugin moves it
     locale = ""
     if site.i18n == "suffix":
         stem, suffix = strip_language_suffix(parts[-1], site.languages)
@@ -253,10 +262,16 @@ def _mkdocs(parts: list[str], site: SiteLayout) -> list[str]:
 
 
 def published_urls(
-    path: str, *, language: str, meta: Mapping[str, Any], site: SiteLayout | None
+    path: str,
+    *,
+    language: str,
+    meta: Mapping[str, Any],
+    site: SiteLayout | None,
+    title: str | None = None,
 ) -> tuple[str, ...]:
     """The URL paths the site publishes for the card at ``path`` (relative to
-    the KB root, with its extension), in ``language``; ``()`` without a site."""
+    the KB root, with its extension), in ``language``; ``()`` without a site.
+    ``title``: the card's (an MkDocs blog post's slug is made from it)."""
     if site is None:
         return ()
     parts = [p for p in _DOC_SUFFIX.sub("", path).split("/") if p not in ("", ".")]
@@ -267,7 +282,7 @@ def published_urls(
     elif site.generator == "docusaurus":
         urls = _docusaurus(parts, language, meta, site)
     else:
-        urls = _mkdocs(parts, site)
+        urls = _mkdocs(parts, meta, title, site)
     if site.base_path.strip("/"):
         urls = [*urls, *(_join(site.base_path, u) for u in urls)]
     return tuple(dict.fromkeys(urls))
