@@ -44,7 +44,7 @@ from recall_gate.adapters.input_records import (
 from recall_gate.adapters.site_languages import i18n_fallback, site_language
 from recall_gate.adapters.site_layout import Exclusion, Site, detect_site
 from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE
-from recall_gate.core.ignore_patterns import ignored
+from recall_gate.core.ignore_patterns import glob_regex, ignored
 from recall_gate.core.language import folder_language, language_error
 from recall_gate.core.records import Card
 from recall_gate.core.site_urls import (
@@ -448,24 +448,7 @@ def _glob_regex(glob: str) -> str:
     glob = glob.strip().strip("/")
     if "/" not in glob:
         glob = "**/" + glob
-    out, i = [], 0
-    while i < len(glob):
-        if glob.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif glob[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif glob[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(glob[i]))
-            i += 1
-    return "".join(out)
+    return glob_regex(glob)
 
 
 @functools.lru_cache(maxsize=8)

@@ -16,7 +16,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-__all__ = ["ignored", "pattern_lines"]
+__all__ = ["glob_regex", "ignored", "pattern_lines"]
 
 
 def pattern_lines(text: str) -> tuple[str, ...]:
@@ -25,7 +25,10 @@ def pattern_lines(text: str) -> tuple[str, ...]:
     return tuple(line for line in lines if line and not line.startswith("#"))
 
 
-def _translate(glob: str) -> str:
+def glob_regex(glob: str) -> str:
+    """A glob as a regular expression over ``/``-separated paths: ``*`` and ``?``
+    within one folder, ``**/`` any folders, a trailing ``/**`` all below,
+    ``[abc]`` a class (``[!abc]`` its complement), ``\\x`` the character x."""
     out, i = [], 0
     while i < len(glob):
         if glob.startswith("**/", i):
@@ -65,7 +68,7 @@ def _compiled(pattern: str) -> tuple[bool, re.Pattern[str]]:
     folder_only = glob.endswith("/")
     glob = glob.rstrip("/")
     anchored = "/" in glob
-    body = _translate(glob.lstrip("/"))
+    body = glob_regex(glob.lstrip("/"))
     head = "" if anchored else "(?:.*/)?"
     # A folder left out takes all it holds; a folder-only pattern matches nothing else.
     tail = "/.*" if folder_only else "(?:/.*)?"
