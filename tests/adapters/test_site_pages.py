@@ -453,3 +453,23 @@ def test_a_material_blog_post_is_found_where_the_blog_plugin_publishes_it(
         "/blog/2023/09/22/using-git-sparse-checkout-for-faster-documentation-builds/",
         "/mkdocs-material/blog/2023/09/22/using-git-sparse-checkout-for-faster-documentation-builds/",
     )
+
+
+def test_a_disabled_hugo_languages_pages_are_no_card(tmp_path: Path) -> None:
+    # AliceNovel/Docs (MIT) lists `disableLanguages = ["de", "nl"]`; Hugo builds
+    # neither, whatever their content folders or translated files hold.
+    write(
+        tmp_path / "hugo.toml",
+        'defaultContentLanguage = "en"\ndisableLanguages = ["fr"]\n'
+        '[languages.en]\ncontentDir = "content/en"\n[languages.de]\n'
+        'contentDir = "content/de"\ndisabled = true\n[languages.fr]\n',
+    )
+    write(tmp_path / "content" / "en" / "a.md", "# A\n\nText.\n")
+    write(tmp_path / "content" / "en" / "a.fr.md", "# A\n\nTexte.\n")
+    write(tmp_path / "content" / "de" / "a.md", "# A\n\nText auf Deutsch.\n")
+    read = read_kb(tmp_path / "content")
+    assert [e.card.id for e in read.cards] == ["en/a"]
+    assert sorted((s.path, s.reason) for s in read.skipped) == [
+        ("de/a.md", "disabled language"),
+        ("en/a.fr.md", "disabled language"),
+    ]

@@ -10,7 +10,8 @@ with ``path: '../docs'``):
   there as files of their own): ``defaultContentLanguage``,
   ``defaultContentLanguageInSubdir``, ``disablePathToLower``, ``baseURL``,
   ``languages.<lang>.contentDir`` and the module mounts of a language's content
-  (``source``, ``target = "content"``, ``lang``);
+  (``source``, ``target = "content"``, ``lang``), ``disableLanguages`` and
+  ``languages.<lang>.disabled``;
 * Docusaurus: ``docusaurus.config.{js,ts,mjs,cjs}``: ``baseUrl``,
   ``i18n.defaultLocale`` and ``locales``; of the docs plugin instance whose
   ``path`` is the KB (the preset's, or a ``content-docs`` plugin's, see
@@ -206,7 +207,34 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
         languages=tuple(tags),
         permalinks=_permalinks(keys.get("permalinks")),
     )
-    return Site(layout=layout, config=config)
+    disabled = _disabled_languages(keys)
+    return Site(layout=layout, config=config, excluded=_language_exclusions(disabled, content_dirs))
+
+
+def _disabled_languages(keys: Mapping[str, Any]) -> set[str]:
+    """The languages Hugo does not build: ``disableLanguages``, and each
+    ``languages.<lang>.disabled: true``."""
+    listed = keys.get("disablelanguages")
+    disabled = {t for t in map(_language, listed if isinstance(listed, list) else []) if t}
+    languages = keys.get("languages")
+    for key, spec in languages.items() if isinstance(languages, Mapping) else ():
+        tag = _language(str(key))
+        if tag is not None and isinstance(spec, Mapping) and spec.get("disabled") is True:
+            disabled.add(tag)
+    return disabled
+
+
+def _language_exclusions(
+    disabled: set[str], content_dirs: Mapping[str, str]
+) -> tuple[Exclusion, ...]:
+    """A disabled language's pages (its content folder, its ``page.<lang>.md``
+    translations) as pages the site does not publish."""
+    patterns: list[str] = []
+    for tag in sorted(disabled):
+        if folder := content_dirs.get(tag, ""):
+            patterns.append(f"{folder}/**")
+        patterns += [f"*.{tag}.{suffix}" for suffix in ("md", "markdown", "mdx")]
+    return (Exclusion("disabled language", tuple(patterns)),) if patterns else ()
 
 
 def _content_mounts(module: Any) -> list[tuple[str, str]]:
