@@ -6,7 +6,7 @@ Docusaurus, a folder beside the KB whose docs ``path`` names it, ``website/``
 with ``path: '../docs'``):
 
 * Hugo: ``hugo.toml`` / ``hugo.yaml`` / ``hugo.json`` / ``config.*`` (and the
-  same under ``config/_default/``, with ``languages.*`` and ``permalinks.*``
+  same under ``config/_default/``, with ``languages.*``, ``permalinks.*`` and ``module.*``
   there as files of their own): ``defaultContentLanguage``,
   ``defaultContentLanguageInSubdir``, ``disablePathToLower``, ``baseURL``,
   ``languages.<lang>.contentDir`` and the module mounts of a language's content
