@@ -63,3 +63,24 @@ def test_a_plugin_instance_keeps_its_own_versions_file_and_translations() -> Non
     assert community.translations == "docusaurus-plugin-content-docs-community/current"
     assert DocsInstance().versions_file == "versions.json"
     assert DocsInstance().translations == "docusaurus-plugin-content-docs/current"
+
+
+def test_options_a_const_holds_or_spreads_are_read_own_keys_first() -> None:
+    text = """const common = {routeBasePath: 'ignored', lastVersion: 'current', editUrl: 'x'};
+    const docsOptions = {...common, path: 'guides', routeBasePath: 'learn'};
+    const api: PluginOptions = {id: 'api', path: 'api', ...common};
+    export default {
+      presets: [['classic', {docs: docsOptions, blog: false}]],
+      plugins: [['@docusaurus/plugin-content-docs', api]],
+    };"""
+    assert docs_instances(text) == [
+        DocsInstance(path="guides", route_base_path="learn", last_version="current"),
+        DocsInstance(
+            plugin_id="api", path="api", route_base_path="ignored", last_version="current"
+        ),
+    ]
+
+
+def test_docs_false_or_an_unknown_name_is_no_instance_but_the_default() -> None:
+    text = "export default {presets: [['classic', {docs: false, blog: blogOptions}]]};"
+    assert docs_instances(text) == [DocsInstance()]

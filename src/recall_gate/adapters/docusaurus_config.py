@@ -6,8 +6,9 @@ A site's docs come from instances of the docs plugin: the classic preset's
 as React Native's site has three. Each instance reads its own folder (``path``),
 publishes under its own ``routeBasePath`` and keeps its own versions file and
 translations folder (``<id>_versions.json``, ``i18n/<locale>/
-docusaurus-plugin-content-docs-<id>/current``). Only literal values are read: the
-config is matched, not run, so a value computed in JavaScript is as if unset.
+docusaurus-plugin-content-docs-<id>/current``). Only literal values are read (in
+place, in a ``const`` the options name, or spread into them with ``...name``):
+the config is matched, not run, so a value computed in JavaScript is as if unset.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ DEFAULT_ID = "default"
 # `require.resolve('…')`).
 _PRESET_DOCS = re.compile(r"\bdocs\s*:\s*\{")
 _PLUGIN_DOCS = re.compile(r"['\"](?:@docusaurus/)?(?:plugin-)?content-docs['\"]\s*\)?\s*,\s*\{")
+# The same, naming a variable that holds the options (`docs: docsOptions`).
+_PRESET_DOCS_NAMED = re.compile(r"\bdocs\s*:\s*([A-Za-z_$][\w$]*)\s*[,}\n]")
+_PLUGIN_DOCS_NAMED = re.compile(
+    r"['\"](?:@docusaurus/)?(?:plugin-)?content-docs['\"]\s*\)?\s*,\s*([A-Za-z_$][\w$]*)\s*[,\]\n]"
+)
 # Keys only the docs plugin's options have: a `docs: {…}` without one is another
 # object (themeConfig's `docs: {sidebar: {…}}`).
 _PLUGIN_KEYS = re.compile(
@@ -107,6 +113,23 @@ def _top_level(obj: str) -> str:
         inner = flattened
 
 
+def _declared(text: str, name: str) -> str | None:
+    """The object literal a ``const``/``let``/``var`` named ``name`` is set to."""
+    match = re.search(rf"\b(?:const|let|var)\s+{re.escape(name)}\b[^=;]*=\s*\{{", text)
+    return _object_at(text, match.end() - 1) if match else None
+
+
+def _with_spreads(text: str, obj: str) -> str:
+    """An options object with the objects it spreads (``...commonDocsOptions``)
+    appended after its own keys, so its own keys are read first, as they win."""
+    spread = [
+        found
+        for name in re.findall(r"\.\.\.\s*([A-Za-z_$][\w$]*)", _top_level(obj))
+        if (found := _declared(text, name)) is not None
+    ]
+    return obj if not spread else "{" + ",".join([obj[1:-1], *(o[1:-1] for o in spread)]) + "}"
+
+
 def _instance(obj: str) -> DocsInstance:
     own = _top_level(obj)
     only = None
@@ -127,16 +150,26 @@ def _instance(obj: str) -> DocsInstance:
     )
 
 
+def _options_objects(text: str, literal: re.Pattern[str], named: re.Pattern[str]) -> list[str]:
+    """The options objects the config writes in place (``docs: {…}``) or names
+    (``docs: docsOptions``, set by a ``const`` elsewhere in the file), in order."""
+    found = [(m.start(), _object_at(text, m.end() - 1)) for m in literal.finditer(text)]
+    for match in named.finditer(text):
+        if (obj := _declared(text, match[1])) is not None:
+            found.append((match.start(), obj))
+    return [obj for _, obj in sorted(found, key=lambda pair: pair[0])]
+
+
 def docs_instances(text: str) -> list[DocsInstance]:
     """Every docs plugin instance the config declares, the preset's first; the
     preset's default instance (``docs/`` at ``/docs``) when it names none."""
     found: list[DocsInstance] = []
-    for match in _PRESET_DOCS.finditer(text):
-        obj = _object_at(text, match.end() - 1)
+    for written in _options_objects(text, _PRESET_DOCS, _PRESET_DOCS_NAMED):
+        obj = _with_spreads(text, written)
         if obj == "{}" or _PLUGIN_KEYS.search(_top_level(obj)):
             found.append(_instance(obj))
-    for match in _PLUGIN_DOCS.finditer(text):
-        found.append(_instance(_object_at(text, match.end() - 1)))
+    for obj in _options_objects(text, _PLUGIN_DOCS, _PLUGIN_DOCS_NAMED):
+        found.append(_instance(_with_spreads(text, obj)))
     if not any(i.plugin_id == DEFAULT_ID for i in found):
         found.insert(0, DocsInstance())
     by_id: dict[str, DocsInstance] = {}
