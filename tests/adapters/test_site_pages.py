@@ -473,3 +473,61 @@ def test_a_disabled_hugo_languages_pages_are_no_card(tmp_path: Path) -> None:
         ("de/a.md", "disabled language"),
         ("en/a.fr.md", "disabled language"),
     ]
+
+
+def test_hugo_content_mounted_for_a_sites_matrix_language_and_nothing_else(
+    tmp_path: Path,
+) -> None:
+    # gohugoio/hugoDocs (Apache-2.0): content/en mounted as content for the sites
+    # matrix language en; content/LICENSE.md beside it is mounted nowhere.
+    write(
+        tmp_path / "hugo.toml",
+        'baseURL = "https://gohugo.io/"\ndefaultContentLanguage = "en"\n'
+        "[languages]\n  [languages.en]\n    weight = 1\n[module]\n  [[module.mounts]]\n"
+        '    source = "assets"\n    target = "assets"\n  [[module.mounts]]\n'
+        "    source = 'content/en'\n    target = 'content'\n"
+        "    [module.mounts.sites.matrix]\n      languages = ['en']\n",
+    )
+    write(tmp_path / "content" / "LICENSE.md", "# Licence\n\nApache.\n")
+    write(
+        tmp_path / "content" / "en" / "content-management" / "shortcodes.md",
+        "---\ntitle: Shortcodes\naliases: [/extras/shortcodes/]\n---\n\nText.\n",
+    )
+    read = read_kb(tmp_path / "content")
+    assert [(e.card.id, e.urls) for e in read.cards] == [
+        (
+            "en/content-management/shortcodes",
+            ("/content-management/shortcodes/", "/extras/shortcodes/"),
+        ),
+    ]
+    assert [(s.path, s.reason) for s in read.skipped] == [("LICENSE.md", "not mounted")]
+
+
+def test_hugo_pages_below_a_section_whose_cascade_renders_nothing_are_no_card(
+    tmp_path: Path,
+) -> None:
+    # hugoDocs' content/en/_common (snippets the include shortcode pulls in) and
+    # its glossary terms: `cascade: {build: {render: never}}` on the section page.
+    kb = hugo_site(tmp_path)
+    write(kb / "_common" / "_index.md", "---\ncascade:\n  build:\n    render: never\n---\n")
+    write(kb / "_common" / "snippet.md", "---\n---\nShared text.\n")
+    write(
+        kb / "glossary" / "_index.md",
+        "---\ntitle: Glossary\nbuild:\n  render: always\ncascade:\n  build:\n"
+        "    render: never\n    list: local\n---\n\nTerms.\n",
+    )
+    write(kb / "glossary" / "bundle.md", "---\ntitle: bundle\n---\n\nA folder.\n")
+    # A cascade aimed at some pages only (target) is not followed.
+    write(
+        kb / "news" / "_index.md",
+        "---\ncascade:\n  - target:\n      kind: page\n    build:\n"
+        "      render: never\n---\n\nNews.\n",
+    )
+    write(kb / "news" / "post.md", "# Post\n\nText.\n")
+    read = read_kb(kb, KbFiles(default_language="en"))
+    assert sorted(e.card.id for e in read.cards) == ["glossary/_index", "news/_index", "news/post"]
+    assert sorted((s.path, s.reason) for s in read.skipped) == [
+        ("_common/_index.md", "no text"),
+        ("_common/snippet.md", "link only"),
+        ("glossary/bundle.md", "link only"),
+    ]

@@ -134,6 +134,21 @@ def _render_link(build: Any) -> bool:
     return isinstance(build, Mapping) and build.get("render") in ("link", "never", False)
 
 
+def cascades_unrendered(meta: Mapping[str, Any]) -> bool:
+    """Whether a Hugo section page's ``cascade`` tells every page below it not to
+    render (``cascade: {build: {render: never}}``, as a headless bundle of
+    snippets is written); a cascade entry with a ``target`` is not followed."""
+    cascade = meta.get("cascade")
+    entries = cascade if isinstance(cascade, list) else [cascade]
+    return any(
+        isinstance(e, Mapping)
+        and "target" not in e
+        and "_target" not in e
+        and (_render_link(e.get("build")) or _render_link(e.get("_build")))
+        for e in entries
+    )
+
+
 def skip_reason(meta: Mapping[str, Any], body: str) -> str | None:
     """Why the page is no card (``draft``, ``link only``, ``no text``), or None."""
     if meta.get("draft") is True:

@@ -34,6 +34,7 @@ from recall_gate.adapters.files import (
     read_text,
 )
 from recall_gate.adapters.front_matter import skip_reason, split_front_matter, strip_shortcodes
+from recall_gate.adapters.hugo_sections import below, unrendered_sections
 from recall_gate.adapters.input_records import (
     JSONL_SUFFIXES,
     YAML_SUFFIXES,
@@ -534,10 +535,16 @@ def _markdown_kb(root: Path, files: KbFiles) -> Kb:
             fix="add Markdown files (front matter optional), point `kb` elsewhere, or widen "
             "`kb_include` / `kb_exclude` in recall-gate.yaml",
         )
+    hugo = site is not None and site.layout.generator == "hugo"
+    unrendered = unrendered_sections(paths) if hugo else []
     jobs = [(None, root, p) for p in paths] + translations
     results: list[KbCard | SkippedPage | InputError] = []
     real_roots: dict[Path, Path] = {}
     for locale, folder, path in jobs:
+        if unrendered and any(below(path, section) for section in unrendered):
+            # Below a section whose cascade renders nothing (Hugo: a headless bundle).
+            results.append(SkippedPage(path.relative_to(folder).as_posix(), "link only"))
+            continue
         try:
             real = real_roots.setdefault(folder, folder.resolve())
             _refuse_outside(path, root=folder, real_root=real)

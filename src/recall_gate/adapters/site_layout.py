@@ -181,8 +181,9 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
             content_dirs[tag] = _relative_dir(site_root, folder, kb_root)
     # Module mounts of a language's content (`source = "content/ja"`, `target =
     # "content"`, `lang = "ja"`): that language's content folder too.
-    for source, tag in _content_mounts(keys.get("module")):
-        if tag in tags:
+    mounts = _content_mounts(keys.get("module"))
+    for source, tag in mounts:
+        if tag is not None and tag in tags:
             content_dirs[tag] = _relative_dir(site_root, source, kb_root)
     folders = [
         content,
@@ -191,7 +192,7 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
             for spec in (languages.values() if isinstance(languages, Mapping) else ())
             if isinstance(spec, Mapping) and isinstance(spec.get("contentDir"), str)
         ),
-        *(source for source, _ in _content_mounts(keys.get("module"))),
+        *(source for source, _ in mounts),
     ]
     if not any(_related(kb_root, site_root / folder) for folder in folders):
         return None
@@ -207,8 +208,10 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
         languages=tuple(tags),
         permalinks=_permalinks(keys.get("permalinks")),
     )
-    disabled = _disabled_languages(keys)
-    return Site(layout=layout, config=config, excluded=_language_exclusions(disabled, content_dirs))
+    excluded = _language_exclusions(_disabled_languages(keys), content_dirs)
+    if mounts:
+        excluded += _unmounted(site_root, kb_root, [source for source, _ in mounts])
+    return Site(layout=layout, config=config, excluded=excluded)
 
 
 def _disabled_languages(keys: Mapping[str, Any]) -> set[str]:
@@ -237,21 +240,47 @@ def _language_exclusions(
     return (Exclusion("disabled language", tuple(patterns)),) if patterns else ()
 
 
-def _content_mounts(module: Any) -> list[tuple[str, str]]:
-    """``(source, language)`` of each module mount of a language's content
-    (``[[module.mounts]]``, or ``[[mounts]]`` of ``config/_default/module.toml``)."""
+def _content_mounts(module: Any) -> list[tuple[str, str | None]]:
+    """``(source, language)`` of each module mount of content (``[[module.mounts]]``,
+    or ``[[mounts]]`` of ``config/_default/module.toml``, ``target = "content"``):
+    its language from ``lang = "ja"`` or a one-language ``[sites.matrix]
+    languages = ["ja"]`` (Hugo 0.152+), else None (every language's)."""
     mounts = module.get("mounts") if isinstance(module, Mapping) else None
-    found = []
+    found: list[tuple[str, str | None]] = []
     for mount in mounts if isinstance(mounts, list) else ():
         if not isinstance(mount, Mapping):
             continue
-        source, target, lang = mount.get("source"), mount.get("target"), mount.get("lang")
-        if not (isinstance(source, str) and isinstance(target, str) and isinstance(lang, str)):
+        source, target = mount.get("source"), mount.get("target")
+        if not (isinstance(source, str) and isinstance(target, str)):
             continue
-        tag = _language(lang)
-        if target.strip("/") == "content" and tag is not None:
-            found.append((source, tag))
+        if target.strip("/") != "content":
+            continue
+        lang = mount.get("lang")
+        sites = mount.get("sites")
+        matrix = sites.get("matrix") if isinstance(sites, Mapping) else None
+        listed = matrix.get("languages") if isinstance(matrix, Mapping) else None
+        if lang is None and isinstance(listed, list) and len(listed) == 1:
+            lang = listed[0]
+        found.append((source, _language(lang) if isinstance(lang, str) else None))
     return found
+
+
+def _unmounted(site_root: Path, kb_root: Path, sources: list[str]) -> tuple[Exclusion, ...]:
+    """With content mounts, only their sources are content (Hugo drops the default
+    mount of a target that has mounts): the KB's other pages are no card."""
+    inside: list[str] = []
+    for source in sources:
+        try:
+            relative = (site_root / source).resolve().relative_to(kb_root.resolve()).as_posix()
+        except ValueError:
+            if kb_root.resolve().is_relative_to((site_root / source).resolve()):
+                return ()  # the KB is inside a mounted folder: all of it is content
+            continue
+        if relative == ".":
+            return ()
+        inside.append(relative)
+    patterns = ("*", *(f"!{r}/**" for r in inside))
+    return (Exclusion("not mounted", patterns, "gitignore"),)
 
 
 def _permalinks(value: Any) -> dict[str, str]:
