@@ -244,7 +244,7 @@ def _content_mounts(module: Any) -> list[tuple[str, str | None]]:
     """``(source, language)`` of each module mount of content (``[[module.mounts]]``,
     or ``[[mounts]]`` of ``config/_default/module.toml``, ``target = "content"``):
     its language from ``lang = "ja"`` or a one-language ``[sites.matrix]
-    languages = ["ja"]`` (Hugo 0.152+), else None (every language's)."""
+    languages = ["ja"]`` (newer Hugo), else None (every language's)."""
     mounts = module.get("mounts") if isinstance(module, Mapping) else None
     found: list[tuple[str, str | None]] = []
     for mount in mounts if isinstance(mounts, list) else ():
