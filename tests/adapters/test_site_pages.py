@@ -531,3 +531,21 @@ def test_hugo_pages_below_a_section_whose_cascade_renders_nothing_are_no_card(
         ("_common/snippet.md", "link only"),
         ("glossary/bundle.md", "link only"),
     ]
+
+
+def test_a_docusaurus_partial_file_or_folder_is_no_card_in_any_language(tmp_path: Path) -> None:
+    write(
+        tmp_path / "docusaurus.config.js",
+        "export default {\n  i18n: {defaultLocale: 'en', locales: ['en', 'fr']},\n"
+        "  presets: [['classic', {docs: {exclude: ['drafts/**']}}]],\n};\n",
+    )
+    write(tmp_path / "docs" / "intro.md", "# Intro\n\nText.\n")
+    write(tmp_path / "docs" / "guide" / "_shared" / "note.md", "# Note\n\nText.\n")
+    translated = tmp_path / "i18n" / "fr" / "docusaurus-plugin-content-docs" / "current"
+    write(translated / "_snippet.md", "Texte.\n")
+    read = read_kb(tmp_path / "docs")
+    assert [e.card.id for e in read.cards] == ["intro"]
+    assert sorted((s.path, s.reason) for s in read.skipped) == [
+        ("guide/_shared/note.md", "partial"),
+        ("i18n/fr/_snippet.md", "partial"),
+    ]

@@ -347,12 +347,6 @@ def _card_from_markdown(
     source = str(path)
     relative = PurePosixPath(path.relative_to(root).as_posix())
     shown = relative.as_posix() if locale is None else f"i18n/{locale}/{relative.as_posix()}"
-    if (
-        site is not None
-        and site.layout.generator == "docusaurus"
-        and any(p.startswith("_") for p in relative.parts)
-    ):
-        return SkippedPage(shown, "partial")  # Docusaurus publishes no `_` file
     for rule in site.excluded if site is not None else ():
         if _left_out(relative.as_posix(), rule):
             return SkippedPage(shown, rule.reason)  # the site's config leaves it out

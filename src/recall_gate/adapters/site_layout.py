@@ -333,9 +333,8 @@ def _current_version_path(site_root: Path, docs: DocsInstance) -> str:
     return ""
 
 
-def _docusaurus(site_root: Path, config: Path, docs: DocsInstance) -> Site:
-    """The site of one docs instance (``docs``) of a Docusaurus config."""
-    text = _read(config)
+def _docusaurus(site_root: Path, config: Path, text: str, docs: DocsInstance) -> Site:
+    """The site of one docs instance (``docs``) of a Docusaurus config (``text``)."""
     default = _language(js_string(text, "defaultLocale")) or "en"
     locales: list[str] = []
     if match := re.search(r"\blocales\s*:\s*\[([^\]]*)\]", text):
@@ -361,8 +360,15 @@ def _docusaurus(site_root: Path, config: Path, docs: DocsInstance) -> Site:
         base_path=base.strip("/"),
         languages=tuple(locales),
     )
-    excluded = (Exclusion("site exclude", docs.exclude),) if docs.exclude else ()
+    # Files and folders starting with `_` are partials the pages import, never
+    # pages (the docs plugin's default `exclude`, kept whatever `exclude` says).
+    excluded: tuple[Exclusion, ...] = (_DOCUSAURUS_PARTIALS,)
+    if docs.exclude:
+        excluded += (Exclusion("site exclude", docs.exclude),)
     return Site(layout=layout, config=config, translations=translations, excluded=excluded)
+
+
+_DOCUSAURUS_PARTIALS = Exclusion("partial", ("_*",))
 
 
 def _docusaurus_of(kb_root: Path, site_root: Path) -> Site | None:
@@ -372,9 +378,10 @@ def _docusaurus_of(kb_root: Path, site_root: Path) -> Site | None:
         config = site_root / name
         if not config.is_file():
             continue
-        for docs in docs_instances(_read(config)):
+        text = _read(config)
+        for docs in docs_instances(text):
             if _is(kb_root, site_root / docs.path):
-                return _docusaurus(site_root, config, docs)
+                return _docusaurus(site_root, config, text, docs)
         return None
     return None
 
