@@ -238,6 +238,33 @@ def test_a_pull_request_that_removes_the_english_pages_of_a_split_config_site_fa
     assert "'en/docs/getting-started/1-introduction' resolves to no card" in run.err
 
 
+def test_a_pull_request_that_switches_pages_off_in_the_site_config_fails(tmp_path: Path) -> None:
+    # Pages the site no longer builds are no cards: gold naming them fails the gate
+    # (exit 1), and a KB with no page left is refused (exit 2); never a pass.
+    root = site_copy(tmp_path, "hugo-doks", HUGO_DOKS_URLS)
+    assert capture(root).code == 0
+    config = root / "config" / "_default" / "hugo.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(
+        text.replace('disableLanguages = ["de", "nl"]', 'disableLanguages = ["de", "nl", "en"]'),
+        encoding="utf-8",
+    )
+    run = capture(root)
+    assert run.code == 1
+    assert "'en/docs/getting-started/1-introduction' is a page that is no card" in run.err
+    mkdocs = site_copy(tmp_path / "m", "mkdocs-static-i18n", MKDOCS_I18N_URLS)
+    site_config = mkdocs / "mkdocs.yml"
+    site_config.write_text(
+        site_config.read_text(encoding="utf-8").replace(
+            "exclude_docs: overrides/", "exclude_docs: |\n  overrides/\n  *.md"
+        ),
+        encoding="utf-8",
+    )
+    run = capture(mkdocs)
+    assert run.code == 2
+    assert "none of the" in run.err
+
+
 def test_cards_shows_the_urls_each_card_is_found_by(tmp_path: Path) -> None:
     root = site_copy(tmp_path, "hugo-docsy", {})
     run = run_cli(["cards", "--json", "cards.json"], cwd=root)
