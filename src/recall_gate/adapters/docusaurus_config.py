@@ -23,13 +23,14 @@ DEFAULT_ID = "default"
 # Where an instance's options object opens: the preset's `docs: {`, or a plugin
 # entry `['@docusaurus/plugin-content-docs', {` (also `content-docs`, and
 # `require.resolve('…')`).
-_PRESET_DOCS = re.compile(r"\bdocs\s*:\s*\{")
-_PLUGIN_DOCS = re.compile(r"['\"](?:@docusaurus/)?(?:plugin-)?content-docs['\"]\s*\)?\s*,\s*\{")
+_PRESET = r"\bdocs\s*:\s*"
+_PLUGIN = r"['\"](?:@docusaurus/)?(?:plugin-)?content-docs['\"]\s*\)?\s*,\s*"
+_NAME = r"([A-Za-z_$][\w$]*)"
+_PRESET_DOCS = re.compile(_PRESET + r"\{")
+_PLUGIN_DOCS = re.compile(_PLUGIN + r"\{")
 # The same, naming a variable that holds the options (`docs: docsOptions`).
-_PRESET_DOCS_NAMED = re.compile(r"\bdocs\s*:\s*([A-Za-z_$][\w$]*)\s*[,}\n]")
-_PLUGIN_DOCS_NAMED = re.compile(
-    r"['\"](?:@docusaurus/)?(?:plugin-)?content-docs['\"]\s*\)?\s*,\s*([A-Za-z_$][\w$]*)\s*[,\]\n]"
-)
+_PRESET_DOCS_NAMED = re.compile(_PRESET + _NAME + r"\s*[,}\n]")
+_PLUGIN_DOCS_NAMED = re.compile(_PLUGIN + _NAME + r"\s*[,\]\n]")
 # Keys only the docs plugin's options have: a `docs: {…}` without one is another
 # object (themeConfig's `docs: {sidebar: {…}}`).
 _PLUGIN_KEYS = re.compile(
@@ -124,7 +125,7 @@ def _with_spreads(text: str, obj: str) -> str:
     appended after its own keys, so its own keys are read first, as they win."""
     spread = [
         found
-        for name in re.findall(r"\.\.\.\s*([A-Za-z_$][\w$]*)", _top_level(obj))
+        for name in re.findall(r"\.\.\.\s*" + _NAME, _top_level(obj))
         if (found := _declared(text, name)) is not None
     ]
     return obj if not spread else "{" + ",".join([obj[1:-1], *(o[1:-1] for o in spread)]) + "}"
