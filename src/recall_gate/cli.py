@@ -14,6 +14,9 @@ The error contract, the same for every command:
 * **3** an internal error — a bug in recall-gate: a short "please report"
   message; the traceback only with ``--debug`` or ``RECALL_GATE_DEBUG=1``.
 * **130** interrupted (Ctrl-C).
+* **141** the reader closed stdout early (``recall-gate score … | head``): the
+  command ends quietly, as a Unix tool cut off by its reader does (128 +
+  SIGPIPE); never 0, since the reader may have gone before the verdict.
 
 Never a traceback otherwise, and the GitHub token (``GITHUB_TOKEN``) is masked
 in everything written to stdout and stderr. No line written there can start a
@@ -27,6 +30,7 @@ receive the :class:`~recall_gate.commands.context.Console` built below.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import importlib
 import io as io_module
@@ -50,9 +54,13 @@ from recall_gate.errors import (
     is_huge_integer,
 )
 
-__all__ = ["COMMAND_MODULES", "DEBUG_ENV", "entry_point", "main"]
+__all__ = ["COMMAND_MODULES", "DEBUG_ENV", "WORKING_DIRECTORY_ENV", "entry_point", "main"]
 
 DEBUG_ENV: Final = "RECALL_GATE_DEBUG"
+# The folder recall-gate works in, as if started there (relative paths, the config's
+# discovery, the git work tree), whatever the process's own working directory: the
+# action's judge runs from a folder of its own and names the checkout here.
+WORKING_DIRECTORY_ENV: Final = "RECALL_GATE_WORKING_DIRECTORY"
 _DEBUG_FLAG: Final = "--debug"
 _DEBUG_HELP: Final = f"on an internal error, print the traceback (also {DEBUG_ENV}=1)"
 _SECRET_ENV: Final = ("GITHUB_TOKEN",)
@@ -62,6 +70,7 @@ _ENVIRONMENT_ERRNOS: Final = frozenset(
     {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.EMFILE}
 )
 _INTERNAL_MESSAGE_CHARS: Final = 200
+READER_GONE_EXIT: Final = 141  # 128 + SIGPIPE, what `seq 99999 | head` leaves seq with
 
 
 # The command modules, in the order of `recall-gate --help`, and the commands each
@@ -131,6 +140,40 @@ def _debug_requested(argv: Sequence[str], environ: Mapping[str, str]) -> bool:
     return _DEBUG_FLAG in argv or value not in {"", "0", "false", "no", "off"}
 
 
+class _ReaderWatch(io_module.TextIOBase):
+    """stdout, noting when its reader has gone (a closed pipe: ``| head``), so that
+    the error this raises is told from a broken pipe anywhere else."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.gone = False
+
+    def write(self, text: str) -> int:
+        if self.gone:
+            return len(text)  # nobody reads on: what is left goes nowhere
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self.gone = True
+            raise
+
+    def flush(self) -> None:
+        if self.gone:
+            return
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self.gone = True
+            raise
+
+    def isatty(self) -> bool:
+        return self._stream.isatty()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # TextIOBase's is a read-only attr
+        return getattr(self._stream, "encoding", None) or "utf-8"
+
+
 class _MaskingStream(io_module.TextIOBase):
     """A text stream that writes through, with every secret masked."""
 
@@ -185,6 +228,17 @@ def _internal_error(exc: BaseException, *, debug: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _check_working_directory(named: str) -> None:
+    """``RECALL_GATE_WORKING_DIRECTORY`` names an absolute path of a folder, or the
+    InputError saying so."""
+    if not Path(named).is_absolute() or not Path(named).is_dir():
+        raise InputError(
+            f"{WORKING_DIRECTORY_ENV}={named!r} is not the absolute path of a folder",
+            fix=f"set {WORKING_DIRECTORY_ENV} to the absolute path of the folder recall-gate "
+            "works in (the repository's checkout), or unset it",
+        )
+
+
 def _anchor_paths(args: argparse.Namespace, cwd: Path) -> None:
     """Resolve relative path flags against ``cwd``, the caller's working directory."""
     for name, value in vars(args).items():
@@ -206,32 +260,51 @@ def main(
     env = os.environ if environ is None else environ
     arguments = list(sys.argv[1:] if argv is None else argv)
     debug = _debug_requested(arguments, env)
+    reader = _ReaderWatch(stdout or sys.stdout)
+    named = None if cwd is not None else env.get(WORKING_DIRECTORY_ENV) or None
     # Every line checked once, here: no user text starts a workflow command.
     console = Console(
-        stdout=guarded(_masked(stdout or sys.stdout, env)),
+        stdout=guarded(_masked(reader, env)),  # type: ignore[arg-type]
         stderr=guarded(_masked(stderr or sys.stderr, env)),
         environ=env,
-        cwd=cwd or Path.cwd(),
+        cwd=cwd or (Path(named) if named else Path.cwd()),
     )
     try:
-        parser, handlers = _build_parser(arguments)
-        try:
-            args, extras = parser.parse_known_args(arguments)
-        except SystemExit as exc:  # --help / --version: argparse printed them
-            return exc.code if isinstance(exc.code, int) else 0
-        refuse_unrecognized(parser, args, extras)
-        if cwd is not None:
-            _anchor_paths(args, cwd)
-        for line in getattr(args, "deprecations", None) or ():
-            warn(console, line)
-        return handlers[args.command](args, console)
+        if named:
+            _check_working_directory(named)
+        code = _run(arguments, console, anchor=cwd is not None or named is not None)
     except (Exception, KeyboardInterrupt, SystemExit) as raised:
-        failure = _as_input_error(raised)
-        console.stderr.write(_error_message(failure, debug=debug))
-        return _exit_code(failure)
-    finally:
+        if reader.gone and isinstance(raised, BrokenPipeError):
+            code = READER_GONE_EXIT  # the reader's choice, not an error: nothing to say
+        else:
+            failure = _as_input_error(raised)
+            console.stderr.write(_error_message(failure, debug=debug))
+            code = _exit_code(failure)
+    try:
         end_output(console.stdout)
+    except BrokenPipeError:
+        if not reader.gone:
+            raise
+        code = READER_GONE_EXIT
+    finally:
         end_output(console.stderr)
+    return code
+
+
+def _run(arguments: list[str], console: Console, *, anchor: bool) -> int:
+    """Parse ``arguments`` and run their command's handler (``anchor``: resolve relative
+    path flags against the console's working directory)."""
+    parser, handlers = _build_parser(arguments)
+    try:
+        args, extras = parser.parse_known_args(arguments)
+    except SystemExit as exc:  # --help / --version: argparse printed them
+        return exc.code if isinstance(exc.code, int) else 0
+    refuse_unrecognized(parser, args, extras)
+    if anchor:
+        _anchor_paths(args, console.cwd)
+    for line in getattr(args, "deprecations", None) or ():
+        warn(console, line)
+    return handlers[args.command](args, console)
 
 
 def _exit_code(exc: BaseException) -> int:
@@ -297,7 +370,10 @@ def entry_point() -> None:
         # The reader went away (`recall-gate … | head`): nothing is left to say
         # to it; point stdout at devnull so the interpreter's final flush is quiet.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        code = 0
+        code = READER_GONE_EXIT
+    if code == READER_GONE_EXIT:
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     # Threads the code under test left behind never hold the process past its
     # outputs, nor abort it at shutdown.
     from recall_gate.adapters.process_exit import exit_with

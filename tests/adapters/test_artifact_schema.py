@@ -7,6 +7,7 @@ message naming the file, line, case, field and fix."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,34 @@ def full_validation(line: str, number: int = 7) -> Artifact | str:
     where = f"{SOURCE}:{number}"
     if isinstance(obj, dict) and isinstance(obj.get("case_id"), str):
         where += f" (case {obj['case_id']})"
+    bad = _non_finite(obj, "")
+    if bad is not None:
+        return (
+            f"{where}: field `{bad[0]}` is {bad[1]}, not a finite number\n  fix: write a "
+            "finite number there, or leave the field out: JSON has no NaN or Infinity; check "
+            "the retriever or script that wrote this capture"
+        )
     if not isinstance(obj, dict):
         return f"{where}: expected a mapping, got {type(obj).__name__}\n  fix: {FIX}"
     try:
         return Artifact.model_validate(obj)
     except ValidationError as exc:
         return f"{where}: {describe_validation_error(exc)}\n  fix: {FIX}"
+
+
+def _non_finite(value: Any, field: str) -> tuple[str, str] | None:
+    """The first NaN or ±Infinity of a parsed line, its field and how JSON spells it."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return field, "NaN" if math.isnan(value) else ("-Infinity" if value < 0 else "Infinity")
+    children: list[tuple[str, Any]] = []
+    if isinstance(value, dict):
+        children = [(f"{field}.{k}" if field else k, v) for k, v in value.items()]
+    elif isinstance(value, list):
+        children = [(f"{field}[{i}]", v) for i, v in enumerate(value)]
+    for name, child in children:
+        if (found := _non_finite(child, name)) is not None:
+            return found
+    return None
 
 
 def _as_model(line: Any) -> Artifact:
@@ -115,6 +138,11 @@ MALFORMED = [
     '{"case_id": "c1", "retrieved": [], "depth": 0}',
     '{"case_id": "c1", "retrieved": [], "depth": 1.5}',
     '{"case_id": "c1", "retrieved": [], "latency_ms": -1}',
+    # A number JSON has not (NaN, Infinity, 1e400 read as Infinity): the line's error.
+    '{"case_id": "c1", "retrieved": [{"id": "a", "score": NaN}]}',
+    '{"case_id": "c1", "retrieved": [{"id": "a", "score": 1e400}]}',
+    '{"case_id": "c1", "retrieved": [], "latency_ms": Infinity}',
+    '{"case_id": "c1", "retrieved": [], "timings_ms": {"embed": -Infinity}}',
     '{"case_id": "c1", "retrieved": [{"id": "a", "outside_kb": "maybe"}]}',
     '{"case_id": "c1", "retrieved": [], "retriever": {"adapter": "x", "name": ""}}',
     '{"case_id": "c1", "retrieved": [], "retriever": {"adapter": "x", "name": "y", "k": 5}}',
@@ -152,8 +180,6 @@ def test_the_nesting_cap_holds_for_the_struct_reader(field: str) -> None:
 ODD_BUT_VALID = [
     '{"case_id": "c1", "retrieved": []}',
     '{"case_id": "c1", "case_id": "c2", "retrieved": ["a"]}',  # the last key wins
-    '{"case_id": "c1", "retrieved": [{"id": "a", "score": NaN}]}',
-    '{"case_id": "c1", "retrieved": [{"id": "a", "score": 1e400}]}',
     '{"case_id": "c1", "retrieved": [{"id": "a", "score": "0.5"}]}',
     '{"case_id": "c1", "retrieved": [{"id": "a", "score": 1}]}',
     '{"case_id": "c1", "retrieved": [], "language": "PT-br"}',  # stored canonical: pt-BR

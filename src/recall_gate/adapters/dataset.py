@@ -11,6 +11,7 @@ file (and line or case) and the fix.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -205,10 +206,37 @@ def _fully_validated(line: str, *, number: int, source: str) -> ArtifactLine:
     return msgspec.convert(artifact.model_dump(), ArtifactLine)
 
 
+def _non_finite(value: Any, field: str = "") -> tuple[str, float] | None:
+    """The first NaN or ±Infinity in a parsed line (``json`` reads them, and 1e999
+    as Infinity), with its field, as ``retrieved[0].score``."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (field, value)
+    if isinstance(value, dict):
+        children: Any = ((f"{field}.{key}" if field else str(key), v) for key, v in value.items())
+    elif isinstance(value, list):
+        children = ((f"{field}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for name, child in children:
+        found = _non_finite(child, name)
+        if found is not None:
+            return found
+    return None
+
+
 def _artifact_at(obj: Any, *, number: int, source: str) -> Artifact:
     where = f"{source}:{number}"
     if isinstance(obj, dict) and isinstance(obj.get("case_id"), str):
         where += f" (case {obj['case_id']})"
+    found = _non_finite(obj)
+    if found is not None:
+        field, value = found
+        shown = "NaN" if math.isnan(value) else ("-" if value < 0 else "") + "Infinity"
+        raise InputError(
+            f"{where}: field `{field}` is {shown}, not a finite number",
+            fix="write a finite number there, or leave the field out: JSON has no NaN or "
+            "Infinity; check the retriever or script that wrote this capture",
+        )
     return validate_record(Artifact, obj, where=where, fix=_ARTIFACT_FIX)
 
 

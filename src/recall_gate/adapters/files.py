@@ -269,6 +269,9 @@ def describe_validation_error(exc: ValidationError, *, model: type[BaseModel] | 
             msg = "required field is missing"
         elif err["type"] == "value_error":
             msg = msg.removeprefix("Value error, ")  # our validators' own words
+        elif err["type"] == "finite_number":
+            # JSON has no NaN or Infinity (Python's json reads them; 1e999 reads as one)
+            msg = "not a finite number (NaN, Infinity and 1e999 are no JSON numbers)"
         elif err["type"] == "tuple_type":
             msg = "Input should be a valid list"  # YAML / JSON users write lists, not tuples
         parts.append(f"field `{loc}`: {msg}" if loc else msg)

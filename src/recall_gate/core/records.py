@@ -231,14 +231,25 @@ class RetrievedItem(_Record):
 
     ``metadata``: the retriever's own metadata of the document, as ``capture``
     found it, when its JSON takes at most 2,048 bytes (larger is left out);
-    informational: no part of scoring or of any fingerprint.
+    no part of any fingerprint, nor of scoring but for its language (below).
+
+    ``language``: which language's card it is, where the KB holds the id in more
+    than one language (``capture`` writes it from the document's URL, file path
+    or metadata; the metadata's ``language`` / ``lang`` / ``locale`` are read too).
     """
+
+    # A capture is untrusted: NaN and ±Infinity (which Python's json reads) are
+    # refused where they are read, naming the line, not where a report meets them.
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     id: str = Field(min_length=1)
     parent_id: str | None = None
     score: float | None = None
     outside_kb: bool | None = None  # True, or absent
     metadata: dict[str, Any] | None = None
+    # The language of the card it is (a translation shares its id: a card is
+    # (language, id)); see core/card_language.py for when it must be told.
+    language: Language | None = None
 
     @property
     def card_id(self) -> str:
@@ -250,7 +261,10 @@ class Artifact(_Record):
 
     A line may carry its case's fields so that a capture is self-contained.
     ``timings_ms`` and ``query`` are informational (the built-in runner writes them).
+    Every number is finite (see :class:`RetrievedItem`).
     """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
 
     case_id: str = Field(min_length=1)
     # A string is an id, an object an item: tried in that order, so a bare id is
@@ -479,6 +493,9 @@ class Results(_Record):
     # Missed cases whose labelled cards are nowhere in a capture deeper than k
     # (None: no missed case was captured deeper than k).
     unwinnable: Unwinnable | None = None
+    # Per case language: scored cases whose gold was met only by another language's
+    # card, where theirs has none of that id (core/card_language.py; a translated KB).
+    answered_from_other_language: dict[str, int] = Field(default_factory=dict)
 
     @model_serializer(mode="wrap")
     def _omit_unset_capture_facts(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -494,6 +511,8 @@ class Results(_Record):
                 del data["failed_cases"]
             if data.get("unjudged_queries") == 0:
                 del data["unjudged_queries"]
+            if data.get("answered_from_other_language", 0) == {}:
+                del data["answered_from_other_language"]
             if data.get("kb_coverage", 0) is None:
                 del data["kb_coverage"]
             if data.get("kb_retrieved", 0) is None:

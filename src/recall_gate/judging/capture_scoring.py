@@ -63,6 +63,16 @@ from recall_gate.judging.revision import JudgedSettings
 from recall_gate.judging.verdict import pull_request_changes, report_comparison
 
 
+def _own_results(path: Path) -> Results:
+    """The results file this run just wrote, read back: a file it cannot read is
+    recall-gate's bug (exit 3), never the user's input (the judge never blames its
+    own outputs, nor tells the user to fix them)."""
+    try:
+        return read_results(path)
+    except InputError as exc:
+        raise RuntimeError(f"the results file it wrote does not read back: {exc.message}") from None
+
+
 def score_and_report(
     *,
     artifacts: Iterable[tuple[int, Artifact]],
@@ -131,6 +141,7 @@ def score_and_report(
         )
         watch.refuse_unmapped_paths()
         watch.refuse_outside(strict=outputs.strict)
+        watch.refuse_untold_languages()
         fail_on_integrity_problems(watch.problems, console)
         refuse_short_when_strict(outputs, short=scored.short_of_k, scored=scored.scored, k=k)
         made = provenance(scored, watch)
@@ -158,13 +169,14 @@ def score_and_report(
             "kb_coverage": kb_coverage,
             "kb_retrieved": retrieved,
             "unwinnable": unwinnable.result(),
+            "answered_from_other_language": dict(sorted(watch.from_other_language.items())),
         }
         if writer is not None:
             writer.finish(**summary)
         # One document, with or without a baseline: without one to compare with
         # (none is named, none exists), the scorer's counts and its first missed cases.
         current = (
-            read_results(out)
+            _own_results(out)
             if compared and out is not None
             else Results(cases=scored.missed, **summary)
         )
