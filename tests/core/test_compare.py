@@ -6,8 +6,6 @@ Cases are built through the real evaluator (see `factories.case`), so a case
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,7 +23,7 @@ from recall_gate.core.gate import (
 )
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import CaseLabel, CaseResult
-from recall_gate.core.stats import mcnemar_exact_p, paired_bootstrap_ci
+from recall_gate.core.stats import mcnemar_exact_p, sign_flip_test
 
 
 def many(n: int, rank: int | None, *, prefix: str = "c", start: int = 0) -> list[CaseResult]:
@@ -257,18 +255,19 @@ def test_mcnemar_stays_exact_for_thousands_of_flips() -> None:
     assert 1e-11 < p < 1e-9
 
 
-def test_bootstrap_is_deterministic_and_seeded() -> None:
-    diffs = [((i * 7919) % 101) / 100 - 0.5 for i in range(40)]  # 40 distinct values
-    first = paired_bootstrap_ci([diffs], seed="s")
-    assert first == paired_bootstrap_ci([diffs], seed="s")
-    assert first != paired_bootstrap_ci([diffs], seed="other")
-    ((low, high),) = first
-    mean = math.fsum(diffs) / len(diffs)
-    assert low < mean < high
-
-
-def test_bootstrap_of_a_constant_column_is_that_constant() -> None:
-    assert paired_bootstrap_ci([[0.0] * 12, [0.25] * 12], seed="s") == [(0.0, 0.0), (0.25, 0.25)]
+def test_graded_rows_carry_the_paired_sign_flip_test_of_their_differences() -> None:
+    # 12 cases: four move from rank 1 to rank 3 (nDCG 1 → 0.5), one from 3 to 1.
+    base = [case(f"c{i:02d}", 1 if i < 11 else 3) for i in range(12)]
+    cur = [case(f"c{i:02d}", 3 if i < 4 else 1) for i in range(12)]
+    comparison = compare_to_baseline(
+        current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
+    )
+    ndcg = comparison.delta_for(NDCG)
+    assert ndcg is not None
+    diffs = [c.metrics[NDCG] - b.metrics[NDCG] for b, c in zip(base, cur, strict=True)]
+    test = sign_flip_test(diffs)
+    assert (ndcg.noise.p_value, ndcg.noise.p_drop) == (test.p_value, test.p_drop)
+    assert (ndcg.noise.method, ndcg.noise.lost, ndcg.noise.gained) == ("exact", 4, 1)
 
 
 def test_small_groups_are_marked_and_not_tested() -> None:

@@ -14,10 +14,17 @@ Rules, each with a named test:
   0 → 1 (gained), or whose recall@k / nDCG@k moved without a flip, with the
   card shown and its rank before → after (``None`` when outside the top k);
   see :mod:`recall_gate.core.moves`.
-* **Noise**: exact two-sided McNemar test on the hit flips; a paired bootstrap
-  interval (fixed seed) for recall@k and nDCG@k; groups with fewer than
-  ``min_group_n`` (default :data:`MIN_GROUP_N`) compared cases are marked
-  and not tested.
+* **Noise**: per row, the exact McNemar test on the hit flips and a paired
+  sign-flip permutation test on the other metrics (two-sided p shown,
+  one-sided p of a drop kept); groups with fewer than ``min_group_n``
+  (default :data:`MIN_GROUP_N`) compared cases are marked and not tested.
+  The rows the gate may fail on (the ``family``: each gated metric × group
+  with the n, the on-changed-cards rows excepted) are tested together too,
+  by the report-level step-down max-T sign-flip test
+  (:func:`~recall_gate.core.stats.family_drop_p`): a row's ``p_family`` is
+  its adjusted one-sided p of a drop, so a no-op pull request fails at most
+  :data:`~recall_gate.core.stats.SIGNIFICANCE` of the time however many rows
+  are gated. See :mod:`recall_gate.core.stats`.
 * **Staleness**: a different dataset, KB or retrieval-config fingerprint (or
   embedder, or retrieval mode) makes the baseline *stale*: deltas are still
   computed (they then measure the change too) and said so loudly. A different
@@ -37,7 +44,7 @@ from typing import Any, Literal
 from recall_gate.core.base_judging import PullRequestChanges
 from recall_gate.core.baseline import Baseline
 from recall_gate.core.kb_diff import KbTurnover
-from recall_gate.core.metric_registry import GATED_METRICS, shown_metrics
+from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, shown_metrics
 from recall_gate.core.moves import CaseMove, find_moves
 from recall_gate.core.records import (
     CASE_TYPES,
@@ -49,11 +56,15 @@ from recall_gate.core.records import (
 )
 from recall_gate.core.staleness import SettingChange, SettingValue, diff_settings
 from recall_gate.core.stats import (
-    BOOTSTRAP_SEED,
     MIN_GROUP_N,
+    PERMUTATION_SEED,
     SIGNIFICANCE,
+    FamilyCell,
+    Method,
+    family_drop_p,
+    mcnemar_drop_p,
     mcnemar_exact_p,
-    paired_bootstrap_ci,
+    sign_flip_test,
 )
 
 __all__ = [
@@ -63,6 +74,7 @@ __all__ = [
     "BaselineStatus",
     "CaseChanges",
     "Comparison",
+    "FamilyRecord",
     "Group",
     "MetricDelta",
     "Noise",
@@ -108,28 +120,38 @@ ON_CHANGED_CARDS = Group(kind="kb", name="cases on changed cards")
 class Noise:
     """How much a delta can be told from a wobble.
 
-    hit@k carries ``p_value`` (exact McNemar on ``lost``/``gained`` flips);
-    recall@k and nDCG@k carry a bootstrap interval of the mean difference.
-    ``small_n``: too few compared cases, nothing tested.
+    ``p_value``: the row's own two-sided test (exact McNemar on the hit flips,
+    ``lost``/``gained``; the paired sign-flip test on the other metrics, whose
+    ``lost``/``gained`` count the cases that went down/up), ``p_drop`` its
+    one-sided p of a drop, ``method`` how the sign-flip p was computed.
+    ``p_family``: the adjusted one-sided p of a drop when the row is one of the
+    gated rows tested together (None: not in that family). ``small_n``: too
+    few compared cases, nothing tested.
     """
 
     small_n: bool
     p_value: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
+    p_drop: float | None = None
+    p_family: float | None = None
+    method: Method | None = None
     lost: int = 0
     gained: int = 0
 
     @property
     def significant(self) -> bool | None:
-        """``None`` when untested; else whether the change is unlikely under no change."""
-        if self.small_n:
+        """``None`` when untested; else whether the row's own test finds a change
+        in either direction unlikely under no change (what its row says)."""
+        if self.small_n or self.p_value is None:
             return None
-        if self.p_value is not None:
-            return self.p_value < SIGNIFICANCE
-        if self.ci_low is not None and self.ci_high is not None:
-            return self.ci_low > 0.0 or self.ci_high < 0.0
-        return None
+        return self.p_value < SIGNIFICANCE
+
+    @property
+    def drop_real(self) -> bool | None:
+        """Whether the report-level test calls a drop of this row likely real
+        (what the gate reads); ``None`` when the row is untested or not gated."""
+        if self.small_n or self.p_family is None:
+            return None
+        return self.p_family < SIGNIFICANCE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,6 +219,18 @@ class BaselineEdit:
 
 
 @dataclass(frozen=True, kw_only=True)
+class FamilyRecord:
+    """The report-level test of the gated rows: how many ``cells`` (metric ×
+    group) it tested together, how it drew its null distribution, and the
+    ``critical`` standardised drop (−Σd / √Σd²) a row must reach to be called
+    likely real when it is the largest; ``None`` when no row changed."""
+
+    cells: int
+    method: Method
+    critical: float | None
+
+
+@dataclass(frozen=True, kw_only=True)
 class Comparison:
     """Everything a report needs about this run against its baseline."""
 
@@ -220,6 +254,8 @@ class Comparison:
     kb_deltas: tuple[MetricDelta, ...] = ()
     # How much of the KB changed since the baseline's commit (None: not known here).
     kb_turnover: KbTurnover | None = None
+    # The report-level test of the gated rows (None: nothing compared or gated).
+    family: FamilyRecord | None = None
 
     @property
     def baseline_source(self) -> str:
@@ -389,7 +425,6 @@ def _group_deltas(
         for m in GATED_METRICS
     }
     noises: dict[str, Noise] = {}
-    graded: list[str] = []
     for spec in GATED_METRICS:
         metric, both = spec.key, having[spec.key]
         if not both:
@@ -401,29 +436,26 @@ def _group_deltas(
             noises[metric] = Noise(
                 small_n=small,
                 p_value=None if small else mcnemar_exact_p(lost=lost, gained=gained),
+                p_drop=None if small else mcnemar_drop_p(lost=lost, gained=gained),
+                method=None if small else "exact",
                 lost=lost,
                 gained=gained,
             )
         elif small:
             noises[metric] = Noise(small_n=True)
-        elif len(both) == len(pairs):
-            graded.append(metric)
         else:
-            (interval,) = paired_bootstrap_ci(
-                [[c.metrics[metric] - b.metrics[metric] for b, c in both]],
-                seed=f"{seed}:{group.label}",
+            test = sign_flip_test(
+                [c.metrics[metric] - b.metrics[metric] for b, c in both],
+                seed=f"{seed}:{group.label}:{metric}",
             )
-            noises[metric] = Noise(small_n=False, ci_low=interval[0], ci_high=interval[1])
-    if graded:
-        # One joint resampling of the metrics every pair carries (they stay paired).
-        columns = [[c.metrics[m] - b.metrics[m] for b, c in pairs] for m in graded]
-        intervals = paired_bootstrap_ci(columns, seed=f"{seed}:{group.label}")
-        noises.update(
-            {
-                m: Noise(small_n=False, ci_low=low, ci_high=high)
-                for m, (low, high) in zip(graded, intervals, strict=True)
-            }
-        )
+            noises[metric] = Noise(
+                small_n=False,
+                p_value=test.p_value,
+                p_drop=test.p_drop,
+                method=test.method,
+                lost=test.down,
+                gained=test.up,
+            )
     out = []
     # A metric outside the default set is compared when a case of the group carries it.
     carried = {m for b, c in pairs for m in (*b.metrics, *c.metrics)}
@@ -446,6 +478,48 @@ def _group_deltas(
     return out
 
 
+def _tested_together(
+    deltas: Sequence[MetricDelta],
+    pairs: Sequence[tuple[CaseResult, CaseResult]],
+    *,
+    metrics: set[str],
+    seed: str,
+) -> tuple[list[MetricDelta], FamilyRecord | None]:
+    """The rows of ``metrics`` with the n, tested together by the report-level
+    test: each gets its ``p_family``. A case is flipped in every such row at
+    once; its atom is its case type × language (the groups are unions of atoms)."""
+    gated = [i for i, d in enumerate(deltas) if d.metric in metrics and not d.noise.small_n]
+    if not gated:
+        return list(deltas), None
+    keys = [m for m in METRIC_KEYS if any(deltas[i].metric == m for i in gated)]
+    atom_of: dict[tuple[str, str], int] = {}
+    atoms = [atom_of.setdefault((c.case_type, c.language), len(atom_of)) for _, c in pairs]
+    columns = [
+        [
+            c.metrics[m] - b.metrics[m] if m in b.metrics and m in c.metrics else 0.0
+            for b, c in pairs
+        ]
+        for m in keys
+    ]
+    cells = []
+    for i in gated:
+        group = deltas[i].group
+        held = frozenset(
+            atom
+            for (case_type, language), atom in atom_of.items()
+            if group.kind == "overall"
+            or (group.kind == "case_type" and case_type == group.name)
+            or (group.kind == "language" and language == group.name)
+        )
+        cells.append(FamilyCell(metric=keys.index(deltas[i].metric), atoms=held))
+    test = family_drop_p(columns, atoms, cells, seed=f"{seed}:family")
+    out = list(deltas)
+    for i, p in zip(gated, test.p_drop, strict=True):
+        out[i] = replace(out[i], noise=replace(out[i].noise, p_family=p))
+    critical = None if math.isinf(test.critical) else test.critical
+    return out, FamilyRecord(cells=len(cells), method=test.method, critical=critical)
+
+
 def _at_stored_precision(case: CaseResult) -> CaseResult:
     rounded = {key: round(value, FLOAT_DIGITS) for key, value in case.metrics.items()}
     return case if rounded == case.metrics else case.model_copy(update={"metrics": rounded})
@@ -458,17 +532,20 @@ def compare_to_baseline(
     baseline_path: str,
     baseline_ref: str | None = None,
     edit: BaselineEdit | None = None,
-    seed: str = BOOTSTRAP_SEED,
+    seed: str = PERMUTATION_SEED,
     min_group_n: int = MIN_GROUP_N,
     pull_request: PullRequestChanges | None = None,
     kb_turnover: KbTurnover | None = None,
+    family: Iterable[str] | None = None,
 ) -> Comparison:
     """Compare ``current`` with ``baseline`` (``None``: no baseline yet).
 
     ``baseline_path`` (and ``baseline_ref``, when read at a git revision) say
     where the baseline lives, for the report; ``edit`` records that the pull
     request changes it. Groups with fewer than ``min_group_n`` compared cases
-    are not tested (nor gated).
+    are not tested (nor gated). ``family``: the metric keys the gate holds to
+    a tolerance (None or empty: every gated metric, as report-only mode's
+    reference tolerance does); their rows are tested together.
     """
     if min_group_n < 1:
         raise ValueError(f"min_group_n must be at least 1, got {min_group_n}")
@@ -542,8 +619,12 @@ def compare_to_baseline(
             seed=seed,
             min_group_n=min_group_n,
         )
+    deltas, tested = _tested_together(
+        deltas, pairs, metrics=set(family or ()) or set(METRIC_KEYS), seed=seed
+    )
     return replace(
         outline,
+        family=tested,
         kb_deltas=tuple(kb_deltas),
         stale=stale,
         deltas=tuple(deltas),

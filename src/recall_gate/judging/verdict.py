@@ -95,6 +95,7 @@ def judge_against_baseline(
         pull_request=pull_request,
         edit=edit,
         min_group_n=settings.min_group_n,
+        family=settings.tolerances.values,
         kb_turnover=baseline_kb_turnover(
             settings,
             git_sha=stored.baseline.git_sha if stored else None,

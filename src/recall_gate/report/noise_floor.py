@@ -1,16 +1,19 @@
-"""The A/A line of the report (``capture --repeat N``): is the retriever
-deterministic, and if not, how much it changes on its own."""
+"""The noise lines of the report: the A/A line (``capture --repeat N``: is the
+retriever deterministic, and if not, how much it changes on its own), and the
+gate's own calibration at this run's n (how often it fails a no-op pull
+request, the smallest drop it catches)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from recall_gate.core.comparison_records import CalibrationRecord
 from recall_gate.core.self_agreement import SelfAgreement
 
 if TYPE_CHECKING:  # comparison.py imports this module
     from recall_gate.report.style import Style
 
-__all__ = ["describe_self_agreement", "self_agreement_section"]
+__all__ = ["calibration_line", "describe_self_agreement", "self_agreement_section"]
 
 
 def describe_self_agreement(a: SelfAgreement) -> str:
@@ -39,3 +42,36 @@ def self_agreement_section(a: SelfAgreement | None, style: Style) -> str | None:
     if a.deterministic:
         return text + "."
     return style.banner("WARNING", [text + "."])
+
+
+def _group(label: str) -> str:
+    kind, _, name = label.partition(":")
+    return {"case_type": f"type {name}", "language": f"language {name}"}.get(kind, label)
+
+
+def calibration_line(c: CalibrationRecord, hit: str) -> str:
+    """One sentence: how often this gate fails a no-op pull request at this n, and
+    the smallest ``hit`` (``hit@5``) drop it catches 80 % of the time per group."""
+    rows = f"{c.cells} gated row{'' if c.cells == 1 else 's'}"
+    if c.false_fail is None:
+        fails = (
+            f"with require-significance off, every drop beyond the tolerance fails, "
+            f"within noise or not ({rows})"
+        )
+    else:
+        fails = (
+            f"a no-op pull request fails at most {c.false_fail * 100:.0f} % of the time "
+            f"({rows} tested together)"
+        )
+    drops = [
+        f"{_group(label)} −{share:.3f}" if share is not None else f"{_group(label)} never"
+        for label, share in c.smallest_drop.items()
+    ]
+    caught = (
+        f"; smallest {hit} drop caught 80 % of the time: {', '.join(drops)} "
+        f"(only lost hits assumed: from {c.fewest_lost} lost with none gained in a row"
+        f"{f', and beyond the {c.tolerance:g} tolerance' if c.tolerance else ''})"
+        if drops
+        else ""
+    )
+    return f"This gate at this n: {fails}{caught}."

@@ -11,11 +11,12 @@ from recall_gate.core.coverage import render_coverage, render_never_retrieved
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import KbCoverageCounts, Latency, LatencyStats, OutsideKb
-from recall_gate.core.stats import BOOTSTRAP_RESAMPLES, CONFIDENCE, min_detectable_lost
+from recall_gate.core.stats import NORMAL_MIN_CHANGED, RESAMPLES, min_detectable_lost
 from recall_gate.report import phrases
 from recall_gate.report.kb_changes import kb_turnover_note
 from recall_gate.report.label_audit import label_rot_note
 from recall_gate.report.markup import Format, escape_markdown, plain_text, shorten, table
+from recall_gate.report.noise_floor import calibration_line
 from recall_gate.report.style import Style
 from recall_gate.report.traffic import unanswered_note
 
@@ -232,14 +233,17 @@ def notes_block(doc: ComparisonDocument, style: Style, *, legend: Sequence[str])
     if doc.deltas:
         notes.append(
             f"Noise: {doc.label(HIT)} flips are tested with an exact two-sided McNemar test; "
-            f"{doc.label(RECALL)} and {doc.label(NDCG)} deltas with a "
-            f"{round(CONFIDENCE * 100)}% paired "
-            f"bootstrap interval ({BOOTSTRAP_RESAMPLES} resamples, fixed seed). "
-            f"“likely real” = p < 0.05 or an interval that excludes 0; groups with "
-            f"n < {min_group_n} are not tested."
+            f"{doc.label(RECALL)} and {doc.label(NDCG)} deltas with a paired sign-flip "
+            f"permutation test (exact, {RESAMPLES:,} seeded draws, or its normal "
+            f"approximation from {NORMAL_MIN_CHANGED} changed cases). “likely real” = "
+            f"p < 0.05; groups with n < {min_group_n} are not tested. The gate tests the "
+            "rows it holds to a tolerance together (a one-sided report-level p), so a "
+            "no-op pull request fails at most 5 % of the time."
         )
         overall = phrases.delta_for(doc, HIT)
-        if overall is not None and overall.n >= min_group_n:
+        if doc.calibration is not None:
+            notes.append(calibration_line(doc.calibration, doc.label(HIT)))
+        elif overall is not None and overall.n >= min_group_n:
             n, least = overall.n, min_detectable_lost()
             notes.append(
                 f"Detectable drop: on {n} compared cases, {doc.label(HIT)} is called likely "

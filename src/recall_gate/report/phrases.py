@@ -20,14 +20,15 @@ from recall_gate.core.comparison_json import (
 )
 from recall_gate.core.metric_registry import (
     GATED_METRICS,
+    METRIC_KEYS,
     floor_flag,
     floor_key,
     metric_label,
+    metric_spec,
     shown_metrics,
 )
 from recall_gate.core.metrics import HIT
 from recall_gate.core.self_agreement import SelfAgreement
-from recall_gate.core.stats import CONFIDENCE
 from recall_gate.report.markup import shorten_query
 from recall_gate.report.style import (
     Style,
@@ -118,9 +119,13 @@ def noise_cell(d: DeltaRecord, min_group_n: int) -> str:
         return f"n < {min_group_n}: not tested"
     word = "likely real" if d.significant else "within noise"
     if d.p_value is not None:
+        binary = metric_spec(d.metric).binary if d.metric in METRIC_KEYS else True
         if d.lost == d.gained == 0:
-            return "no flip"
-        return f"{word} ({fmt_p(d.p_value)}; {d.lost} lost, {d.gained} gained)"
+            return "no flip" if binary else "no change"
+        if binary:
+            return f"{word} ({fmt_p(d.p_value)}; {d.lost} lost, {d.gained} gained)"
+        # The paired sign-flip test: how many cases went down and up.
+        return f"{word} ({fmt_p(d.p_value)}; {d.lost} down, {d.gained} up)"
     return _interval(d.ci_low, d.ci_high, word)
 
 
@@ -129,7 +134,8 @@ def _interval(low: float | None, high: float | None, word: str) -> str:
         return "not tested"
     if low == high == 0.0:
         return "no change"
-    return f"{word} ({round(CONFIDENCE * 100)}% CI {fmt_signed(low)} … {fmt_signed(high)})"
+    # A document written before the sign-flip test carries a 95% bootstrap interval.
+    return f"{word} (95% CI {fmt_signed(low)} … {fmt_signed(high)})"
 
 
 def ndcg_change(move: MoveRecord) -> float:
