@@ -28,6 +28,7 @@ from recall_gate.core.comparison_records import (
     EditRecord,
     FlipsRecord,
     FloorRecord,
+    GateEntryRecord,
     GateRecord,
     GroupMeansRecord,
     KbChangesRecord,
@@ -52,16 +53,15 @@ from recall_gate.core.gate import (
     Floors,
     Regression,
     Tolerances,
-    Verdict,
     judge_comparison,
 )
-from recall_gate.core.gate_calibration import calibration
+from recall_gate.core.gate_list import gate_entries
+from recall_gate.core.gates import decide
 from recall_gate.core.kb_diff import KbChanges, KbTurnover, NewCardCoverage, new_card_coverage
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary
-from recall_gate.core.self_agreement import SelfAgreement, within_own_noise
 from recall_gate.core.staleness import SettingChange
 from recall_gate.core.traffic_record import UnansweredLog
 
@@ -116,24 +116,6 @@ def _citation(outcomes: Mapping[str, int]) -> CitationRecord | None:
     )
 
 
-def _exemption_holds(
-    record: RegressionRecord, gate: GateRecord, agreement: SelfAgreement | None
-) -> bool:
-    """Whether an exempt drop's stated reason is true of its own numbers (the
-    retriever's own noise: of the document's A/A measurement)."""
-    if record.status == "exempt_small_n":
-        return record.n < gate.min_group_n
-    if record.status == "exempt_not_significant":
-        return gate.require_significance and record.significant is not True
-    if record.status == "exempt_own_noise":
-        return (
-            gate.require_significance
-            and agreement is not None
-            and within_own_noise([m.case_id for m in record.cases], n=record.n, agreement=agreement)
-        )
-    return False
-
-
 def new_card_check(doc: ComparisonDocument) -> NewCardCoverage | None:
     """``gate.min_new_card_coverage`` applied to the new cards the document's
     own KB changes list, each with the cases citing it (None: not applied)."""
@@ -151,55 +133,32 @@ def unjudged_traffic(doc: ComparisonDocument) -> UnansweredLog | None:
     return unanswered if unanswered is not None and unanswered.max_moved_share is not None else None
 
 
-def traffic_failed(doc: ComparisonDocument) -> bool:
-    """``gate.max_moved_share`` applied to the traffic-weighted moved share the
-    document's own query-log diff records (never its ``failed`` field); failed
-    too when the gate is set and the capture holds no answers to the log."""
-    if unjudged_traffic(doc) is not None:
-        return True
-    traffic = doc.traffic
-    if traffic is None or traffic.max_moved_share is None or "overall" not in traffic.groups:
-        return False
-    return traffic.groups["overall"].weighted.moved > traffic.max_moved_share
+def _outcomes(gates: tuple[GateEntryRecord, ...]) -> list[tuple[str, str, bool, str]]:
+    return [(g.kind, g.subject, g.enforced, g.outcome) for g in gates]
 
 
 def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
-    """The document with its ``verdict`` and ``regressions`` recomputed from its
-    own checks, and whether the file's fields said otherwise.
+    """The document with its ``gates``, ``verdict`` and ``regressions``
+    recomputed from its own figures, and whether its fields said otherwise.
 
-    A comparison file is data a pull request could have edited: its top-level
-    ``verdict`` is never trusted. It fails when a set floor is missed by the
-    overall mean the document records (or its ``gate.failed_floors`` lists
-    one), or, with a tolerance set, when a drop is listed in
-    ``gate.regressions`` or listed as exempt for a reason its own numbers do
-    not bear out, or when the query-log diff moved more traffic than its
-    ``max_moved_share``, or the new cards miss ``min_new_card_coverage``.
-    Dataset integrity needs no field: an integrity failure stops the command
-    before a comparison is written."""
-    gate = doc.gate
-    floors_missed = bool(gate.failed_floors) or any(
-        (observed := doc.metrics.get(name)) is None or observed < floor
-        for name, floor in gate.floors.items()
+    A comparison file is data a pull request could have edited: its
+    ``verdict``, ``regressions`` and ``gates`` are never trusted. Every gate of
+    :data:`~recall_gate.core.gate_list.GATES` is judged again by its rule from
+    the figures the document records (the overall means, every delta row, the
+    query-log diff, the KB changes, the run's unanswered cases), and the
+    verdict decided by :func:`~recall_gate.core.gates.decide` — the same list
+    and functions that judged the run. ``regressions`` counts the enforced
+    tolerance gates that fail."""
+    gates = gate_entries(doc)
+    verdict = decide(gates)
+    regressions = sum(
+        1 for g in gates if g.kind == "tolerance" and g.enforced and g.outcome == "fails"
     )
-    failing = len(gate.regressions) + sum(
-        1 for r in gate.exempt if not _exemption_holds(r, gate, doc.self_agreement)
+    edited = (verdict, regressions) != (doc.verdict, doc.regressions) or (
+        bool(doc.gates) and _outcomes(gates) != _outcomes(doc.gates)
     )
-    new_cards = new_card_check(doc)
-    verdict: Verdict
-    if (
-        floors_missed
-        or (gate.tolerances and failing)
-        or (new_cards and new_cards.failed)
-        or traffic_failed(doc)
-    ):
-        verdict = "fail"
-    elif gate.floors or gate.tolerances:
-        verdict = "pass"
-    else:
-        verdict = "report-only"
-    regressions = failing
-    edited = (verdict, regressions) != (doc.verdict, doc.regressions)
-    return doc.model_copy(update={"verdict": verdict, "regressions": regressions}), edited
+    update = {"verdict": verdict, "regressions": regressions, "gates": gates}
+    return doc.model_copy(update=update), edited
 
 
 def _move(move: CaseMove) -> MoveRecord:
@@ -291,15 +250,12 @@ def _delta(d: MetricDelta) -> DeltaRecord:
         n=d.n_compared,
         n_total=d.n_total,
         p_value=d.noise.p_value,
-        ci_low=None,
-        ci_high=None,
+        ci_low=d.noise.ci_low,
+        ci_high=d.noise.ci_high,
         small_n=d.noise.small_n,
         significant=d.noise.significant,
         lost=d.noise.lost,
         gained=d.noise.gained,
-        p_drop=d.noise.p_drop,
-        p_family=d.noise.p_family,
-        method=d.noise.method,
     )
 
 
@@ -382,7 +338,6 @@ def _regression(r: Regression) -> RegressionRecord:
         status=_STATUS[r.exempt],
         significant=r.significant,
         cases=tuple(_move(m) for m in r.cases),
-        p_family=r.p_family,
     )
 
 
@@ -404,8 +359,9 @@ def comparison_document(
     profile: str,
     totals: RunTotals | None = None,
 ) -> ComparisonDocument:
-    """The comparison and its verdict as the typed document. ``totals``: the
-    counts of a run whose ``cases`` are only its first missed ones."""
+    """The comparison and its verdict as the typed document, its gates judged
+    from its own figures (:func:`judged`). ``totals``: the counts of a run
+    whose ``cases`` are only its first missed ones."""
     current = comparison.current
     overall = current.aggregates.overall
     if totals is None:
@@ -427,7 +383,7 @@ def comparison_document(
     shown = shown_metrics(overall, (d.metric for d in comparison.deltas))
     outputs = {key: name for key, name in _OUTPUTS.items() if key in shown}
     means = {name: (overall[key].mean if key in overall else None) for key, name in outputs.items()}
-    return ComparisonDocument(
+    doc = ComparisonDocument(
         kind=COMPARISON_KIND,
         schema_version=COMPARISON_SCHEMA_VERSION,
         profile=profile,
@@ -470,6 +426,7 @@ def comparison_document(
             regressions=tuple(_regression(r) for r in gate.regressions),
             exempt=tuple(_regression(r) for r in gate.exempt),
             min_new_card_coverage=gate.new_cards.floor if gate.new_cards else None,
+            max_unanswered_share=verdict.max_unanswered_share,
         ),
         would_fail_detail=WouldFailRecord(
             tolerance=verdict.reference_tolerance,
@@ -524,9 +481,6 @@ def comparison_document(
             missed_total=totals.missed if totals.missed != len(missed) else None,
         ),
         labels=metric_labels(comparison.k),
-        calibration=calibration(
-            comparison,
-            tolerances=verdict.tolerances.values,
-            require_significance=verdict.require_significance,
-        ),
     )
+    # The verdict is the gate list's, decided from the document's own figures.
+    return judged(doc)[0]

@@ -9,16 +9,14 @@ integrity is not a knob: it always fails.
 
 A drop beyond its metric's tolerance fails only when it is not *exempt*: a group with
 fewer than ``min-group-n`` compared cases is too small to gate (``small_n``),
-and a drop the report-level noise test does not call likely real is noise
-(``not_significant``, unless ``require-significance`` is off): the gated rows,
-overall included, are tested together (``p_family``, see
-:mod:`recall_gate.core.stats`), so a no-op pull request fails at most 5 % of
-the time however many rows are gated. With ``require-significance`` off every
-row is held to its tolerance, within noise or not. With an A/A measurement
-(``capture --repeat 2``) of a non-deterministic retriever, a drop of any group
-that is within what the retriever changed on its own is its own noise
-(``own_noise``, a noise test too: off with ``require-significance``). Exempt
-drops are kept and reported, with their reason, never silently dropped.
+and a subgroup drop the noise tests do not call likely real is noise
+(``not_significant``, unless ``require-significance`` is off). The overall
+group (and a group holding every compared case) is gated whenever it has the
+n. With an A/A measurement (``capture --repeat 2``) of a non-deterministic
+retriever, a drop of any group that is within what the retriever changed on
+its own is its own noise (``own_noise``, a noise test too: off with
+``require-significance``). Exempt drops are kept and reported, with
+their reason, never silently dropped.
 
 Each setting has one default, defined here (``min-group-n``: the noise tests'
 :data:`~recall_gate.core.stats.MIN_GROUP_N`) and imported by the config
@@ -34,7 +32,14 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import ClassVar, Literal
 
-from recall_gate.core.compare import Comparison, Group, MetricDelta
+from recall_gate.core.compare import OVERALL, Comparison, Group, MetricDelta
+from recall_gate.core.gates import (
+    DEFAULT_MAX_UNANSWERED_SHARE,
+    Outcome,
+    Verdict,
+    floor_rule,
+)
+from recall_gate.core.gates import decide as decide_verdict
 from recall_gate.core.kb_diff import NewCardCoverage, new_card_coverage
 from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.moves import CaseMove
@@ -74,7 +79,6 @@ REFERENCE_TOLERANCE = 0.05
 # float's last bit.
 _DIGITS = 9
 
-Verdict = Literal["pass", "fail", "report-only"]
 # Why a drop beyond the tolerance does not fail the gate.
 Exemption = Literal["small_n", "not_significant", "own_noise"]
 
@@ -146,10 +150,14 @@ class FloorCheck:
 
     @property
     def failed(self) -> bool:
-        """Would fail if enforced: below the floor, or nothing scored at all."""
+        """Would fail if enforced: below the floor, or nothing scored at all
+        (:func:`~recall_gate.core.gates.floor_rule`)."""
         if self.floor is None:
             return False
-        return self.observed is None or self.observed < self.floor
+        return (
+            floor_rule({"floor": self.floor}, {"mean": self.observed, "n": self.n}).outcome
+            != "passes"
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -157,8 +165,7 @@ class Regression:
     """A drop of one metric in one group, beyond the tolerance.
 
     ``exempt`` says why it does not fail the gate (``None``: it fails);
-    ``significant`` is the report-level noise test's word on the drop
-    (``None``: not tested), ``p_family`` its adjusted one-sided p;
+    ``significant`` is the noise tests' word (``None``: not tested);
     ``cases`` are the compared cases of the group whose value of the metric
     went down, largest drop first.
     """
@@ -173,7 +180,6 @@ class Regression:
     significant: bool | None = None
     min_group_n: int = MIN_GROUP_N
     cases: tuple[CaseMove, ...] = ()
-    p_family: float | None = None
 
     @property
     def delta(self) -> float:
@@ -201,6 +207,13 @@ class GateResult:
         return tuple(c for c in self.floor_checks if c.failed)
 
 
+@dataclass(frozen=True)
+class _Judged:
+    kind: str
+    enforced: bool
+    outcome: Outcome
+
+
 def check_floors(aggregates: Aggregates, floors: Floors) -> tuple[FloorCheck, ...]:
     """Compare overall means to the floors; every metric is listed, set or not."""
     checks = []
@@ -224,24 +237,24 @@ def decide(
     regressions: Sequence[Regression] = (),
     tolerances: Tolerances | None = None,
 ) -> GateResult:
-    """The verdict: ``fail`` on a missed set floor or a regression beyond its
-    metric's set tolerance that is not exempt; ``report-only`` when no knob is set. Exempt
-    regressions are kept apart in ``exempt``. (Dataset integrity is no knob: a
-    labelling error stops the command before anything is scored.)"""
+    """The metric gates' verdict, by :func:`~recall_gate.core.gates.decide`:
+    ``fail`` on a missed set floor or a regression beyond its metric's set
+    tolerance that is not exempt; ``report-only`` when no knob is set. Exempt
+    regressions are kept apart in ``exempt``. The run's verdict adds the other
+    gates (traffic, new cards, capture completeness, integrity) and is decided
+    from its comparison document (:mod:`recall_gate.core.gate_list`)."""
     checks = check_floors(aggregates, floors)
     tolerated = tolerances is not None and tolerances.active
-    enforced = floors.active or tolerated
     failing = tuple(r for r in regressions if r.exempt is None)
     exempt = tuple(r for r in regressions if r.exempt is not None)
-    failed = any(c.failed for c in checks)
-    if tolerated and failing:
-        failed = True
-    if failed:
-        verdict: Verdict = "fail"
-    elif enforced:
-        verdict = "pass"
-    else:
-        verdict = "report-only"
+    # The metric gates alone, decided by the one verdict function; the run's
+    # verdict is decided from every gate of its document (core/gate_list.py).
+    gates = [
+        _Judged("floor", c.floor is not None, "fails" if c.failed else "passes") for c in checks
+    ]
+    gates += [_Judged("tolerance", tolerated, "passes")]
+    gates += [_Judged("tolerance", tolerated, "fails") for _ in failing]
+    verdict = decide_verdict(gates)
     return GateResult(
         verdict=verdict,
         floor_checks=checks,
@@ -301,19 +314,21 @@ def exemption(
     *,
     min_group_n: int,
     require_significance: bool,
+    overall_n: int,
     cases: Sequence[CaseMove] = (),
     self_agreement: SelfAgreement | None = None,
 ) -> Exemption | None:
     """Why a drop beyond the tolerance does not fail the gate (``None``: it fails).
 
-    Every group, overall included, needs the report-level test to call its drop
-    likely real (``d.noise.drop_real``), unless ``require_significance`` is off.
+    A group that holds every compared case (one language, one case type) is the
+    overall group by another name: gated like it, without the significance test.
     With ``self_agreement`` (A/A), a drop whose ``cases`` (the group's cases that
     went down) are within what the retriever changed on its own is its own
     noise (:func:`~recall_gate.core.self_agreement.within_own_noise`), in any group."""
     if d.n_compared < min_group_n:
         return "small_n"
-    if require_significance and d.noise.drop_real is not True:
+    whole = d.group == OVERALL or d.n_compared == overall_n
+    if require_significance and not whole and d.noise.significant is not True:
         return "not_significant"
     if (
         require_significance
@@ -347,10 +362,9 @@ def find_regressions(
     """Every metric × group whose delta is below minus its metric's tolerance
     (a metric without one is skipped; none if not comparable), each naming
     its cases and, when it does not fail the gate,
-    why: fewer than ``comparison.min_group_n`` compared cases, (with
-    ``require_significance``) a drop the report-level noise test does not call
-    likely real, or (with ``self_agreement`` too) a drop within the retriever's
-    own noise."""
+    why: fewer than ``comparison.min_group_n`` compared cases, (subgroups,
+    with ``require_significance``) a drop the noise tests do not call likely
+    real, or (with ``self_agreement`` too) a drop within the retriever's own noise."""
     if not comparison.comparable:
         return ()
     out = []
@@ -373,11 +387,11 @@ def find_regressions(
                         d,
                         min_group_n=comparison.min_group_n,
                         require_significance=require_significance,
+                        overall_n=comparison.cases.compared,
                         cases=cases,
                         self_agreement=self_agreement,
                     ),
-                    significant=d.noise.drop_real,
-                    p_family=d.noise.p_family,
+                    significant=d.noise.significant,
                     min_group_n=comparison.min_group_n,
                     cases=cases,
                 )
@@ -401,6 +415,9 @@ class ComparisonVerdict:
     reference_tolerance: float
     would_fail: GateResult | None
     require_significance: bool = REQUIRE_SIGNIFICANCE
+    # gate.max_unanswered_share: past it, the gates reading the unanswered
+    # cases or logged queries could not be judged (core/gates.py).
+    max_unanswered_share: float = DEFAULT_MAX_UNANSWERED_SHARE
 
     @property
     def would_fail_count(self) -> int:
@@ -422,6 +439,7 @@ def judge_comparison(
     reference_tolerance: float = REFERENCE_TOLERANCE,
     self_agreement: SelfAgreement | None = None,
     min_new_card_coverage: float | None = None,
+    max_unanswered_share: float = DEFAULT_MAX_UNANSWERED_SHARE,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`decide`).
 
@@ -430,8 +448,10 @@ def judge_comparison(
     :func:`find_regressions` (``self_agreement``: the retriever's A/A noise floor).
     Without a comparable baseline the tolerance has nothing to check: reported,
     not failed. ``min_new_card_coverage`` applies to the cards the pull request
-    adds (its KB diff, the judged cases known): below it the verdict fails; met,
-    the verdict is what the metrics make it.
+    adds (its KB diff, the judged cases known) and ``max_unanswered_share`` to
+    the cases the capture did not answer: both are recorded here and judged,
+    with every other gate, from the comparison document
+    (:mod:`recall_gate.core.gate_list`), whose verdict is the run's.
     """
     current = comparison.current.aggregates
     regressions = find_regressions(
@@ -443,11 +463,8 @@ def judge_comparison(
     gate = decide(current, floors=floors, regressions=regressions, tolerances=tolerances)
     kb = comparison.pull_request.kb if comparison.pull_request is not None else None
     if kb is not None and kb.cases_known:
-        new_cards = new_card_coverage(kb.new_cards, floor=min_new_card_coverage)
-        if new_cards is not None:
-            gate = replace(
-                gate, new_cards=new_cards, verdict="fail" if new_cards.failed else gate.verdict
-            )
+        # Recorded here, judged with every other gate from the document (core/gate_list.py).
+        gate = replace(gate, new_cards=new_card_coverage(kb.new_cards, floor=min_new_card_coverage))
     evidence: Aggregates = (
         comparison.baseline.aggregates
         if comparison.baseline is not None and comparison.comparable
@@ -476,4 +493,5 @@ def judge_comparison(
         reference_tolerance=reference_tolerance,
         would_fail=would_fail,
         require_significance=require_significance,
+        max_unanswered_share=max_unanswered_share,
     )
