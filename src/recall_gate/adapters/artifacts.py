@@ -8,6 +8,7 @@ line that carries one must agree with the others.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 from pathlib import Path
@@ -16,6 +17,13 @@ from typing import TypeGuard
 from recall_gate.adapters.files import atomic_write_text
 from recall_gate.adapters.results_store import dump_jsonl
 from recall_gate.core.capture_line import as_retriever, with_fields
+from recall_gate.core.card_language import (
+    Placement,
+    address_language,
+    place_in_language,
+    told_language,
+    translated_ids,
+)
 from recall_gate.core.integrity import (
     GOLD_REQUIRED,
     Problem,
@@ -153,6 +161,20 @@ class CaptureWatch:
         self.timed: list[tuple[str | None, str | None, float]] = []
         # the cases the retriever could not answer (`capture --max-failures`)
         self.failed: list[str] = []
+        # A KB holding some id in two or more languages: each line is read in its
+        # case's language (core.card_language); None for a KB whose ids are unambiguous.
+        translated = translated_ids(kb_ids) if kb_ids is not None else frozenset()
+        self._written: Mapping[str, frozenset[str]] | None = (
+            getattr(kb_ids, "languages", None) if translated else None
+        )
+        self._placement: Placement | None = None  # of the line last seen
+        # Retrieved documents of a translated id whose language could not be told:
+        # (case id, card id, its languages) of the first few, and how many in all.
+        self.untold: list[tuple[str, str, tuple[str, ...]]] = []
+        self.untold_entries = 0
+        self.untold_cases = 0
+        # Per case language: scored cases whose gold was met by another language's card only.
+        self.from_other_language: Counter[str] = Counter()
 
     def latency(self) -> Latency | None:
         """p50 / p95 / max of the lines' latencies, overall and per group."""
@@ -187,6 +209,8 @@ class CaptureWatch:
             self.failed.append(artifact.case_id)
         if self.unmapped_paths and not self._gold_paths:
             self._see_paths(artifact, ranked)
+        if self._written is not None:
+            ranked = self._in_language(artifact, ranked)
         if (
             self.self_labelled
             and artifact.case_type in GOLD_REQUIRED
@@ -208,10 +232,10 @@ class CaptureWatch:
             )
         return artifact, ranked
 
-    @staticmethod
-    def _mapped(artifact: Artifact, kb_ids: frozenset[str]) -> Artifact:
-        """Retrieved ids that are file paths under the KB read as their card ids
-        (as ``capture`` maps them); the rest are left as they are."""
+    def _mapped(self, artifact: Artifact, kb_ids: frozenset[str]) -> Artifact:
+        """Retrieved ids that are file paths or page URLs under the KB read as their
+        card ids (as ``capture`` maps them), keeping the language they tell of a
+        translated card; the rest are left as they are."""
         items: list[RetrievedItem | str] = []
         changed = False
         for item in artifact.retrieved:
@@ -224,11 +248,81 @@ class CaptureWatch:
                 items.append(item)
                 continue
             changed = True
+            language = None
+            if self._written is not None and told_language(item) is None:
+                language = address_language(ident, card, kb_ids)
             if isinstance(item, str):
-                items.append(card)
-            else:
+                items.append(
+                    card
+                    if language is None
+                    else RetrievedItem(id=item, parent_id=card, language=language)
+                )
+            elif language is None:
                 items.append(with_fields(item, parent_id=card))
+            else:
+                items.append(with_fields(item, parent_id=card, language=language))
         return with_fields(artifact, retrieved=tuple(items)) if changed else artifact
+
+    def _in_language(self, artifact: Artifact, ranked: Sequence[str]) -> Sequence[str]:
+        """The line's ranked card ids read in its case's language (core.card_language);
+        a translated id whose language the document does not tell is noted."""
+        written = self._written
+        assert written is not None
+        reader = self.groups.get(artifact.case_id, (artifact.language, None))[0]
+        if reader is None:
+            self._placement = None
+            return ranked
+        placement = place_in_language(
+            ranked,
+            [told_language(item) for item in artifact.retrieved],
+            reader=reader,
+            written=written,
+        )
+        self._placement = placement
+        if placement.untold:
+            self.untold_entries += len(placement.untold)
+            self.untold_cases += 1
+            if len(self.untold) < 3:
+                ident = placement.untold[0]
+                self.untold.append((artifact.case_id, ident, tuple(sorted(written[ident]))))
+        return placement.ranked
+
+    def reader_language(self, gold: Iterable[str], top: Sequence[str], hit: float) -> float | None:
+        """For the case of the line last seen (scored, with ``gold`` and its ``top``
+        k): the aggregates' "answered in the reader's language" value, None when
+        no gold page is in its top k in any language; a hit met by another
+        language's card only is counted as "answered from another language"."""
+        placement = self._placement
+        if placement is None:
+            return None
+        value, other = placement.judge(gold, top)
+        if other and hit:
+            self.from_other_language[placement.reader] += 1
+        return value
+
+    @property
+    def reads_languages(self) -> bool:
+        """Whether lines are read in their case's language (a translated KB)."""
+        return self._written is not None
+
+    def refuse_untold_languages(self) -> None:
+        """Exit 2 when documents of a translated KB's ids do not tell their language:
+        which language's page they are cannot be guessed."""
+        if not self.untold_entries:
+            return
+        shown = "; ".join(
+            f"{ident!r} in case {case_id!r} (the KB holds it in {', '.join(languages)})"
+            for case_id, ident, languages in self.untold
+        )
+        raise InputError(
+            f"{self.source}: {self.untold_entries} retrieved document(s) in "
+            f"{self.untold_cases} case(s) name a card the KB holds in more than one "
+            f"language without telling which, e.g. {shown}: a translation is not the "
+            "page a reader of the other language asked for, and it is not guessed",
+            fix="return each document's file path or page URL (the KB maps it to its card "
+            'and its language), or put its language on the item (`"language": "zh"`) '
+            "or in its metadata (`language`, `lang` or `locale`)",
+        )
 
     def _see_outside(self, artifact: Artifact, ranked: Sequence[str]) -> None:
         kb_ids = self.kb_ids

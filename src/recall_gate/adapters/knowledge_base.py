@@ -611,6 +611,11 @@ def card_ids_of(entries: Sequence[KbCard]) -> CardIds:
     return card_ids_with_urls(
         ((e.card.id, e.urls) for e in entries),
         languages=((e.card.id, e.card.language) for e in entries),
+        # A Markdown card's file (``where``) tells its language among translations.
+        placed=(
+            (e.card.id, e.card.language, e.where if e.path is not None else "", e.urls)
+            for e in entries
+        ),
     )
 
 

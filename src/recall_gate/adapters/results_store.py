@@ -160,6 +160,7 @@ class ResultsWriter:
         kb_coverage: KbCoverageCounts | None = None,
         kb_retrieved: KbCoverageCounts | None = None,
         unwinnable: Unwinnable | None = None,
+        answered_from_other_language: Mapping[str, int] | None = None,
     ) -> None:
         """Write the results file: the cases added, then the given head."""
         self._flush()
@@ -176,6 +177,7 @@ class ResultsWriter:
             kb_coverage=kb_coverage,
             kb_retrieved=kb_retrieved,
             unwinnable=unwinnable,
+            answered_from_other_language=dict(answered_from_other_language or {}),
         )
         data = skeleton.model_dump(mode="json")
         data["cases"] = [_CASES_MARK]

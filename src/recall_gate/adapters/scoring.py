@@ -234,9 +234,17 @@ class MissedHook(Protocol):
 class LineWatch(Protocol):
     """What watches each line as it is scored (a
     :class:`~recall_gate.adapters.artifacts.CaptureWatch`): the artifact to score
-    and its ranked card ids."""
+    and its ranked card ids; where it reads lines in their case's language (a
+    translated KB), whether the line last seen found its gold in that language."""
 
     def see(self, number: int, line: Artifact) -> tuple[Artifact, Sequence[str]]: ...
+
+    @property
+    def reads_languages(self) -> bool: ...
+
+    def reader_language(
+        self, gold: frozenset[str], top: Sequence[str], hit: float
+    ) -> float | None: ...
 
 
 def score_capture(
@@ -324,6 +332,7 @@ def _score_each(
     label_of = labeller.label
     add = scorer.add
     write = None if results is None else results.add
+    reader = watch.reader_language if watch is not None and watch.reads_languages else None
     ranked: Sequence[str]
     for number, line in artifacts:
         if watch is None:
@@ -346,6 +355,7 @@ def _score_each(
             artifact.cited,
             query=artifact.query,
             items=artifact.retrieved,
+            reader=reader,
         )
         metrics = record["metrics"]
         if on_missed is not None and metrics and not metrics[HIT]:
@@ -374,6 +384,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
     k = scorer.k
     label_of = labeller.label
     see = None if watch is None else watch.see
+    reader = watch.reader_language if watch is not None and watch.reads_languages else None
     write = None if results is None else results.add_rounded
     index_add = None if index is None else index.add
     kernels = scorer.kernels
@@ -441,7 +452,11 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                 if cited is not None:
                     outcome = classify_citation(hit=hit, gold=gold, cited=cited)
                     outcomes[outcome] += 1
-                    cell[-1](1.0 if outcome == "ok" else 0.0)
+                    cell[-2](1.0 if outcome == "ok" else 0.0)
+                if reader is not None:
+                    in_language = reader(gold, top, hit)
+                    if in_language is not None:
+                        cell[-1](in_language)
                 if not hit:
                     missed_total += 1
                     if on_missed is not None:

@@ -20,6 +20,7 @@ derivation at import (:class:`UnknownRule`): a rule is never silently dropped.
 
 from __future__ import annotations
 
+import operator
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
@@ -216,22 +217,41 @@ def _coverage_fits(coverage: Coverage) -> bool:
     return True
 
 
+_LANGUAGE = operator.attrgetter("language")
+
 # Tags found canonical already (a capture holds a handful): a set lookup per line.
 _CANONICAL_SEEN: set[str] = set()
 _CANONICAL_KEPT = 1024
 
 
+def _uncanonical(language: str | None) -> bool:
+    if language is None or language in _CANONICAL_SEEN:
+        return False
+    if not is_canonical_language(language):
+        return True
+    if len(_CANONICAL_SEEN) < _CANONICAL_KEPT:
+        _CANONICAL_SEEN.add(language)
+    return False
+
+
 def needs_full_validation(line: ArtifactLine) -> bool:
     """Whether a decoded line holds what only the full validation may judge: a
-    language not in canonical form, an empty retrieved id, a coverage to check."""
-    language = line.language
-    if language is not None and language not in _CANONICAL_SEEN:
-        if not is_canonical_language(language):
-            return True
-        if len(_CANONICAL_SEEN) < _CANONICAL_KEPT:
-            _CANONICAL_SEEN.add(language)
-    if "" in line.retrieved:
+    language (the line's or an item's) not in canonical form, an empty retrieved
+    id, a coverage to check."""
+    if _uncanonical(line.language):
         return True
+    retrieved = line.retrieved
+    if "" in retrieved:
+        return True
+    try:  # bare ids only (the usual capture): str.join refuses any item, in C
+        "".join(retrieved)  # type: ignore[arg-type]
+    except TypeError:
+        try:  # items only (a chunk capture): their languages read at C speed
+            told = set(map(_LANGUAGE, retrieved))
+        except AttributeError:  # bare ids among them
+            told = {item.language for item in retrieved if not isinstance(item, str)}
+        if any(_uncanonical(language) for language in told):
+            return True
     return line.coverage is not None and not _coverage_fits(line.coverage)
 
 

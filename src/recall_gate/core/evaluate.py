@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from recall_gate.core.aggregate import MetricAccumulator
+from recall_gate.core.card_language import READER_LANGUAGE
 from recall_gate.core.labels import Label
 from recall_gate.core.metric_registry import (
     CITATION_COVERAGE,
@@ -37,7 +38,11 @@ from recall_gate.core.metrics import HIT, score_top
 from recall_gate.core.records import Aggregates, Case, CaseLabel, CaseResult, CitationOutcome
 from recall_gate.core.retrieved_detail import detail_data
 
-__all__ = ["CaseScorer", "classify_citation", "score_case"]
+__all__ = ["CaseScorer", "ReaderLanguage", "classify_citation", "score_case"]
+
+# (gold, the top k card ids, hit@k) → 1.0 / 0.0 "answered in the reader's
+# language", or None when no gold page is in the top k in any language.
+ReaderLanguage = Callable[[frozenset[str], Sequence[str], float], float | None]
 
 
 def classify_citation(*, hit: float, gold: frozenset[str], cited: Sequence[str]) -> CitationOutcome:
@@ -67,8 +72,9 @@ class CaseScorer:
         # The default set is always scored (the ADR triad); ``metrics`` adds to it.
         chosen = {*DEFAULT_METRIC_KEYS, *metrics}
         self.metrics = tuple(key for key in METRIC_KEYS if key in chosen)
-        # The aggregates' columns: the chosen retrieval metrics, then the citation share.
-        self._columns = (*self.metrics, CITATION_COVERAGE)
+        # The aggregates' columns: the chosen retrieval metrics, then the citation
+        # share, then "answered in the reader's language" (core.card_language).
+        self._columns = (*self.metrics, CITATION_COVERAGE, READER_LANGUAGE)
         # The chosen metrics that the one pass of score_top does not compute.
         self.kernels = tuple(
             (m.key, m.kernel) for m in GATED_METRICS if m.kernel is not None and m.key in chosen
@@ -92,11 +98,14 @@ class CaseScorer:
         *,
         query: str | None = None,
         items: Sequence[Any] = (),
+        reader: ReaderLanguage | None = None,
     ) -> dict[str, Any]:
         """One case: its record, shaped as ``CaseResult.model_dump(mode="json")``
         (tuples stand for lists). ``query`` is carried for reports only; so is,
         for a missed case, what the retriever said of its cards (``items``: the
-        capture's retrieved ids and items; see :mod:`recall_gate.core.retrieved_detail`)."""
+        capture's retrieved ids and items; see :mod:`recall_gate.core.retrieved_detail`).
+        ``reader``: whether the case found its gold in its reader's language
+        (a translated KB's capture; see :mod:`recall_gate.core.card_language`)."""
         language, case_type, gold_ids, relevant_ids = label
         gold = frozenset(gold_ids)
         relevant = None if relevant_ids is None else frozenset(relevant_ids)
@@ -119,7 +128,11 @@ class CaseScorer:
             if cited is not None:
                 outcome = classify_citation(hit=metrics[HIT], gold=gold, cited=cited)
                 self.outcomes[outcome] += 1
-                cell[-1](1.0 if outcome == "ok" else 0.0)
+                cell[-2](1.0 if outcome == "ok" else 0.0)
+            if reader is not None:
+                in_language = reader(gold, top, metrics[HIT])
+                if in_language is not None:
+                    cell[-1](in_language)
         record: dict[str, Any] = {
             "case_id": case_id,
             "case_type": case_type,
@@ -143,7 +156,8 @@ class CaseScorer:
 
     def cell(self, case_type: str, language: str) -> tuple[Callable[[float], None], ...]:
         """The group's appenders: one per metric of :attr:`metrics`, then the citation
-        share's (for a loop that scores cases itself, then :meth:`count` s them)."""
+        share's, then the reader's language share's (for a loop that scores cases
+        itself, then :meth:`count` s them)."""
         return self._acc.appenders(case_type, language, self._columns)
 
     def count(self, *, total: int, scored: int, short_of_k: int, missed_total: int) -> None:

@@ -55,6 +55,7 @@ __all__ = [
     "card_ids_with_urls",
     "cards_sharing_address",
     "nearest_card",
+    "path_parts",
     "published_urls",
     "resolve_address",
     "strip_language_suffix",
@@ -316,6 +317,10 @@ class CardIds(frozenset[str]):
     ambiguous: Mapping[str, tuple[str, ...]]
     # card id → the languages it is written in (a translation shares its id)
     languages: Mapping[str, frozenset[str]]
+    # address → the language of the one card publishing it (a card is (language, id))
+    address_languages: Mapping[str, str]
+    # a translated card id → (language, its file's path parts) of each of its cards
+    files: Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]]
 
     def __new__(
         cls,
@@ -323,27 +328,42 @@ class CardIds(frozenset[str]):
         addresses: Mapping[str, str] | None = None,
         ambiguous: Mapping[str, tuple[str, ...]] | None = None,
         languages: Mapping[str, frozenset[str]] | None = None,
+        *,
+        address_languages: Mapping[str, str] | None = None,
+        files: Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]] | None = None,
     ) -> CardIds:
         made = super().__new__(cls, ids)
         made.addresses = dict(addresses or {})
         made.ambiguous = dict(ambiguous or {})
         made.languages = dict(languages or {})
+        made.address_languages = dict(address_languages or {})
+        made.files = dict(files or {})
         return made
 
     def with_ids(self, ids: Iterable[str]) -> CardIds:
         """These ids with this KB's addresses and languages (a union of sets drops them)."""
-        return CardIds(ids, self.addresses, self.ambiguous, self.languages)
+        return CardIds(
+            ids,
+            self.addresses,
+            self.ambiguous,
+            self.languages,
+            address_languages=self.address_languages,
+            files=self.files,
+        )
 
 
 def card_ids_with_urls(
     cards: Iterable[tuple[str, Iterable[str]]],
     *,
     languages: Iterable[tuple[str, str]] = (),
+    placed: Iterable[tuple[str, str, str, Iterable[str]]] = (),
 ) -> CardIds:
     """The card ids with their published URLs (``(id, urls)`` pairs) and, when
     given, the language of each (``(id, language)`` pairs). An address two
     different cards publish names neither: it is left out, not guessed, and
-    :func:`cards_sharing_address` names both."""
+    :func:`cards_sharing_address` names both. ``placed``: each card's
+    ``(id, language, file, urls)``, so that a URL or file path also tells which
+    language's card it is (see :mod:`recall_gate.core.card_language`)."""
     ids: set[str] = set()
     owner: dict[str, str] = {}
     ambiguous: dict[str, dict[str, None]] = {}
@@ -357,12 +377,31 @@ def card_ids_with_urls(
             first = owner.setdefault(key, ident)
             if first != ident:
                 ambiguous.setdefault(key, {first: None})[ident] = None
+    address_language: dict[str, str | None] = {}
+    files: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for ident, language, file, urls in placed:
+        files.setdefault(ident, []).append((language, path_parts(file)))
+        for url in urls:
+            key = address_key(url)
+            # An address two languages' cards publish tells neither language.
+            seen = address_language.setdefault(key, language)
+            if seen != language:
+                address_language[key] = None
     return CardIds(
         ids,
         {k: v for k, v in owner.items() if k not in ambiguous},
         {k: tuple(v) for k, v in ambiguous.items()},
         {k: frozenset(v) for k, v in written.items()},
+        address_languages={k: v for k, v in address_language.items() if v is not None},
+        files={k: tuple(v) for k, v in files.items() if len({language for language, _ in v}) > 1},
     )
+
+
+def path_parts(value: str) -> tuple[str, ...]:
+    """A file path's parts, lower case, without a document extension
+    (``C:\\Docs\\zh\\Intro.md`` → ``("c:", "docs", "zh", "intro")``)."""
+    text = _DOC_SUFFIX.sub("", value.strip().replace("\\", "/")).lower()
+    return tuple(p for p in text.split("/") if p not in ("", "."))
 
 
 def resolve_address(value: str, card_ids: frozenset[str]) -> str | None:

@@ -80,6 +80,7 @@ def _items(
                 score=hit.score,
                 outside_kb=True if outside else None,
                 metadata=metadata,
+                language=None if outside else mapper.language(hit, card),
             )
         )
     return items, len(hits), dropped

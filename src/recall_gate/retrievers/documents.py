@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from recall_gate.core.card_language import address_language, metadata_language
 from recall_gate.core.integrity import card_of_path, looks_like_file_path
 from recall_gate.errors import InputError
 
@@ -120,6 +121,24 @@ class IdMapper:
                 self.first_unmapped = error  # raised if no document maps at all
             return self._relative(first), True
         raise error
+
+    def language(self, hit: Hit, card: str) -> str | None:
+        """Which language's card ``card`` the hit is, where the KB holds that id in
+        two or more languages (else None: the id alone is the card): its metadata's
+        ``language`` / ``lang`` / ``locale``, else what the URL or file path its card
+        was found by tells (:func:`~recall_gate.core.card_language.address_language`)."""
+        written = getattr(self.card_ids, "languages", None) or {}
+        if self.card_ids is None or len(written.get(card, ())) < 2:
+            return None
+        metadata = lookup(hit.fields, "metadata")
+        told = metadata_language(metadata) if isinstance(metadata, Mapping) else None
+        if told is not None:
+            return told
+        for name in (self.id_from,) if self.id_from else DEFAULT_ID_FIELDS:
+            value = lookup(hit.fields, name)
+            if isinstance(value, str) and value != card and self._to_card(value) == card:
+                return address_language(value, card, self.card_ids)
+        return None
 
     def _relative(self, reference: str) -> str:
         """An absolute path under one of the anchors, relative to the first that

@@ -179,7 +179,9 @@ def _bar(
 def _item(chunk: ScoredChunk, card_of: dict[str, str]) -> RetrievedItem:
     score = None if chunk.score is None else round(chunk.score, _SCORE_DIGITS)
     parent = card_of.get(chunk.parent_id, chunk.parent_id)
-    return RetrievedItem(id=chunk.chunk_id, parent_id=parent, score=score)
+    # A translation's store key is ``id@language``: the item names the card's language.
+    language = chunk.parent_id.removeprefix(f"{parent}@") if chunk.parent_id != parent else None
+    return RetrievedItem(id=chunk.chunk_id, parent_id=parent, score=score, language=language)
 
 
 def _dense_search(

@@ -1,0 +1,265 @@
+"""A card is (language, id): a translation shares its id with its source page but is
+not the page a reader of the other language asked for (core/card_language.py).
+
+Run on a real Docusaurus site in English and Chinese (tests/data/sites/
+docusaurus-eventmesh: `docs/` and its translations under `i18n/zh/`, each page's
+translation keeping the page's id), through the command line, with a retriever
+that returns, for each query, the document the test names."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli_runner import run_cli
+
+SITES = Path(__file__).resolve().parent.parent / "data" / "sites"
+ZH_CURRENT = "i18n/zh/docusaurus-plugin-content-docs/current"
+
+# What each case's query finds in the reader's own language: URLs as the site publishes them.
+OWN_LANGUAGE = {
+    "What is EventMesh?": "/docs/introduction",
+    "Does EventMesh speak HTTPS?": "/docs/design-document/event-handling-and-integration/https",
+    "How do I upgrade?": "https://eventmesh.apache.org/docs/upgrade-guide/",
+    "什么是 EventMesh？": "/zh/docs/introduction",
+    "如何部署存储？": "https://eventmesh.apache.org/zh/docs/instruction/store",
+    "Java SDK 介绍": "/zh/docs/sdk-java/intro/",
+}
+# The Chinese cases answered from the English page of the same id.
+ENGLISH_FOR_CHINESE = {
+    **OWN_LANGUAGE,
+    "什么是 EventMesh？": "/docs/introduction",
+    "如何部署存储？": "https://eventmesh.apache.org/docs/instruction/store",
+    "Java SDK 介绍": "/docs/sdk-java/intro/",
+}
+
+RETRIEVER = """
+import json
+from pathlib import Path
+
+PAGES = json.loads((Path(__file__).parent / "pages.json").read_text(encoding="utf-8"))
+
+
+def build():
+    def search(query, k):
+        page = PAGES[query]
+        return [page if isinstance(page, dict) else {"id": page}]
+
+    return search
+"""
+
+
+def site(tmp_path: Path, pages: dict[str, Any]) -> Path:
+    root = tmp_path / "site"
+    if not root.exists():
+        shutil.copytree(SITES / "docusaurus-eventmesh", root)
+        (root / ".git").mkdir()
+        (root / "site_search.py").write_text(RETRIEVER, encoding="utf-8")
+    (root / "pages.json").write_text(json.dumps(pages, ensure_ascii=False), encoding="utf-8")
+    sys.modules.pop("site_search", None)  # each capture imports its own copy
+    return root
+
+
+def capture(root: Path, *extra: str) -> Any:
+    argv = ["capture", "--retriever", "site_search:build", "--out", "c.jsonl", "--json", "r.json"]
+    return run_cli([*argv, *extra], cwd=root)
+
+
+def results(root: Path, name: str = "r.json") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((root / name).read_text(encoding="utf-8"))
+    return data
+
+
+def hits(root: Path, name: str = "r.json") -> dict[str, float]:
+    return {c["case_id"]: c["metrics"]["retrieval_hit_at_k"] for c in results(root, name)["cases"]}
+
+
+ALL_HIT = dict.fromkeys(
+    ["en-intro", "en-https", "en-upgrade", "zh-intro", "zh-store", "zh-sdk"], 1.0
+)
+CHINESE_MISSED = ALL_HIT | {"zh-intro": 0.0, "zh-store": 0.0, "zh-sdk": 0.0}
+
+
+def test_each_language_answered_from_its_own_pages_meets_every_case(tmp_path: Path) -> None:
+    root = site(tmp_path, OWN_LANGUAGE)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert hits(root) == ALL_HIT
+    by_language = results(root)["aggregates"]["by_language"]
+    assert by_language["zh"]["answered_in_reader_language"] == {"mean": 1.0, "n": 3}
+    assert "answered_from_other_language" not in results(root)
+
+
+def test_a_chinese_case_is_not_met_by_the_english_page_of_its_gold_id_given_as_a_url(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, ENGLISH_FOR_CHINESE)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert hits(root) == CHINESE_MISSED
+    # The English page is a card of its own in the Chinese cases' rankings.
+    ranked = {c["case_id"]: c["ranked_ids"] for c in results(root)["cases"]}
+    assert ranked["zh-intro"] == ["introduction@en"]
+    assert ranked["en-intro"] == ["introduction"]
+    # Each Chinese case found its page, and none in Chinese.
+    share = results(root)["aggregates"]["by_language"]["zh"]["answered_in_reader_language"]
+    assert share == {"mean": 0.0, "n": 3}
+
+
+def test_a_chinese_case_is_not_met_by_the_english_page_of_its_gold_id_given_as_a_file_path(
+    tmp_path: Path,
+) -> None:
+    pages = {
+        **OWN_LANGUAGE,
+        "什么是 EventMesh？": "/srv/eventmesh-site/docs/introduction.md",
+        "如何部署存储？": "docs/instruction/01-store.md",
+        "Java SDK 介绍": f"/srv/eventmesh-site/{ZH_CURRENT}/sdk-java/01-intro.md",
+    }
+    root = site(tmp_path, pages)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert hits(root) == ALL_HIT | {"zh-intro": 0.0, "zh-store": 0.0}
+    # The capture keeps the language each path told.
+    lines = [json.loads(line) for line in (root / "c.jsonl").read_text().splitlines()]
+    items = {line["case_id"]: line["retrieved"][0] for line in lines}
+    assert items["zh-intro"]["language"] == "en"
+    assert items["zh-sdk"]["language"] == "zh"
+
+
+def test_a_chinese_case_is_not_met_by_the_english_page_given_as_parent_id_and_language(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, {})
+    https = "design-document/01-event-handling-and-integration/02-https"
+
+    def line(case_id: str, parent_id: str, **told: Any) -> dict[str, Any]:
+        return {
+            "case_id": case_id,
+            "retrieved": [{"id": "chunk-1", "parent_id": parent_id, **told}],
+        }
+
+    lines = [
+        line("en-intro", "introduction", language="en"),
+        line("zh-intro", "introduction", language="en"),
+        line("zh-store", "instruction/01-store", metadata={"lang": "zh"}),
+        line("zh-sdk", "sdk-java/01-intro", metadata={"locale": "en_US"}),
+        line("en-https", https, language="en"),
+        line("en-upgrade", "upgrade-guide/01-upgrade-guide", language="zh"),
+    ]
+    text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines)
+    (root / "a.jsonl").write_text(text, encoding="utf-8")
+    run = run_cli(["score", "--artifacts", "a.jsonl", "--json", "r.json"], cwd=root)
+    assert run.code == 0, run.err
+    assert hits(root) == {
+        "en-intro": 1.0,
+        "zh-intro": 0.0,  # the English page
+        "zh-store": 1.0,  # its metadata says Chinese
+        "zh-sdk": 0.0,  # en_US is English
+        "en-https": 1.0,
+        "en-upgrade": 0.0,  # the Chinese translation, for an English reader
+    }
+
+
+def test_a_chinese_case_is_met_by_the_english_page_where_no_chinese_card_of_its_id_exists(
+    tmp_path: Path,
+) -> None:
+    # The site serves the English page where a page has no translation (its fallback).
+    root = site(tmp_path, ENGLISH_FOR_CHINESE)
+    (root / ZH_CURRENT / "sdk-java" / "01-intro.md").unlink()
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert hits(root) == CHINESE_MISSED | {"zh-sdk": 1.0}
+    assert results(root)["answered_from_other_language"] == {"zh": 1}
+    share = results(root)["aggregates"]["by_language"]["zh"]["answered_in_reader_language"]
+    assert share == {"mean": 0.0, "n": 3}
+
+
+def test_a_capture_of_a_translated_kb_that_does_not_tell_its_documents_language_is_refused(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, {})
+    lines = [
+        {"case_id": "en-intro", "retrieved": ["introduction"]},
+        {"case_id": "zh-intro", "retrieved": ["introduction", "instruction/01-store"]},
+    ]
+    text = "".join(json.dumps(line) + "\n" for line in lines)
+    (root / "a.jsonl").write_text(text, encoding="utf-8")
+    cases = root / "two.yaml"
+    cases.write_text(
+        "\n".join((root / "cases.yaml").read_text(encoding="utf-8").splitlines()[:2] + [
+            line for line in (root / "cases.yaml").read_text(encoding="utf-8").splitlines()
+            if "zh-intro" in line
+        ]) + "\n",
+        encoding="utf-8",
+    )  # fmt: skip
+    run = run_cli(
+        ["score", "--artifacts", "a.jsonl", "--cases", "two.yaml", "--json", "r.json"], cwd=root
+    )
+    assert run.code == 2, run.err
+    assert (
+        "a.jsonl: 3 retrieved document(s) in 2 case(s) name a card the KB holds in more than "
+        "one language without telling which, e.g. 'introduction' in case 'en-intro' (the KB "
+        "holds it in en, zh); 'introduction' in case 'zh-intro' (the KB holds it in en, zh)"
+    ) in run.err
+    assert "return each document's file path or page URL" in run.err
+    assert not (root / "r.json").exists()
+
+
+def test_a_retriever_that_tells_no_language_of_a_translated_page_is_refused(
+    tmp_path: Path,
+) -> None:
+    pages = {q: {"id": "c", "metadata": {"card_id": "introduction"}} for q in OWN_LANGUAGE}
+    run = capture(site(tmp_path, pages))
+    assert run.code == 2
+    assert "without telling which" in run.err
+    assert "(`language`, `lang` or `locale`)" in run.err
+
+
+def test_the_retrievers_metadata_language_tells_the_translation(tmp_path: Path) -> None:
+    pages: dict[str, Any] = {
+        q: {"id": "c", "metadata": {"card_id": "introduction", "language": lang}}
+        for q, lang in (("What is EventMesh?", "en"), ("什么是 EventMesh？", "zh"))
+    }
+    root = site(tmp_path, OWN_LANGUAGE | pages)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert hits(root) == ALL_HIT
+    pages["什么是 EventMesh？"]["metadata"]["language"] = "en"
+    root = site(tmp_path, OWN_LANGUAGE | pages)
+    assert capture(root).code == 0
+    assert hits(root)["zh-intro"] == 0.0
+
+
+@pytest.mark.parametrize("name", ["hugo-docsy", "hugo-doks"])
+def test_a_kb_with_one_language_per_id_needs_no_language_told(tmp_path: Path, name: str) -> None:
+    # Hugo sites whose ids hold their language folder: a bare id is unambiguous.
+    root = tmp_path / name
+    shutil.copytree(SITES / name, root)
+    ids = sorted(set(_gold_ids(root / "cases.yaml")))
+    lines = [json.dumps({"case_id": c, "retrieved": ids}) for c in _case_ids(root / "cases.yaml")]
+    (root / "a.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = run_cli(["score", "--artifacts", "a.jsonl", "--k", "20", "--json", "r.json"], cwd=root)
+    assert run.code == 0, run.err
+    assert set(hits(root).values()) == {1.0}
+    assert "answered_in_reader_language" not in json.dumps(results(root)["aggregates"])
+
+
+def _case_ids(path: Path) -> list[str]:
+    return [
+        line.split("id: ", 1)[1].split(",", 1)[0]
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if "must_cite_one_of" in line
+    ]
+
+
+def _gold_ids(path: Path) -> list[str]:
+    return [
+        line.split("must_cite_one_of: [", 1)[1].split("]", 1)[0]
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if "must_cite_one_of" in line
+    ]
