@@ -1,0 +1,1 @@
+"""Metamorphic tests of the gate: base → pull-request pairs judged end to end."""

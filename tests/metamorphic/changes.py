@@ -1,0 +1,377 @@
+"""The planted changes: what a pull request does to the base (tests/metamorphic/pairs.py).
+
+``WORSE``: a change that makes retrieval worse in a way the gate promises to see.
+``NOOP``: a change that leaves every card of every top k where it was.
+Each is one :class:`Change`, named after what it plants; the test ids are the names.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .pairs import (
+    CARDS_PER_LANGUAGE,
+    DEPTH,
+    Capture,
+    Card,
+    Doc,
+    Judged,
+    K,
+    World,
+    capture_job,
+    judge,
+    open_pull_request,
+    write_capture,
+    write_cases,
+)
+
+__all__ = ["NOOP", "WORSE", "Change", "install_retriever", "judge_pair"]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One planted change: the pull request's capture and, optionally, its commit."""
+
+    capture: Callable[[World], Capture]
+    edit: Callable[[World, Path], None] | None = None
+    layout: str = "site"
+    # The capture job runs the pull request's retriever (`recall-gate capture`),
+    # which answers what ``capture`` holds (no logged query when it holds none),
+    # instead of handing over a capture written here.
+    captured_by_the_pr: bool = False
+
+
+def _cases_of(world: World, language: str) -> list[str]:
+    return [c["id"] for c in world.cases if c["language"] == language]
+
+
+def _rankings(world: World, change: Callable[[str, tuple[Doc, ...]], tuple[Doc, ...]]) -> Capture:
+    base = world.capture
+    return replace(base, rankings={c: change(c, r) for c, r in base.rankings.items()})
+
+
+def _in(language: str, case_id: str) -> bool:
+    return case_id.startswith(f"{language}-")
+
+
+def _english_elsewhere(world: World, case_id: str) -> tuple[Card, ...]:
+    """English pages of topics other than the case's (no page sharing its gold's id):
+    what a retriever answers once the case's language's pages left its index."""
+    topic = world.gold(case_id)[1]
+    others = [t for t in range(CARDS_PER_LANGUAGE) if t != topic]
+    start = topic % len(others)
+    return tuple(("en", t) for t in (others[start:] + others[:start])[:DEPTH])
+
+
+def _dropped(world: World, language: str) -> Capture:
+    return _rankings(world, lambda c, r: _english_elsewhere(world, c) if _in(language, c) else r)
+
+
+def language_pages_dropped(world: World) -> Capture:
+    """The Chinese pages are gone from the Chinese cases' top k (and below it)."""
+    return _dropped(world, "zh")
+
+
+def snapshot_deleted(world: World) -> Capture:
+    return replace(world.capture, logged=None)
+
+
+def logged_queries_moved(world: World) -> Capture:
+    """Every logged query of the first half of the log (most of the traffic) gets
+    other cards in its top k."""
+    logged = world.capture.logged or {}
+    moved = {
+        q: tuple((lang, (t + 7) % CARDS_PER_LANGUAGE) for lang, t in r) if q < "q15" else r
+        for q, r in logged.items()
+    }
+    return replace(world.capture, logged=moved)
+
+
+def _hitting(world: World, language: str) -> list[str]:
+    return [c for c in _cases_of(world, language) if world.hits(c)]
+
+
+def cases_deleted_from_capture(world: World) -> Capture:
+    gone = set(_hitting(world, "es"))
+    return replace(world.capture, order=tuple(c for c in world.capture.order if c not in gone))
+
+
+def delete_cases_from_cases_file(world: World, repo: Path) -> None:
+    gone = set(_hitting(world, "es"))
+    write_cases(repo, [c for c in world.cases if c["id"] not in gone])
+
+
+def gold_moved_below_k(world: World) -> Capture:
+    def below(case_id: str, ranking: tuple[Doc, ...]) -> tuple[Doc, ...]:
+        gold = world.gold(case_id)
+        if gold not in ranking[:K]:
+            return ranking
+        docs = [d for d in ranking if d != gold]
+        return (*docs[:K], gold, *docs[K:])
+
+    return _rankings(world, below)
+
+
+def ids_unmapped(world: World) -> Capture:
+    def unmapped(case_id: str, ranking: tuple[Doc, ...]) -> tuple[Doc, ...]:
+        if not _in("es", case_id):
+            return ranking
+        return tuple(f"es-legacy-{d[1]:02d}" if isinstance(d, tuple) else d for d in ranking)
+
+    return _rankings(world, unmapped)
+
+
+def _edit_config(repo: Path, old: str, new: str) -> None:
+    path = repo / "recall-gate.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def loosen_the_gate(world: World, repo: Path) -> None:
+    _edit_config(
+        repo,
+        "  max_regression: 0.02\n  min_group_n: 10\n  max_moved_share: 0.2\n",
+        "  max_regression: 1\n  min_group_n: 1000\n",
+    )
+
+
+def delete_the_baseline(world: World, repo: Path) -> None:
+    for path in (repo / "baselines").iterdir():
+        path.unlink()
+
+
+def _renamed(case_id: str) -> str:
+    return f"{case_id}-v2" if _in("zh", case_id) else case_id
+
+
+def rename_cases(world: World, repo: Path) -> None:
+    write_cases(repo, [{**c, "id": _renamed(c["id"])} for c in world.cases])
+
+
+def renamed_and_regressed(world: World) -> Capture:
+    dropped = language_pages_dropped(world)
+    return replace(
+        dropped,
+        rankings={_renamed(c): r for c, r in dropped.rankings.items()},
+        order=tuple(_renamed(c) for c in dropped.order),
+    )
+
+
+def gold_at_k_plus_1_with_the_top_score(world: World) -> Capture:
+    """Gold moved below the cut, and given the highest score of its list: a rank is
+    the order of the list, never the score."""
+    moved = gold_moved_below_k(world)
+    scores = {
+        c: tuple(1.0 if d == world.gold(c) else 0.5 - n / 100 for n, d in enumerate(r))
+        for c, r in moved.rankings.items()
+    }
+    return replace(moved, scores=scores)
+
+
+def lines_claim_other_labels(world: World) -> Capture:
+    """The Chinese cases lose their gold, and their lines claim as gold what they got."""
+    dropped = language_pages_dropped(world)
+    claims = {
+        c: {"must_cite_one_of": [world.layout.card_id(_english_elsewhere(world, c)[0])]}
+        for c in dropped.rankings
+        if _in("zh", c)
+    }
+    return replace(dropped, extra=claims)
+
+
+def answered_twice(world: World) -> Capture:
+    """The Chinese and Spanish cases that hit are written twice, once regressed: the
+    regressed line first for Chinese, last for Spanish. Whichever line a judge
+    keeps, one language regressed; only "the better of the two" passes."""
+    dropped = language_pages_dropped(world)
+    es_dropped = _dropped(world, "es")
+    rankings = dict(world.capture.rankings)
+    doubled: dict[str, tuple[Doc, ...]] = {}
+    for case_id in _hitting(world, "zh"):
+        doubled[case_id] = dropped.rankings[case_id]
+    for case_id in _hitting(world, "es"):
+        doubled[case_id] = world.capture.rankings[case_id]
+        rankings[case_id] = es_dropped.rankings[case_id]
+    return replace(world.capture, rankings=rankings, doubled=doubled)
+
+
+def lines_claim_no_gold(world: World) -> Capture:
+    """The Chinese cases lose their gold, and their lines claim they are cases
+    without gold (``no_match``), which no metric scores."""
+    dropped = language_pages_dropped(world)
+    claims = {
+        c: {"case_type": "no_match", "must_cite_one_of": []}
+        for c in dropped.rankings
+        if _in("zh", c)
+    }
+    return replace(dropped, extra=claims)
+
+
+def cases_failed_in_capture(world: World) -> Capture:
+    """The Spanish cases came back as failures the capture recorded (a flaky
+    endpoint under ``capture.max_failures``)."""
+    failed = {c: {"error": "the retriever raised TimeoutError"} for c in _cases_of(world, "es")}
+    rankings = {c: (() if c in failed else r) for c, r in world.capture.rankings.items()}
+    return replace(world.capture, rankings=rankings, extra=failed)
+
+
+# --- the capture job running the pull request's retriever ----------------------------------
+
+PR_RETRIEVER = '''
+"""The pull request's retriever: its answers are a file; a query it has none for times out."""
+import json
+from pathlib import Path
+
+ANSWERS = json.loads((Path(__file__).parent / "answers.json").read_text(encoding="utf-8"))
+
+
+def build():
+    def search(query, k):
+        if query not in ANSWERS:
+            raise TimeoutError("the search endpoint timed out")
+        return ANSWERS[query]
+
+    return search
+'''
+
+
+def install_retriever(world: World, capture: Capture, repo: Path) -> None:
+    """The pull request's retriever (``pr_search:build``, named by its config), answering
+    each case and logged query as ``capture`` holds it; the config lets the capture
+    record a failure per logged query (a flaky endpoint)."""
+    layout = world.layout
+    answers = {
+        case["query"]: [
+            d if isinstance(d, str) else layout.written(d, capture.form)
+            for d in capture.rankings[case["id"]]
+        ]
+        for case in world.cases
+    }
+    logged = capture.logged or {}
+    for query in world.logged:
+        if query["id"] in logged:
+            answers[query["query"]] = [layout.written(c, capture.form) for c in logged[query["id"]]]
+    (repo / "answers.json").write_text(json.dumps(answers, ensure_ascii=False), encoding="utf-8")
+    (repo / "pr_search.py").write_text(PR_RETRIEVER, encoding="utf-8")
+    with (repo / "recall-gate.yaml").open("a", encoding="utf-8") as config:
+        config.write("capture: {retriever: 'pr_search:build', retries: 0, max_failures: 1000}\n")
+
+
+# --- the changes ---------------------------------------------------------------------------
+
+WORSE: dict[str, Change] = {
+    # Issue 39's list.
+    "language-pages-dropped-from-top-k": Change(language_pages_dropped),
+    "cases-deleted-from-the-capture": Change(cases_deleted_from_capture),
+    "cases-deleted-from-the-capture-and-the-cases": Change(
+        cases_deleted_from_capture, edit=delete_cases_from_cases_file
+    ),
+    "gold-moved-below-k": Change(gold_moved_below_k),
+    "a-groups-ids-unmapped": Change(ids_unmapped),
+    # Found by trying what a pull request that would rather pass can do besides.
+    "language-pages-dropped-through-the-capture-job": Change(
+        language_pages_dropped, captured_by_the_pr=True
+    ),
+    "language-pages-dropped-in-language-folders": Change(language_pages_dropped, layout="folders"),
+    "gold-at-rank-k-plus-1-with-the-top-score": Change(gold_at_k_plus_1_with_the_top_score),
+    "pr-loosens-its-own-gate": Change(language_pages_dropped, edit=loosen_the_gate),
+    "pr-deletes-the-baseline": Change(language_pages_dropped, edit=delete_the_baseline),
+    "pr-renames-the-cases-it-regresses": Change(renamed_and_regressed, edit=rename_cases),
+    "lines-claim-the-gold-they-got": Change(lines_claim_other_labels),
+    "lines-claim-no-gold": Change(lines_claim_no_gold),
+    "cases-answered-twice": Change(answered_twice),
+    "cases-failed-in-the-capture": Change(cases_failed_in_capture),
+    "query-snapshot-deleted": Change(snapshot_deleted),
+    "logged-queries-moved-beyond-max-moved-share": Change(logged_queries_moved),
+}
+
+
+def ranks_below_k_permuted(world: World) -> Capture:
+    return _rankings(world, lambda c, r: (*r[:K], *reversed(r[K:])))
+
+
+def chunk_ids_renamed(world: World) -> Capture:
+    return replace(world.capture, chunks="rechunked-v2:")
+
+
+def bare_cards(world: World) -> Capture:
+    return replace(world.capture, chunks=None)
+
+
+def case_order_shuffled(world: World) -> Capture:
+    order = list(world.capture.order)
+    random.Random(6).shuffle(order)
+    return replace(world.capture, order=tuple(order))
+
+
+def shuffle_cases_file(world: World, repo: Path) -> None:
+    cases = list(world.cases)
+    random.Random(7).shuffle(cases)
+    write_cases(repo, cases)
+
+
+def as_urls(world: World) -> Capture:
+    return replace(world.capture, form="url")
+
+
+def as_paths(world: World) -> Capture:
+    return replace(world.capture, form="path")
+
+
+def as_site_relative_urls(world: World) -> Capture:
+    return replace(world.capture, form="site-relative-url")
+
+
+def as_urls_with_query(world: World) -> Capture:
+    return replace(world.capture, form="url-with-query")
+
+
+def split_into_two_chunks(world: World) -> Capture:
+    """A re-chunk: every card retrieved as two chunks in a row, so the order of
+    distinct cards is the base's, though a gold card at rank 3 now sits at the
+    sixth place of its list: k counts distinct cards, not list places."""
+    return _rankings(world, lambda c, r: tuple(d for doc in r for d in (doc, doc)))
+
+
+NOOP: dict[str, Change] = {
+    "identical-capture": Change(lambda w: w.capture),
+    "ranks-below-k-permuted": Change(ranks_below_k_permuted),
+    "chunk-ids-renamed": Change(chunk_ids_renamed),
+    "chunks-given-as-their-cards": Change(bare_cards),
+    "case-order-shuffled": Change(case_order_shuffled),
+    "cases-file-order-shuffled": Change(case_order_shuffled, edit=shuffle_cases_file),
+    "ids-as-urls-instead-of-paths": Change(as_urls),
+    "ids-as-paths-instead-of-ids": Change(as_paths, layout="folders"),
+    "ids-as-ids-in-language-folders": Change(lambda w: w.capture, layout="folders"),
+    "ids-as-site-relative-urls": Change(as_site_relative_urls),
+    "ids-as-urls-with-query-and-anchor": Change(as_urls_with_query),
+    "each-card-retrieved-as-two-chunks": Change(split_into_two_chunks),
+    "captured-by-the-capture-job": Change(lambda w: w.capture, captured_by_the_pr=True),
+}
+
+
+def judge_pair(worlds: Mapping[str, World], change: Change, folder: Path) -> Judged:
+    """Open the pull request ``change`` plants on its world under ``folder``, let
+    the capture job capture it (or hand over the capture it writes), and judge it."""
+    world = worlds[change.layout]
+    capture = change.capture(world)
+
+    def commit(repo: Path) -> None:
+        if change.edit is not None:
+            change.edit(world, repo)
+        if change.captured_by_the_pr:
+            install_retriever(world, capture, repo)
+
+    repo = open_pull_request(world, folder, commit)
+    if change.captured_by_the_pr:
+        sys.modules.pop("pr_search", None)  # each pull request imports its own
+        artifacts = capture_job(repo, folder / "capture")
+    else:
+        artifacts = write_capture(world.layout, capture, folder / "capture")
+    return judge(repo, artifacts)

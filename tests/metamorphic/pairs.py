@@ -1,0 +1,468 @@
+"""Seeded base → pull-request pairs, and the action's judge job run over them.
+
+A **world** is a small synthetic docs repository (all text invented): 3 languages
+× 24 cards, 20 golden cases per language whose gold is the card of their topic in
+their language, a query log of 30 logged queries, and a ``recall-gate.yaml``
+whose gate is set (``max_regression``, ``min_group_n``, ``max_moved_share``). Its
+``main`` commit holds a baseline (and the logged queries' snapshot) written by
+``recall-gate baseline update`` from the base's capture, as the update-baseline
+workflow writes it. Two layouts of the KB:
+
+- ``site``: a Docusaurus site, English in ``docs/``, Chinese and Spanish under
+  ``i18n/<locale>/docusaurus-plugin-content-docs/current/``: a translation is the
+  **same card id** in another language, and every page has a URL;
+- ``folders``: plain Markdown in language folders (``docs/en/``, ``docs/zh/``,
+  ``docs/es/``): the language is part of the id, and no page has a URL.
+
+A **capture** is what the capture job hands the judge: JSONL lines (case id and
+the retrieved documents, best first, each written as a card id, a file path or a
+page URL, as chunks of their card or bare) and, beside it, the snapshot of the
+logged queries' top k. A **pull request** is the base's repository with a commit
+of its own on a branch, plus a capture of its own.
+
+:func:`judge` runs what the action's judge job runs, in process: ``score
+--artifacts … --comparison-json …`` in the pull request's checkout with the
+pull request event's base SHA, then ``actions-report``, and exits as its
+"Enforce the verdict" step does, from the ``verdict`` output.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from cli_runner import run_cli
+from git_repo import commit_all, git
+from recall_gate.adapters.query_snapshot import QuerySnapshot, encode_snapshot
+
+__all__ = [
+    "CARDS_PER_LANGUAGE",
+    "CASES_PER_LANGUAGE",
+    "DEPTH",
+    "LANGUAGES",
+    "Capture",
+    "Card",
+    "Doc",
+    "Form",
+    "Judged",
+    "K",
+    "Layout",
+    "World",
+    "build_world",
+    "capture_job",
+    "judge",
+    "open_pull_request",
+    "write_capture",
+    "write_cases",
+]
+
+LANGUAGES = ("en", "zh", "es")
+CASES_PER_LANGUAGE = 20
+CARDS_PER_LANGUAGE = 24  # 20 cited by a case, 4 cited by none
+LOGGED_PER_LANGUAGE = 10
+K = 5
+DEPTH = 10  # documents per case in a capture: ranks K+1..DEPTH lie below the cut
+SITE = "https://docs.example.org"
+SEED = 39
+
+CONFIG = f"""\
+# Synthetic evaluation data for the metamorphic tests.
+k: {K}
+kb: docs
+cases: cases.jsonl
+queries: queries.jsonl
+gate:
+  max_regression: 0.02
+  min_group_n: 10
+  max_moved_share: 0.2
+"""
+
+# How a card is written in a capture: its id, its file path, or its page's URL
+# (absolute, relative to the site, or with a query string and an anchor).
+Form = Literal["id", "path", "url", "site-relative-url", "url-with-query"]
+# A card: (language, topic number).
+Card = tuple[str, int]
+# A retrieved document: a card, or a string written as it is (maps to no card).
+Doc = Card | str
+
+_TITLES = {"en": "Topic {n}", "zh": "主题 {n}", "es": "Tema {n}"}
+_BODIES = {
+    "en": "How to set up part {n} of the service, step by step.",
+    "zh": "如何一步一步地设置服务的第 {n} 部分。",
+    "es": "Cómo configurar la parte {n} del servicio, paso a paso.",
+}
+_QUERIES = {
+    "en": "how do I set up part {n}?",
+    "zh": "第 {n} 部分怎么设置？",
+    "es": "¿cómo configuro la parte {n}?",
+}
+
+
+def _page(language: str, topic: int) -> str:
+    title = _TITLES[language].format(n=topic)
+    return f"---\ntitle: {title}\n---\n\n{_BODIES[language].format(n=topic)}\n"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a KB lays out its cards: their ids, file paths and URLs."""
+
+    name: Literal["site", "folders"]
+
+    def card_id(self, card: Card) -> str:
+        language, topic = card
+        return f"topic-{topic:02d}" if self.name == "site" else f"{language}/topic-{topic:02d}"
+
+    def path(self, card: Card) -> str:
+        """The card's file, relative to the repository's root."""
+        language, topic = card
+        if self.name == "folders":
+            return f"docs/{language}/topic-{topic:02d}.md"
+        if language == "en":
+            return f"docs/topic-{topic:02d}.md"
+        return f"i18n/{language}/docusaurus-plugin-content-docs/current/topic-{topic:02d}.md"
+
+    def url(self, card: Card) -> str:
+        language, topic = card
+        if self.name == "folders":
+            raise ValueError("the folders layout publishes no URLs")
+        prefix = "" if language == "en" else f"/{language}"
+        return f"{SITE}{prefix}/docs/topic-{topic:02d}/"
+
+    def written(self, card: Card, form: Form) -> str:
+        if form == "id":
+            return self.card_id(card)
+        if form == "path":
+            return self.path(card)
+        url = self.url(card)
+        if form == "site-relative-url":
+            return url.removeprefix(SITE)
+        return f"{url}?utm_source=chat#setup" if form == "url-with-query" else url
+
+    def files(self) -> dict[str, str]:
+        files = {
+            self.path((language, topic)): _page(language, topic)
+            for language in LANGUAGES
+            for topic in range(CARDS_PER_LANGUAGE)
+        }
+        if self.name == "site":
+            files["docusaurus.config.js"] = (
+                "module.exports = {\n"
+                "  title: 'Synthetic docs',\n"
+                f"  url: '{SITE}',\n"
+                "  baseUrl: '/',\n"
+                "  i18n: {defaultLocale: 'en', locales: ['en', 'zh', 'es']},\n"
+                "  presets: [['classic', {docs: {sidebarPath: './sidebars.js'}}]],\n"
+                "};\n"
+            )
+        return files
+
+
+@dataclass(frozen=True)
+class Capture:
+    """What a capture job hands the judge, before it is written."""
+
+    # case id → its retrieved documents, best first
+    rankings: Mapping[str, tuple[Doc, ...]]
+    # the case ids in the file's order
+    order: tuple[str, ...]
+    # how a card is written
+    form: Form
+    # items as chunks of their card ({"id": f"{chunks}{n}", "parent_id": …}); None: bare
+    chunks: str | None = "chunk-"
+    # logged query id → its top k; None: no snapshot beside the capture
+    logged: Mapping[str, tuple[Card, ...]] | None = None
+    # "header-only": the snapshot's header line and no query
+    snapshot: Literal["whole", "header-only"] = "whole"
+    # case id → fields merged into its line (e.g. an error, or fields the line claims)
+    extra: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # case ids written twice: (a ranking written before the case's own line)
+    doubled: Mapping[str, tuple[Doc, ...]] = field(default_factory=dict)
+    # case id → the score of each retrieved item, by position (chunks only)
+    scores: Mapping[str, tuple[float, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class World:
+    """The base: its layout, cases, query log, and the capture its baseline was made from."""
+
+    layout: Layout
+    repo: Path  # the repository, on ``main``
+    cases: tuple[dict[str, Any], ...]
+    logged: tuple[dict[str, Any], ...]
+    capture: Capture
+
+    def gold(self, case_id: str) -> Card:
+        language, number = case_id.rsplit("-", 1)
+        return language, int(number)
+
+    def hits(self, case_id: str) -> bool:
+        """Whether the base capture holds the case's gold in its top k."""
+        return self.gold(case_id) in self.capture.rankings[case_id][:K]
+
+
+def _cases() -> tuple[dict[str, Any], ...]:
+    return tuple(
+        {
+            "id": f"{language}-{i:02d}",
+            "language": language,
+            "case_type": "golden",
+            "query": _QUERIES[language].format(n=i),
+            "must_cite_one_of": [],  # filled per layout
+        }
+        for language in LANGUAGES
+        for i in range(CASES_PER_LANGUAGE)
+    )
+
+
+def _logged() -> tuple[dict[str, Any], ...]:
+    return tuple(
+        {
+            "id": f"q{n:02d}",
+            "query": f"logged question {n}",
+            "language": LANGUAGES[n % len(LANGUAGES)],
+            "weight": 3 * LOGGED_PER_LANGUAGE - n,
+        }
+        for n in range(len(LANGUAGES) * LOGGED_PER_LANGUAGE)
+    )
+
+
+def _base_capture(rng: random.Random, cases: Iterable[dict[str, Any]]) -> Capture:
+    """Each case's gold in its top k 80 % of the time, below the cut 10 %, absent 10 %;
+    the other documents cards of the case's language."""
+    rankings: dict[str, tuple[Doc, ...]] = {}
+    for case in cases:
+        language, topic = case["language"], int(case["id"].rsplit("-", 1)[1])
+        others = [t for t in range(CARDS_PER_LANGUAGE) if t != topic]
+        ranking: list[Doc] = [(language, t) for t in rng.sample(others, DEPTH)]
+        draw = rng.random()
+        if draw < 0.8:
+            ranking[rng.randrange(K)] = (language, topic)
+        elif draw < 0.9:
+            ranking[rng.randrange(K, DEPTH)] = (language, topic)
+        rankings[case["id"]] = tuple(ranking)
+    logged = {
+        q["id"]: tuple((q["language"], t) for t in rng.sample(range(CARDS_PER_LANGUAGE), K))
+        for q in _logged()
+    }
+    return Capture(
+        rankings=rankings, order=tuple(rankings), form="path", logged=logged, chunks="chunk-"
+    )
+
+
+def write_cases(repo: Path, cases: Iterable[Mapping[str, Any]]) -> None:
+    """The cases file, JSON Lines (YAML's parser would take most of a pair's time)."""
+    (repo / "cases.jsonl").write_text(
+        "".join(json.dumps(case, ensure_ascii=False) + "\n" for case in cases), encoding="utf-8"
+    )
+
+
+def _item(
+    layout: Layout, doc: Doc, capture: Capture, n: int, score: float | None
+) -> str | dict[str, Any]:
+    written = doc if isinstance(doc, str) else layout.written(doc, capture.form)
+    if capture.chunks is None:
+        return written
+    item: dict[str, Any] = {"id": f"{capture.chunks}{n}", "parent_id": written}
+    if score is not None:
+        item["score"] = score
+    return item
+
+
+def _line(layout: Layout, case_id: str, docs: Iterable[Doc], capture: Capture) -> str:
+    scores = capture.scores.get(case_id)
+    items = [
+        _item(layout, doc, capture, n, None if scores is None else scores[n])
+        for n, doc in enumerate(docs)
+    ]
+    line = {"case_id": case_id, "retrieved": items, **capture.extra.get(case_id, {})}
+    return json.dumps(line, ensure_ascii=False) + "\n"
+
+
+def write_capture(layout: Layout, capture: Capture, folder: Path) -> Path:
+    """``folder/capture.jsonl`` and, with logged queries, ``folder/capture.queries.jsonl``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for case_id in capture.order:
+        if case_id in capture.doubled:
+            lines.append(_line(layout, case_id, capture.doubled[case_id], capture))
+        lines.append(_line(layout, case_id, capture.rankings[case_id], capture))
+    path = folder / "capture.jsonl"
+    path.write_text("".join(lines), encoding="utf-8")
+    if capture.logged is not None:
+        rankings = {
+            q: tuple(layout.card_id(c) for c in cards) for q, cards in capture.logged.items()
+        }
+        data, zipped = encode_snapshot(QuerySnapshot(k=K, rankings=rankings))
+        assert not zipped, "a snapshot this small is plain JSON Lines"
+        if capture.snapshot == "header-only":
+            data = data.split(b"\n", 1)[0] + b"\n"
+        (folder / "capture.queries.jsonl").write_bytes(data)
+    return path
+
+
+def build_world(root: Path, layout: Layout) -> World:
+    """The base repository under ``root`` on ``main``, its baseline written from its capture."""
+    repo = root / "app"
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    for name, text in layout.files().items():
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    cases = tuple(
+        {**case, "must_cite_one_of": [layout.card_id((case["language"], int(case["id"][-2:])))]}
+        for case in _cases()
+    )
+    write_cases(repo, cases)
+    logged = _logged()
+    (repo / "queries.jsonl").write_text(
+        "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in logged), encoding="utf-8"
+    )
+    (repo / "recall-gate.yaml").write_text(CONFIG, encoding="utf-8")
+    commit_all(repo, "base: docs, cases, query log, gate")
+    capture = _base_capture(random.Random(f"{SEED}-{layout.name}"), cases)
+    if layout.name == "folders":
+        capture = replace(capture, form="id")
+    # The update-baseline workflow: capture the default branch, then `baseline update`.
+    captured = root / "base-capture"
+    write_capture(layout, capture, captured)
+    for argv in (
+        ["score", "--artifacts", str(captured / "capture.jsonl"), "--json",
+         str(captured / "results.json")],
+        ["baseline", "update", "--results", str(captured / "results.json"), "--queries-snapshot",
+         str(captured / "capture.queries.jsonl"), "--reason", "base", "--without-latency",
+         "--created-at", "2026-01-01T00:00:00Z", "--git-sha", git(repo, "rev-parse", "HEAD")],
+    ):  # fmt: skip
+        made = run_cli(argv, cwd=repo)
+        assert made.code == 0, made.out + made.err
+    commit_all(repo, "baseline")
+    return World(layout=layout, repo=repo, cases=cases, logged=logged, capture=capture)
+
+
+def open_pull_request(world: World, root: Path, edit: Callable[[Path], None] | None) -> Path:
+    """A copy of the world's repository under ``root``, on a branch ``pr`` whose one
+    commit is what ``edit`` does to the files (none: an empty commit)."""
+    repo = root / "app"
+    shutil.copytree(world.repo, repo, symlinks=True)
+    git(repo, "checkout", "-q", "-b", "pr")
+    if edit is not None:
+        edit(repo)
+    if git(repo, "status", "--porcelain"):
+        commit_all(repo, "pr")
+    else:
+        git(repo, "commit", "-q", "--allow-empty", "-m", "pr")
+    return repo
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the judge job did: its exit code and everything it left to read."""
+
+    exit_code: int  # the job's: the "Enforce the verdict" step's
+    score_code: int  # `recall-gate score`'s own
+    verdict: str  # the `verdict` output ("" when none was written)
+    comparison: dict[str, Any] | None
+    log: str  # stdout and stderr of the commands, for the assertion messages
+
+    def why(self) -> str:
+        return f"verdict {self.verdict!r}, score exit {self.score_code}\n{self.log}"
+
+
+_ENFORCED = {"fail": 1, "error": 2, "pass": 0, "report-only": 0}
+
+
+def _outputs(path: Path) -> dict[str, str]:
+    """The ``name<<DELIMITER`` blocks of a ``GITHUB_OUTPUT`` file."""
+    outputs: dict[str, str] = {}
+    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    i = 0
+    while i < len(lines):
+        name, _, delimiter = lines[i].partition("<<")
+        end = lines.index(delimiter, i + 1)
+        outputs[name] = "\n".join(lines[i + 1 : end])
+        i = end + 1
+    return outputs
+
+
+def _pull_request_environ(repo: Path, folder: Path) -> dict[str, str]:
+    """What the runner sets for a step of a ``pull_request`` job whose base is ``main``."""
+    event = folder / "event.json"
+    event.write_text(
+        json.dumps(
+            {
+                "pull_request": {
+                    "number": 39,
+                    "head": {"sha": git(repo, "rev-parse", "HEAD")},
+                    "base": {"sha": git(repo, "rev-parse", "main")},
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    return {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(event),
+        "GITHUB_OUTPUT": str(folder / "output"),
+        "GITHUB_STEP_SUMMARY": str(folder / "summary.md"),
+        "RUNNER_TEMP": str(folder),
+    }
+
+
+def capture_job(repo: Path, folder: Path) -> Path:
+    """The action's capture job (``role: capture``) in the pull request's checkout:
+    ``capture --out folder/capture.jsonl --no-score`` with the config's retriever."""
+    folder.mkdir(parents=True)
+    done = run_cli(
+        ["capture", "--out", str(folder / "capture.jsonl"), "--no-score"],
+        cwd=repo,
+        environ=_pull_request_environ(repo, folder),
+    )
+    # The capture step hands nothing over unless it exits 0 with a capture.
+    assert done.code == 0, done.out + done.err
+    return folder / "capture.jsonl"
+
+
+def judge(repo: Path, artifacts: Path) -> Judged:
+    """The action's judge job (``role: judge``) over ``artifacts``, in the pull
+    request's checkout ``repo`` whose base is ``main``."""
+    out = artifacts.parent / "judge"
+    out.mkdir()
+    environ = _pull_request_environ(repo, out)
+    # "Evaluate and compare with the baseline"
+    scored = run_cli(
+        ["score", "--artifacts", str(artifacts), "--json", str(out / "results.json"),
+         "--comparison-json", str(out / "comparison.json"),
+         "--comment-markdown", str(out / "comment.md"), "--markdown", str(out / "report.md")],
+        cwd=repo,
+        environ=environ,
+    )  # fmt: skip
+    log = f"$ score\n{scored.out}\n{scored.err}"
+    comparison_path = out / "comparison.json"
+    compared = comparison_path.exists() and comparison_path.stat().st_size > 0
+    # "Report to GitHub Actions"
+    if scored.code > 1 or not compared:
+        (out / "stderr.log").write_text(scored.err, encoding="utf-8")
+        argv = ["actions-report", "--error-log", str(out / "stderr.log"), "--what",
+                "the capture", "--comment-markdown", str(out / "comment.md")]  # fmt: skip
+    else:
+        argv = ["actions-report", "--comparison", str(comparison_path), "--summary",
+                str(out / "report.md")]  # fmt: skip
+    reported = run_cli(argv, cwd=repo, environ=environ)
+    log += f"\n$ actions-report\n{reported.out}\n{reported.err}"
+    verdict = _outputs(out / "output").get("verdict", "")
+    # "Enforce the verdict": no verdict is an error, never a pass.
+    comparison = json.loads(comparison_path.read_text(encoding="utf-8")) if compared else None
+    return Judged(
+        exit_code=_ENFORCED.get(verdict, 2) if reported.code == 0 else 2,
+        score_code=scored.code,
+        verdict=verdict,
+        comparison=comparison,
+        log=log,
+    )

@@ -1,0 +1,93 @@
+"""The gate, tried with base → pull-request pairs whose truth is known by construction.
+
+Each pair starts from one seeded base (tests/metamorphic/pairs.py: 3 languages × 20
+golden cases, a Docusaurus site or plain language folders, a query log, the gate
+set in the base's ``recall-gate.yaml``, a baseline written by ``recall-gate
+baseline update``) and changes ONE thing in the pull request:
+
+- a change that makes retrieval worse in a way the gate promises to see must end
+  the judge job with exit 1 (the gate failed) or 2 (the input was refused), never
+  0 (``test_worse_pr_is_never_passed``);
+- a change that leaves every card in every top k where it was must pass (exit 0)
+  with Δ 0 on every metric in every group and no traffic moved
+  (``test_noop_pr_passes_with_zero_delta``).
+
+Every pair runs through the commands the action's judge job runs (``score
+--comparison-json``, ``actions-report``, the verdict it enforces), in the pull
+request's checkout with the event's base SHA, in process.
+
+When a new gate or input lands, it joins this suite: a planted change it must
+catch, and a no-op it must let pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from git_repo import needs_git
+
+from .changes import NOOP, WORSE, judge_pair
+from .pairs import (
+    DEPTH,
+    LANGUAGES,
+    K,
+    World,
+)
+
+pytestmark = needs_git
+
+METRICS = ("retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k")
+
+
+@pytest.mark.parametrize("name", list(WORSE))
+def test_worse_pr_is_never_passed(worlds: dict[str, World], tmp_path: Path, name: str) -> None:
+    judged = judge_pair(worlds, WORSE[name], tmp_path)
+    assert judged.exit_code in (1, 2), judged.why()
+    # `recall-gate score` run by hand says the same as the job.
+    assert judged.score_code in (1, 2), judged.why()
+
+
+def _deltas(comparison: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    deltas: list[Mapping[str, Any]] = comparison["deltas"]
+    return deltas
+
+
+@pytest.mark.parametrize("name", list(NOOP))
+def test_noop_pr_passes_with_zero_delta(
+    worlds: dict[str, World], tmp_path: Path, name: str
+) -> None:
+    judged = judge_pair(worlds, NOOP[name], tmp_path)
+    assert (judged.exit_code, judged.score_code, judged.verdict) == (0, 0, "pass"), judged.why()
+    assert judged.comparison is not None
+    deltas = _deltas(judged.comparison)
+    groups = {d["group"] for d in deltas}
+    assert {"overall", *(f"language:{lang}" for lang in LANGUAGES)} <= groups, groups
+    assert {d["metric"] for d in deltas} >= set(METRICS)
+    moved = [d for d in deltas if d["delta"] != 0 or d["baseline"] != d["current"]]
+    assert moved == [], judged.why()
+    assert all(d["n"] == d["n_total"] for d in deltas), "every case compared"
+    flips = judged.comparison["flips"]
+    assert flips == {"hit_to_miss": [], "miss_to_hit": [], "rank_moves": []}, flips
+    traffic = judged.comparison["traffic"]
+    assert traffic["groups"]["overall"]["n"] == 30, "every logged query compared"
+    assert traffic["groups"]["overall"]["weighted"]["moved"] == 0.0
+
+
+def test_the_base_world_is_what_the_pairs_assume(worlds: dict[str, World]) -> None:
+    """The planted changes need a base where each language has hits to lose,
+    misses to delete and gold below the cut to permute."""
+    for world in worlds.values():
+        for language in LANGUAGES:
+            cases = [c["id"] for c in world.cases if c["language"] == language]
+            hitting = [c for c in cases if world.hits(c)]
+            assert 12 <= len(hitting) < len(cases), (world.layout.name, language)
+        below = [
+            c
+            for c, r in world.capture.rankings.items()
+            if world.gold(c) in r[K:DEPTH] and not world.hits(c)
+        ]
+        assert below, "some gold lies below the cut"
