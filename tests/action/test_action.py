@@ -334,10 +334,19 @@ def _plan(tmp_path: Path, **inputs: str) -> tuple[int, str, dict[str, str]]:
     output = tmp_path / "output"
     output.write_text("")
     env = dict.fromkeys(plan["env"], "")
-    env.update({"RG_TRUST_PR_CODE": "false", "RG_TOKEN_GIVEN": "false"}, **inputs)
+    env.update(
+        {"RG_TRUST_PR_CODE": "false", "RG_TOKEN_GIVEN": "false", "RG_PYTHON": "python3"},
+        **inputs,
+    )
     done = subprocess.run(
         ["bash", "-c", plan["run"]],
-        env={**os.environ, **env, "GITHUB_OUTPUT": str(output), "GITHUB_ACTION_PATH": str(ROOT)},
+        env={
+            **os.environ,
+            **env,
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_ACTION_PATH": str(ROOT),
+            "RUNNER_TEMP": str(tmp_path),
+        },
         cwd=tmp_path,
         capture_output=True,
         text=True,

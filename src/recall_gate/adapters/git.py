@@ -142,7 +142,16 @@ def fetch_commit(root: Path, ref: str, *, needed_by: str, fix: str) -> bool:
     commit); whether the commit is there afterwards. It is reached through
     FETCH_HEAD only when git cannot name it otherwise, never in a message."""
     run_git(
-        ["fetch", "--no-tags", "--depth=1", "origin", "--end-of-options", ref],
+        # No submodule of the pull request's .gitmodules is fetched along.
+        [
+            "fetch",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--depth=1",
+            "origin",
+            "--end-of-options",
+            ref,
+        ],
         cwd=root,
         needed_by=needed_by,
         fix=fix,
