@@ -88,3 +88,45 @@ def test_every_git_call_with_the_ref_ends_options_before_it(
     for argv in with_ref:
         at = next(i for i, a in enumerate(argv) if a.startswith("main"))
         assert argv[at - 1] == "--end-of-options", argv
+
+
+@needs_git
+def test_files_at_a_revision_are_their_bytes_whatever_filter_or_textconv_gitattributes_name(
+    tmp_path: Path,
+) -> None:
+    """The judge reads the pull request's files from git objects: `.gitattributes` may
+    name filter and diff drivers (a runner configures some: git-lfs), and no read of
+    recall-gate's runs one, even when the repository's own config defines them."""
+    from planted_checkout import git_drivers
+    from recall_gate.adapters.git import changed_files, read_files_at
+
+    repo, markers = tmp_path / "repo", tmp_path / "markers"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / ".gitattributes").write_text("* filter=rgplant diff=rgplant\n", encoding="utf-8")
+    (repo / "kb").mkdir()
+    (repo / "kb" / "a.md").write_text("# A\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    base = git(repo, "rev-parse", "HEAD")
+    (repo / "kb" / "a.md").write_text("# A, renamed\n", encoding="utf-8")
+    git(repo, "mv", "kb/a.md", "kb/b.md")
+    git(repo, "commit", "-q", "-am", "the pull request")
+    with (repo / ".git" / "config").open("a", encoding="utf-8") as config:
+        config.write(git_drivers(markers, tmp_path / "drivers"))
+
+    tree = BaseTree(base, cwd=repo)
+    assert tree.read("kb/a.md") == b"# A\n"
+    assert tree.folder("kb") == ["a.md"]
+    assert read_files_at(repo, [("main", "kb/b.md")], needed_by="t", fix="t") == {
+        ("main", "kb/b.md"): b"# A, renamed\n"
+    }
+    changes = changed_files(repo, base, "main", "kb", needed_by="t", fix="t")
+    assert changes == [("R", "kb/a.md", "kb/b.md")] or set(changes) == {
+        ("D", "kb/a.md", None),
+        ("A", None, "kb/b.md"),
+    }
+    assert not markers.exists() or sorted(p.name for p in markers.iterdir()) == []
+    # The control: the drivers are live for a read that applies them (a checkout would).
+    git(repo, "cat-file", "--filters", "main:kb/b.md")
+    assert sorted(p.name for p in markers.iterdir()) == ["git-smudge"]
