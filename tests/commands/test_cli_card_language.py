@@ -263,3 +263,66 @@ def _gold_ids(path: Path) -> list[str]:
         for line in path.read_text(encoding="utf-8").splitlines()
         if "must_cite_one_of" in line
     ]
+
+
+def test_kb_coverage_counts_each_language_of_a_translated_id_as_its_own_card(
+    tmp_path: Path,
+) -> None:
+    # The English cases cite 3 English pages, the Chinese cases 3 Chinese ones: 6 of
+    # the KB's 10 cards, not "5 of 5" ids.
+    root = site(tmp_path, {})
+    run = run_cli(["cards", "--json", "cards.json"], cwd=root)
+    assert run.code == 0, run.err
+    coverage = json.loads((root / "cards.json").read_text(encoding="utf-8"))["coverage"]
+    assert (coverage["covered"], coverage["cards"]) == (6, 10)
+    assert coverage["by_language"] == {
+        "en": {"covered": 3, "cards": 5},
+        "zh": {"covered": 3, "cards": 5},
+    }
+    assert sorted(coverage["uncovered"]) == [
+        "design-document/01-event-handling-and-integration/02-https@zh",
+        "instruction/01-store@en",
+        "sdk-java/01-intro@en",
+        "upgrade-guide/01-upgrade-guide@zh",
+    ]
+    check = run_cli(["check"], cwd=root)
+    assert "KB coverage: 6 of 10 cards (60.0%) cited by a case — en 3/5 (60.0%), zh 3/5" in (
+        check.out + check.err
+    )
+
+
+def test_a_case_whose_language_lacks_the_page_covers_the_page_it_is_served(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, {})
+    (root / ZH_CURRENT / "sdk-java" / "01-intro.md").unlink()
+    run = run_cli(["cards", "--json", "cards.json"], cwd=root)
+    assert run.code == 0, run.err
+    coverage = json.loads((root / "cards.json").read_text(encoding="utf-8"))["coverage"]
+    assert coverage["by_language"] == {
+        "en": {"covered": 4, "cards": 5},
+        "zh": {"covered": 2, "cards": 4},
+    }
+
+
+def test_never_retrieved_counts_the_pages_of_each_language_a_case_retrieves(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, OWN_LANGUAGE)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert results(root)["kb_retrieved"]["by_language"] == {
+        "en": {"covered": 3, "cards": 5},
+        "zh": {"covered": 3, "cards": 5},
+    }
+    # Answered from the English pages, no Chinese page is retrieved at all.
+    root = site(tmp_path, ENGLISH_FOR_CHINESE)
+    run = capture(root)
+    assert run.code == 0, run.err
+    assert results(root)["kb_retrieved"]["by_language"] == {
+        "en": {"covered": 5, "cards": 5},
+        "zh": {"covered": 0, "cards": 5},
+    }
+    assert "Never retrieved: 5 of 10 cards (50.0%) in no case's top 3 — en 0/5, zh 5/5" in (
+        run.out
+    )

@@ -27,7 +27,13 @@ def test_a_card_cited_as_gold_or_relevant_is_covered() -> None:
         label("q2", must_cite_one_of=["a"], relevant_ids=["a", "c"]),
     ]
     coverage = kb_coverage(CARDS, cases)
-    assert coverage.citing == {"a": ("q1", "q2"), "b": (), "c": ("q2",), "d": (), "e": ()}
+    assert coverage.citing == {
+        ("en", "a"): ("q1", "q2"),
+        ("en", "b"): (),
+        ("en", "c"): ("q2",),
+        ("de", "d"): (),
+        ("de", "e"): (),
+    }
     assert coverage.uncovered == ("b", "d", "e")
 
 
@@ -48,12 +54,12 @@ def test_coverage_is_counted_per_card_language() -> None:
 def test_a_gold_id_no_card_has_counts_nowhere() -> None:
     coverage = kb_coverage(CARDS, [label("q1", must_cite_one_of=["gone"])])
     assert coverage.overall.covered == 0
-    assert "gone" not in coverage.citing
+    assert ("en", "gone") not in coverage.citing
 
 
 def test_a_case_citing_a_card_twice_is_listed_once() -> None:
     coverage = kb_coverage(CARDS, [label("q1", must_cite_one_of=["a"], relevant_ids=["a"])])
-    assert coverage.citing["a"] == ("q1",)
+    assert coverage.citing["en", "a"] == ("q1",)
 
 
 def test_an_empty_kb_has_no_share() -> None:

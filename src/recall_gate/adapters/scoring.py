@@ -65,22 +65,29 @@ class CaseSink(Protocol):
 
 
 class RetrievedCards:
-    """A case sink that notes every card id some case's top k holds, and passes
-    each record on (to a results file, when there is one)."""
+    """A case sink that notes every card id some case's top k holds, per case
+    language (a card is (language, id): see core.coverage.retrieved_cards), and
+    passes each record on (to a results file, when there is one)."""
 
     def __init__(self, inner: CaseSink | None) -> None:
         self.inner = inner
-        self.ids: set[str] = set()
+        self.by_language: dict[str | None, set[str]] = {}
         self._pass_on = rounded_sink(inner)
 
+    def _note(self, record: Mapping[str, Any]) -> None:
+        ids = self.by_language.get(record["language"])
+        if ids is None:
+            ids = self.by_language[record["language"]] = set()
+        ids.update(record["ranked_ids"])
+
     def add(self, record: Mapping[str, Any]) -> None:
-        self.ids.update(record["ranked_ids"])
+        self._note(record)
         if self.inner is not None:
             self.inner.add(record)
 
     def add_rounded(self, record: Mapping[str, Any]) -> None:
         """:meth:`add` of a record whose metrics are rounded already (the one loop's)."""
-        self.ids.update(record["ranked_ids"])
+        self._note(record)
         if self._pass_on is not None:
             self._pass_on(record)
 

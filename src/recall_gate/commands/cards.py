@@ -104,7 +104,7 @@ def cards_json(
                 "urls": list(e.urls),
                 "tags": list(e.card.tags),
                 "metadata": e.card.metadata,
-                **({} if coverage is None else {"cases": list(coverage.citing[e.card.id])}),
+                **({} if coverage is None else {"cases": list(coverage.cases_citing(e.card))}),
             }
             for e in entries
         ],
@@ -161,10 +161,10 @@ def render_cards(
             e.path or e.where,
             _size(e.size),
             " ".join(e.urls),
-            *(() if coverage is None else (str(len(coverage.citing[e.card.id])),)),
+            *(() if coverage is None else (str(len(coverage.cases_citing(e.card))),)),
         )
         for e in entries
-        if not uncovered or coverage is None or not coverage.citing[e.card.id]
+        if not uncovered or coverage is None or not coverage.cases_citing(e.card)
     ]
     header = ("id", "language", "from", "title", "path", "size", "urls", "cases")[
         : 7 if coverage is None else 8

@@ -7,22 +7,34 @@ case cites cannot move any metric, so an uncovered card is a blind spot of the
 gate, not a card that retrieves well. Coverage is counted overall and per card
 language (the card's, not the case's: a Spanish card cited by an English case
 is covered).
+
+A card is (language, id) (core/card_language.py): where the KB holds an id in
+several languages, a case cites the card of its own language, and another
+language's only where its own has none of that id (the page its reader is
+served instead). Likewise a case retrieves the card its ranking names: its own
+language's for an id, another language's where its ranking says so
+(``introduction@en``) or where its language has no card of that id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass
 
+from recall_gate.core.card_language import in_another_language
 from recall_gate.core.records import Card, CaseLabel, CoverageCount, KbCoverageCounts
 
 __all__ = [
     "KbCoverage",
+    "card_name",
+    "cited_cards",
     "cited_ids",
     "kb_coverage",
     "kb_retrieved",
+    "languages_held",
     "render_coverage",
     "render_never_retrieved",
+    "retrieved_cards",
 ]
 
 
@@ -30,9 +42,16 @@ __all__ = [
 class KbCoverage:
     """The cases citing each card (in case order), and the shares they make."""
 
-    citing: Mapping[str, tuple[str, ...]]  # every card id, in KB order
+    # every card, (language, id), in KB order
+    citing: Mapping[tuple[str, str], tuple[str, ...]]
     overall: CoverageCount
     by_language: Mapping[str, CoverageCount]  # sorted by tag
+    # the ids the KB holds in two or more languages
+    translated: frozenset[str] = frozenset()
+
+    def cases_citing(self, card: Card) -> tuple[str, ...]:
+        """The cases citing ``card``, in case order."""
+        return self.citing.get((card.language, card.id), ())
 
     @property
     def counts(self) -> KbCoverageCounts:
@@ -41,8 +60,41 @@ class KbCoverage:
 
     @property
     def uncovered(self) -> tuple[str, ...]:
-        """The card ids no case cites, in KB order."""
-        return tuple(card for card, cases in self.citing.items() if not cases)
+        """The cards no case cites, in KB order: each by its id, a translated one as
+        ``id@language`` (:func:`card_name`)."""
+        return tuple(
+            card_name(ident, language, self.translated)
+            for (language, ident), cases in self.citing.items()
+            if not cases
+        )
+
+
+def card_name(card_id: str, language: str, translated: Set[str]) -> str:
+    """A card named alone: its id, or ``id@language`` for an id the KB holds in
+    several languages."""
+    return in_another_language(card_id, language) if card_id in translated else card_id
+
+
+def languages_held(cards: Iterable[Card]) -> dict[str, frozenset[str]]:
+    """Card id → the languages the KB holds it in."""
+    held: dict[str, set[str]] = {}
+    for card in cards:
+        held.setdefault(card.id, set()).add(card.language)
+    return {ident: frozenset(languages) for ident, languages in held.items()}
+
+
+def _cards_of(
+    card_id: str, language: str | None, held: Mapping[str, frozenset[str]]
+) -> Iterator[tuple[str, str]]:
+    """The cards an id names for a reader of ``language`` (None: any language's)."""
+    languages = held.get(card_id)
+    if not languages:
+        return
+    if language in languages:
+        yield language, card_id
+    else:
+        for other in sorted(languages):
+            yield other, card_id
 
 
 def cited_ids(case: CaseLabel) -> tuple[str, ...]:
@@ -50,18 +102,26 @@ def cited_ids(case: CaseLabel) -> tuple[str, ...]:
     return tuple(dict.fromkeys((*case.must_cite_one_of, *(case.relevant_ids or ()))))
 
 
+def cited_cards(case: CaseLabel, held: Mapping[str, frozenset[str]]) -> tuple[tuple[str, str], ...]:
+    """The cards, (language, id), a case cites: of each cited id, the card in the
+    case's language, else (none in it) the id's cards in the other languages."""
+    return tuple(
+        card for card_id in cited_ids(case) for card in _cards_of(card_id, case.language, held)
+    )
+
+
 def kb_coverage(cards: Sequence[Card], cases: Sequence[CaseLabel]) -> KbCoverage:
     """Which cases cite each card, and the covered share overall and per language.
     Ids no card has (an integrity problem, reported by the check) count nowhere."""
-    citing: dict[str, list[str]] = {card.id: [] for card in cards}
+    citing: dict[tuple[str, str], list[str]] = {(card.language, card.id): [] for card in cards}
+    held = languages_held(cards)
     for case in cases:
-        for card_id in cited_ids(case):
-            if card_id in citing:
-                citing[card_id].append(case.id)
+        for card in cited_cards(case, held):
+            citing[card].append(case.id)
     counts: dict[str, list[int]] = {}
-    for card in cards:
-        tally = counts.setdefault(card.language, [0, 0])
-        tally[0] += bool(citing[card.id])
+    for (language, _), citing_cases in citing.items():
+        tally = counts.setdefault(language, [0, 0])
+        tally[0] += bool(citing_cases)
         tally[1] += 1
     covered = sum(1 for ids in citing.values() if ids)
     return KbCoverage(
@@ -70,6 +130,7 @@ def kb_coverage(cards: Sequence[Card], cases: Sequence[CaseLabel]) -> KbCoverage
         by_language={
             lang: CoverageCount(covered=c, cards=t) for lang, (c, t) in sorted(counts.items())
         },
+        translated=frozenset(ident for ident, languages in held.items() if len(languages) > 1),
     )
 
 
@@ -93,18 +154,41 @@ def render_coverage(coverage: KbCoverage | KbCoverageCounts) -> str:
     return line
 
 
+def retrieved_cards(
+    cards: Iterable[Card], ranked: Mapping[str | None, Set[str]]
+) -> set[tuple[str, str]]:
+    """The cards, (language, id), that rankings name: ``ranked`` maps a reader's
+    language (None: unknown, e.g. logged queries) to the ids its rankings hold,
+    another language's card of an id its language has written ``id@language``."""
+    held = languages_held(cards)
+    found: set[tuple[str, str]] = set()
+    for language, ids in ranked.items():
+        for entry in ids:
+            if entry not in held:
+                card_id, at, other = entry.rpartition("@")
+                if at and other in held.get(card_id, ()):
+                    found.add((other, card_id))
+                continue
+            found.update(_cards_of(entry, language, held))
+    return found
+
+
 def kb_retrieved(
-    cards: Sequence[Card], retrieved: Set[str], *, logged_queries: int | None = None
+    cards: Sequence[Card],
+    retrieved: Set[str] | Set[tuple[str, str]],
+    *,
+    logged_queries: int | None = None,
 ) -> KbCoverageCounts:
     """How many cards some case's top k holds (``covered``), overall and per card
     language: the rest are never retrieved by any labelled case, the early sign
     of an index that lost a section when it grows against the baseline.
-    ``logged_queries``: ``retrieved`` also holds the top k of that many logged
-    queries (a card real traffic retrieves is not "never retrieved")."""
+    ``retrieved``: the cards, (language, id) (:func:`retrieved_cards`), or ids of
+    any language. ``logged_queries``: ``retrieved`` also holds the top k of that
+    many logged queries (a card real traffic retrieves is not "never retrieved")."""
     counts: dict[str, list[int]] = {}
     for card in cards:
         tally = counts.setdefault(card.language, [0, 0])
-        tally[0] += card.id in retrieved
+        tally[0] += card.id in retrieved or (card.language, card.id) in retrieved
         tally[1] += 1
     return KbCoverageCounts(
         overall=CoverageCount(

@@ -28,7 +28,7 @@ from recall_gate.core.base_judging import (
     PullRequestChanges,
 )
 from recall_gate.core.comparison_json import RunTotals
-from recall_gate.core.coverage import kb_coverage, kb_retrieved
+from recall_gate.core.coverage import kb_coverage, kb_retrieved, retrieved_cards
 from recall_gate.core.fingerprint import (
     fingerprint_cards,
     fingerprint_labels,
@@ -151,9 +151,18 @@ def score_and_report(
             by_queries = logged_top_cards(
                 settings, artifacts=Path(artifacts_source), current=logged
             )
+            # Logged queries carry no reader's language: their cards are any language's.
+            ranked = (
+                sink.by_language
+                if by_queries is None
+                else {
+                    **sink.by_language,
+                    None: sink.by_language.get(None, set()) | by_queries[1],
+                }
+            )
             retrieved = kb_retrieved(
                 kb_cards,
-                sink.ids if by_queries is None else sink.ids | by_queries[1],
+                retrieved_cards(kb_cards, ranked),
                 logged_queries=None if by_queries is None else by_queries[0],
             )
         # What the results file and the document both say of the run, computed once.
