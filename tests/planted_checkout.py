@@ -160,6 +160,7 @@ def git_drivers(markers: Path, folder: Path) -> str:
     """A git configuration (``.gitconfig`` text) that defines the drivers the planted
     ``.gitattributes`` names, as a runner's configuration might (git-lfs does): each,
     a script in FOLDER, writes its marker, then passes the bytes through."""
+    markers.mkdir(parents=True, exist_ok=True)
     for name, tail in (
         ("git-smudge", "cat\n"),
         ("git-clean", "cat\n"),
