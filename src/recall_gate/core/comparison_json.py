@@ -55,6 +55,7 @@ from recall_gate.core.gate import (
     Tolerances,
     judge_comparison,
 )
+from recall_gate.core.gate_calibration import calibration
 from recall_gate.core.gate_list import gate_entries
 from recall_gate.core.gates import decide
 from recall_gate.core.kb_diff import KbChanges, KbTurnover, NewCardCoverage, new_card_coverage
@@ -250,12 +251,15 @@ def _delta(d: MetricDelta) -> DeltaRecord:
         n=d.n_compared,
         n_total=d.n_total,
         p_value=d.noise.p_value,
-        ci_low=d.noise.ci_low,
-        ci_high=d.noise.ci_high,
+        ci_low=None,
+        ci_high=None,
         small_n=d.noise.small_n,
         significant=d.noise.significant,
         lost=d.noise.lost,
         gained=d.noise.gained,
+        p_drop=d.noise.p_drop,
+        p_family=d.noise.p_family,
+        method=d.noise.method,
     )
 
 
@@ -338,6 +342,7 @@ def _regression(r: Regression) -> RegressionRecord:
         status=_STATUS[r.exempt],
         significant=r.significant,
         cases=tuple(_move(m) for m in r.cases),
+        p_family=r.p_family,
     )
 
 
@@ -481,6 +486,11 @@ def comparison_document(
             missed_total=totals.missed if totals.missed != len(missed) else None,
         ),
         labels=metric_labels(comparison.k),
+        calibration=calibration(
+            comparison,
+            tolerances=verdict.tolerances.values,
+            require_significance=verdict.require_significance,
+        ),
     )
     # The verdict is the gate list's, decided from the document's own figures.
     return judged(doc)[0]

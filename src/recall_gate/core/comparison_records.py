@@ -42,6 +42,7 @@ __all__ = [
     "COMPARISON_KIND",
     "COMPARISON_SCHEMA_VERSION",
     "BaselineRecord",
+    "CalibrationRecord",
     "CitationRecord",
     "ComparisonDocument",
     "DeltaRecord",
@@ -81,6 +82,8 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    `traffic_unanswered` (a query log the capture holds no answers to),
 #    `run.unwinnable`, `gate.min_new_card_coverage`, `label_rot`,
 #    `retrieved_detail` of a moved or missed case (chunk ids, metadata summaries),
+#    a delta's `p_drop` / `p_family` / `method` and a regression's `p_family` (the
+#    sign-flip and report-level tests), `calibration`.
 #    `gates` (every gate judged: kind, subject, settings, figures, outcome, reason;
 #    recomputed, never trusted, when the document is read back),
 #    `gate.max_unanswered_share`.
@@ -149,6 +152,8 @@ class RegressionRecord(_Part):
     status: RegressionStatus
     significant: bool | None
     cases: tuple[MoveRecord, ...]
+    # The report-level test's adjusted one-sided p of this drop (absent: older documents).
+    p_family: float | None = None
 
 
 class FloorRecord(_Part):
@@ -365,13 +370,35 @@ class DeltaRecord(_Part):
     delta: float | None
     n: int
     n_total: int
-    p_value: float | None
-    ci_low: float | None
+    p_value: float | None  # two-sided: McNemar (hit@k), the paired sign-flip test (others)
+    ci_low: float | None  # always None since the sign-flip test replaced the bootstrap
     ci_high: float | None
     small_n: bool
     significant: bool | None
-    lost: int  # hit@k flips behind the McNemar test (hit rows only; else 0)
+    # hit@k: the flips behind the McNemar test; other metrics: the cases down and up.
+    lost: int
     gained: int
+    # One-sided p of a drop, and the report-level test's adjusted one (gated rows only);
+    # how the sign-flip p was computed (exact, monte_carlo, normal, none).
+    p_drop: float | None = None
+    p_family: float | None = None
+    method: str | None = None
+
+
+class CalibrationRecord(_Part):
+    """How often this gate fails a no-op pull request, and the smallest drop it
+    catches, at this run's n, k and tolerance (core/gate_calibration.py)."""
+
+    cells: int  # the gated rows tested together
+    method: str  # how the report-level test drew its null distribution
+    # A no-op pull request fails at most this often (None: require-significance off,
+    # every drop beyond the tolerance fails, noise or not).
+    false_fail: float | None
+    critical: float | None  # standardised drop the largest row must reach (None: no change)
+    fewest_lost: int  # hit@k lost hits, none gained, the test calls likely real in a row
+    tolerance: float | None  # hit@k's tolerance the drops are also held to
+    # group label → the smallest hit@k drop caught 80 % of the time (None: never at this n)
+    smallest_drop: dict[str, float | None]
 
 
 class FlipsRecord(_Part):
@@ -423,6 +450,8 @@ class ComparisonDocument(_Part):
     label_rot: LabelRotRecord | None = None
     # Metric key → its label at this k ("hit@5"): every surface reads it from here.
     labels: dict[str, str] = {}
+    # The gate's own false-fail rate and the drops it can see (absent: nothing compared).
+    calibration: CalibrationRecord | None = None
     # Every gate the verdict was decided from (core/gate_list.py), in order.
     gates: tuple[GateEntryRecord, ...] = ()
 
@@ -433,7 +462,7 @@ class ComparisonDocument(_Part):
     @model_serializer(mode="wrap")
     def _without_absent_parts(self, handler: SerializerFunctionWrapHandler) -> Any:
         data = handler(self)
-        for part in ("traffic", "traffic_unanswered", "self_agreement", "label_rot"):
+        for part in ("traffic", "traffic_unanswered", "self_agreement", "label_rot", "calibration"):
             if isinstance(data, dict) and data.get(part, ...) is None:
                 del data[part]
         return data

@@ -9,14 +9,16 @@ integrity is not a knob: it always fails.
 
 A drop beyond its metric's tolerance fails only when it is not *exempt*: a group with
 fewer than ``min-group-n`` compared cases is too small to gate (``small_n``),
-and a subgroup drop the noise tests do not call likely real is noise
-(``not_significant``, unless ``require-significance`` is off). The overall
-group (and a group holding every compared case) is gated whenever it has the
-n. With an A/A measurement (``capture --repeat 2``) of a non-deterministic
-retriever, a drop of any group that is within what the retriever changed on
-its own is its own noise (``own_noise``, a noise test too: off with
-``require-significance``). Exempt drops are kept and reported, with
-their reason, never silently dropped.
+and a drop the report-level noise test does not call likely real is noise
+(``not_significant``, unless ``require-significance`` is off): the gated rows,
+overall included, are tested together (``p_family``, see
+:mod:`recall_gate.core.stats`), so a no-op pull request fails at most 5 % of
+the time however many rows are gated. With ``require-significance`` off every
+row is held to its tolerance, within noise or not. With an A/A measurement
+(``capture --repeat 2``) of a non-deterministic retriever, a drop of any group
+that is within what the retriever changed on its own is its own noise
+(``own_noise``, a noise test too: off with ``require-significance``). Exempt
+drops are kept and reported, with their reason, never silently dropped.
 
 Each setting has one default, defined here (``min-group-n``: the noise tests'
 :data:`~recall_gate.core.stats.MIN_GROUP_N`) and imported by the config
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import ClassVar, Literal
 
-from recall_gate.core.compare import OVERALL, Comparison, Group, MetricDelta
+from recall_gate.core.compare import Comparison, Group, MetricDelta
 from recall_gate.core.gates import (
     DEFAULT_MAX_UNANSWERED_SHARE,
     Outcome,
@@ -165,7 +167,8 @@ class Regression:
     """A drop of one metric in one group, beyond the tolerance.
 
     ``exempt`` says why it does not fail the gate (``None``: it fails);
-    ``significant`` is the noise tests' word (``None``: not tested);
+    ``significant`` is the report-level noise test's word on the drop
+    (``None``: not tested), ``p_family`` its adjusted one-sided p;
     ``cases`` are the compared cases of the group whose value of the metric
     went down, largest drop first.
     """
@@ -180,6 +183,7 @@ class Regression:
     significant: bool | None = None
     min_group_n: int = MIN_GROUP_N
     cases: tuple[CaseMove, ...] = ()
+    p_family: float | None = None
 
     @property
     def delta(self) -> float:
@@ -314,21 +318,19 @@ def exemption(
     *,
     min_group_n: int,
     require_significance: bool,
-    overall_n: int,
     cases: Sequence[CaseMove] = (),
     self_agreement: SelfAgreement | None = None,
 ) -> Exemption | None:
     """Why a drop beyond the tolerance does not fail the gate (``None``: it fails).
 
-    A group that holds every compared case (one language, one case type) is the
-    overall group by another name: gated like it, without the significance test.
+    Every group, overall included, needs the report-level test to call its drop
+    likely real (``d.noise.drop_real``), unless ``require_significance`` is off.
     With ``self_agreement`` (A/A), a drop whose ``cases`` (the group's cases that
     went down) are within what the retriever changed on its own is its own
     noise (:func:`~recall_gate.core.self_agreement.within_own_noise`), in any group."""
     if d.n_compared < min_group_n:
         return "small_n"
-    whole = d.group == OVERALL or d.n_compared == overall_n
-    if require_significance and not whole and d.noise.significant is not True:
+    if require_significance and d.noise.drop_real is not True:
         return "not_significant"
     if (
         require_significance
@@ -362,9 +364,10 @@ def find_regressions(
     """Every metric × group whose delta is below minus its metric's tolerance
     (a metric without one is skipped; none if not comparable), each naming
     its cases and, when it does not fail the gate,
-    why: fewer than ``comparison.min_group_n`` compared cases, (subgroups,
-    with ``require_significance``) a drop the noise tests do not call likely
-    real, or (with ``self_agreement`` too) a drop within the retriever's own noise."""
+    why: fewer than ``comparison.min_group_n`` compared cases, (with
+    ``require_significance``) a drop the report-level noise test does not call
+    likely real, or (with ``self_agreement`` too) a drop within the retriever's
+    own noise."""
     if not comparison.comparable:
         return ()
     out = []
@@ -387,11 +390,11 @@ def find_regressions(
                         d,
                         min_group_n=comparison.min_group_n,
                         require_significance=require_significance,
-                        overall_n=comparison.cases.compared,
                         cases=cases,
                         self_agreement=self_agreement,
                     ),
-                    significant=d.noise.significant,
+                    significant=d.noise.drop_real,
+                    p_family=d.noise.p_family,
                     min_group_n=comparison.min_group_n,
                     cases=cases,
                 )

@@ -184,6 +184,7 @@ def _drop_figures(
         "n": d.n,
         "significant": d.significant,
         "p_value": d.p_value,
+        "p_family": d.p_family,
         "ci_low": d.ci_low,
         "ci_high": d.ci_high,
     }
@@ -192,7 +193,6 @@ def _drop_figures(
             _metric_delta(d),
             min_group_n=doc.gate.min_group_n,
             require_significance=doc.gate.require_significance,
-            overall_n=doc.cases.compared,
             cases=_cases(record),
             self_agreement=doc.self_agreement,
         )
