@@ -28,6 +28,8 @@ pull request event's base SHA, then ``actions-report``, and exits as its
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import random
 import shutil
@@ -36,9 +38,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-from cli_runner import run_cli
+from cli_runner import CliRun, run_cli
 from git_repo import commit_all, git
 from recall_gate.adapters.query_snapshot import QuerySnapshot, encode_snapshot
+from recall_gate.cli import main
 
 __all__ = [
     "CARDS_PER_LANGUAGE",
@@ -429,19 +432,34 @@ def capture_job(repo: Path, folder: Path) -> Path:
     return folder / "capture.jsonl"
 
 
+def _judge_step(argv: list[str], environ: Mapping[str, str], folder: Path) -> CliRun:
+    """One judging step as the console script runs it: from ``folder``, new and empty,
+    never the checkout (the action's judge-environment.sh), which the environment names
+    (RECALL_GATE_WORKING_DIRECTORY)."""
+    folder.mkdir()
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.chdir(folder):
+        code = main(argv, environ, stdout=out, stderr=err)
+    return CliRun(code, out.getvalue(), err.getvalue())
+
+
 def judge(repo: Path, artifacts: Path) -> Judged:
-    """The action's judge job (``role: judge``) over ``artifacts``, in the pull
-    request's checkout ``repo`` whose base is ``main``."""
+    """The action's judge job (``role: judge``) over ``artifacts`` for the pull
+    request checked out at ``repo``, whose base is ``main``."""
     out = artifacts.parent / "judge"
     out.mkdir()
-    environ = _pull_request_environ(repo, out)
+    environ = {
+        **_pull_request_environ(repo, out),
+        "GITHUB_WORKSPACE": str(repo),
+        "RECALL_GATE_WORKING_DIRECTORY": str(repo),
+    }
     # "Evaluate and compare with the baseline"
-    scored = run_cli(
+    scored = _judge_step(
         ["score", "--artifacts", str(artifacts), "--json", str(out / "results.json"),
          "--comparison-json", str(out / "comparison.json"),
          "--comment-markdown", str(out / "comment.md"), "--markdown", str(out / "report.md")],
-        cwd=repo,
-        environ=environ,
+        environ,
+        out / "evaluate",
     )  # fmt: skip
     log = f"$ score\n{scored.out}\n{scored.err}"
     comparison_path = out / "comparison.json"
@@ -454,7 +472,7 @@ def judge(repo: Path, artifacts: Path) -> Judged:
     else:
         argv = ["actions-report", "--comparison", str(comparison_path), "--summary",
                 str(out / "report.md")]  # fmt: skip
-    reported = run_cli(argv, cwd=repo, environ=environ)
+    reported = _judge_step(argv, environ, out / "report")
     log += f"\n$ actions-report\n{reported.out}\n{reported.err}"
     verdict = _outputs(out / "output").get("verdict", "")
     # "Enforce the verdict": no verdict is an error, never a pass.
