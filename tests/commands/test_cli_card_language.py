@@ -177,6 +177,8 @@ def test_a_chinese_case_is_met_by_the_english_page_where_no_chinese_card_of_its_
     assert results(root)["answered_from_other_language"] == {"zh": 1}
     share = results(root)["aggregates"]["by_language"]["zh"]["answered_in_reader_language"]
     assert share == {"mean": 0.0, "n": 3}
+    assert "Answered from another language: zh 1 of 3 scored cases" in run.out
+    assert "Answered in the reader's language: en 100% (3 of 3), zh 0% (0 of 3)" in run.out
 
 
 def test_a_capture_of_a_translated_kb_that_does_not_tell_its_documents_language_is_refused(
@@ -323,6 +325,31 @@ def test_never_retrieved_counts_the_pages_of_each_language_a_case_retrieves(
         "en": {"covered": 5, "cards": 5},
         "zh": {"covered": 0, "cards": 5},
     }
-    assert "Never retrieved: 5 of 10 cards (50.0%) in no case's top 3 — en 0/5, zh 5/5" in (
-        run.out
+    assert "Never retrieved: 5 of 10 cards (50.0%) in no case's top 3 — en 0/5, zh 5/5" in run.out
+
+
+def test_a_pull_request_answering_chinese_cases_from_english_pages_shows_in_the_comparison(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, OWN_LANGUAGE)
+    assert capture(root).code == 0
+    made = run_cli(
+        ["baseline", "update", "--results", "r.json", "--git-sha", "a" * 40, "--reason", "base"],
+        cwd=root,
     )
+    assert made.code == 0, made.err
+    root = site(tmp_path, ENGLISH_FOR_CHINESE)
+    run = capture(root, "--comparison-json", "cmp.json", "--comment-markdown", "comment.md")
+    assert run.code == 0, run.err
+    doc = json.loads((root / "cmp.json").read_text(encoding="utf-8"))
+    shares = {r["language"]: r["share"] for r in doc["run"]["reader_language"]}
+    assert shares == {"en": 1.0, "zh": 0.0}
+    assert {r["language"]: r["share"] for r in doc["baseline"]["reader_language"]} == {
+        "en": 1.0,
+        "zh": 1.0,
+    }
+    line = "Answered in the reader's language: en 100% (3 of 3), zh 0% (0 of 3; baseline 100%)"
+    assert line in run.out
+    assert line in (root / "comment.md").read_text(encoding="utf-8")
+    # The Chinese cases lost their hits: the English page is no gold of theirs.
+    assert doc["flips"]["hit_to_miss"]

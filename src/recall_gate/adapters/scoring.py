@@ -431,6 +431,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                 cell = cells[(case_type, language)] = cell_of(case_type, language)
             outcome = None
             detail = None
+            in_own: bool | None = None
             case_metrics: dict[str, float] = {}
             rounded: dict[str, float] = {}
             if gold_ids and (relevant_ids is None or relevant_ids):
@@ -464,6 +465,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                     in_language = reader(gold, top, hit)
                     if in_language is not None:
                         cell[-1](in_language)
+                        in_own = in_language == 1.0
                 if not hit:
                     missed_total += 1
                     if on_missed is not None:
@@ -483,6 +485,7 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                                 ranked_ids=tuple(top),
                                 relevant_ids=relevant_ids,
                                 retrieved_detail=detail,
+                                in_reader_language=in_own,
                             )
                         )
             if write is not None:
@@ -500,6 +503,8 @@ def _score_lines(  # noqa: PLR0912, PLR0915
                 }
                 if detail is not None:
                     record["retrieved_detail"] = detail
+                if in_own is not None:
+                    record["in_reader_language"] = in_own
                 write(record)
     finally:
         scorer.count(total=total, scored=scored, short_of_k=short, missed_total=missed_total)

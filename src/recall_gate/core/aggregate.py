@@ -14,6 +14,7 @@ from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import chain
 
+from recall_gate.core.card_language import READER_LANGUAGE
 from recall_gate.core.metric_registry import CITATION_COVERAGE
 from recall_gate.core.records import CASE_TYPES, LANGUAGES, Aggregates, CaseResult, MetricSummary
 
@@ -109,5 +110,7 @@ def aggregate(results: Iterable[CaseResult]) -> Aggregates:
         values: Mapping[str, float] = result.metrics
         if result.citation_outcome is not None:
             values = {**values, CITATION_COVERAGE: 1.0 if result.citation_outcome == "ok" else 0.0}
+        if result.in_reader_language is not None and result.metrics:
+            values = {**values, READER_LANGUAGE: 1.0 if result.in_reader_language else 0.0}
         acc.add(result.case_type, result.language, values)
     return acc.result()

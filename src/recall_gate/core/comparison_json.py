@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from recall_gate.core.base_judging import PullRequestChanges
+from recall_gate.core.card_language import READER_LANGUAGE
 from recall_gate.core.compare import BaselineEdit, Comparison, MetricDelta, StaleReason
 from recall_gate.core.comparison_records import (
     COMPARISON_KIND,
@@ -37,6 +38,7 @@ from recall_gate.core.comparison_records import (
     MoveRecord,
     NewCaseRecord,
     PullRequestRecord,
+    ReaderLanguageRecord,
     RegressionRecord,
     RegressionStatus,
     RunRecord,
@@ -62,7 +64,7 @@ from recall_gate.core.kb_diff import KbChanges, KbTurnover, NewCardCoverage, new
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, missed_cases
-from recall_gate.core.records import Aggregates, CaseResult, MetricSummary
+from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
 from recall_gate.core.staleness import SettingChange
 from recall_gate.core.traffic_record import UnansweredLog
 
@@ -183,6 +185,29 @@ def _move(move: CaseMove) -> MoveRecord:
 
 def _summaries(means: Mapping[str, MetricSummary]) -> dict[str, SummaryRecord]:
     return {m: SummaryRecord(mean=s.mean, n=s.n) for m, s in means.items() if m in METRIC_KEYS}
+
+
+def reader_language_records(results: Results) -> tuple[ReaderLanguageRecord, ...]:
+    """Per case language, answered in the reader's language (core/card_language.py):
+    read from the results' aggregates column and counts; empty for a run whose KB
+    holds each id in one language."""
+    records = []
+    for language, means in results.aggregates.by_language.items():
+        share = means.get(READER_LANGUAGE)
+        if share is None:
+            continue
+        scored = means[HIT].n if HIT in means else share.n
+        records.append(
+            ReaderLanguageRecord(
+                language=language,
+                scored=scored,
+                found=share.n,
+                in_language=round(share.mean * share.n),
+                share=share.mean,
+                from_other_language=results.answered_from_other_language.get(language, 0),
+            )
+        )
+    return tuple(records)
 
 
 def _group_means(aggregates: Aggregates) -> tuple[GroupMeansRecord, ...]:
@@ -420,6 +445,7 @@ def comparison_document(
             short_of_k=baseline.cases_short_of_k if baseline else 0,
             kb_turnover=_turnover(comparison.kb_turnover),
             kb_retrieved=baseline.kb_retrieved if baseline else None,
+            reader_language=reader_language_records(baseline) if baseline else (),
             outside_kb=baseline.outside_kb if baseline else None,
         ),
         gate=GateRecord(
@@ -481,6 +507,7 @@ def comparison_document(
             outside_kb=current.outside_kb,
             kb_coverage=current.kb_coverage,
             kb_retrieved=current.kb_retrieved,
+            reader_language=reader_language_records(current),
             unwinnable=current.unwinnable,
             citation=_citation(totals.outcomes),
             missed_total=totals.missed if totals.missed != len(missed) else None,

@@ -52,6 +52,7 @@ __all__ = [
     "LabelRotRecord",
     "MissedRecord",
     "MoveRecord",
+    "ReaderLanguageRecord",
     "RegressionRecord",
     "RunRecord",
     "SettingChangeRecord",
@@ -212,6 +213,22 @@ class CitationRecord(_Part):
     citation_miss: int
 
 
+class ReaderLanguageRecord(_Part):
+    """One case language of a run on a KB that holds some id in several languages
+    (core/card_language.py): of its ``scored`` cases, the ``found`` whose gold page
+    is in the top k in some language, the ``in_language`` of those that found it in
+    their reader's language (``share`` = in_language / found; None: none found), and
+    the ``from_other_language`` met only by another language's page, where theirs
+    has none of that id."""
+
+    language: str
+    scored: int
+    found: int
+    in_language: int
+    share: float | None
+    from_other_language: int = 0
+
+
 class RunRecord(_Part):
     """This run, as the report describes it."""
 
@@ -231,6 +248,8 @@ class RunRecord(_Part):
     citation: CitationRecord | None = None  # absent: no case's citations were captured
     # Every missed case, when ``missed`` lists only the first of them (None: all listed).
     missed_total: int | None = None
+    # Per case language, answered in the reader's language (a translated KB; else empty).
+    reader_language: tuple[ReaderLanguageRecord, ...] = ()
 
 
 class NewCaseRecord(_Part):
@@ -311,6 +330,8 @@ class BaselineRecord(_Part):
     kb_retrieved: KbCoverageCounts | None = None  # the baseline's own (its KB's)
     # The baseline's retrieved documents that mapped to no KB card (None: none).
     outside_kb: OutsideKb | None = None
+    # The baseline's own answered-in-the-reader's-language figures (see RunRecord).
+    reader_language: tuple[ReaderLanguageRecord, ...] = ()
 
 
 class LabelRotRecord(_Part):

@@ -119,6 +119,7 @@ class CaseScorer:
         if cell is None:  # registers the group even if no case of it is scored
             cell = self._cells[(case_type, language)] = self.cell(case_type, language)
         outcome: CitationOutcome | None = None
+        found: bool | None = None
         if metrics:
             self.scored += 1
             if len(top) < self.k:
@@ -130,9 +131,7 @@ class CaseScorer:
                 self.outcomes[outcome] += 1
                 cell[-2](1.0 if outcome == "ok" else 0.0)
             if reader is not None:
-                in_language = reader(gold, top, metrics[HIT])
-                if in_language is not None:
-                    cell[-1](in_language)
+                found = _found_in_language(reader, cell[-1], gold, top, metrics[HIT])
         record: dict[str, Any] = {
             "case_id": case_id,
             "case_type": case_type,
@@ -145,6 +144,8 @@ class CaseScorer:
             "ranked_ids": top,
             "relevant_ids": relevant_ids,
         }
+        if found is not None:
+            record["in_reader_language"] = found
         if metrics and not metrics[HIT]:
             detail = detail_data(items, top)
             if detail is not None:
@@ -169,6 +170,22 @@ class CaseScorer:
 
     def aggregates(self) -> Aggregates:
         return self._acc.result()
+
+
+def _found_in_language(
+    reader: ReaderLanguage,
+    append: Callable[[float], None],
+    gold: frozenset[str],
+    top: Sequence[str],
+    hit: float,
+) -> bool | None:
+    """Whether a case found its gold page in its reader's language (its value added
+    to the group's column), None when its top k holds no gold page in any language."""
+    value = reader(gold, top, hit)
+    if value is None:
+        return None
+    append(value)
+    return value == 1.0
 
 
 def score_case(

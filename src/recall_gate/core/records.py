@@ -360,11 +360,15 @@ class CaseResult(_Record):
     # A missed case's top k cards: what the retriever said of each (card id →
     # chunk id, metadata summary); absent when it said nothing but the id.
     retrieved_detail: dict[str, RetrievedDetail] | None = None
+    # On a KB holding some id in several languages (core/card_language.py): whether
+    # the gold page its top k holds is in the case's language; absent when its top
+    # k holds none in any language, or the KB holds each id in one language.
+    in_reader_language: bool | None = None
 
     @model_serializer(mode="wrap")
     def _omit_no_detail(self, handler: SerializerFunctionWrapHandler) -> Any:
         """Written only when there is some, so results without it keep their bytes."""
-        return without_none(handler(self), "retrieved_detail")
+        return without_none(without_none(handler(self), "retrieved_detail"), "in_reader_language")
 
 
 class LatencyStats(_Record):

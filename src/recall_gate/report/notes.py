@@ -17,6 +17,7 @@ from recall_gate.report.kb_changes import kb_turnover_note
 from recall_gate.report.label_audit import label_rot_note
 from recall_gate.report.markup import Format, escape_markdown, plain_text, shorten, table
 from recall_gate.report.noise_floor import calibration_line
+from recall_gate.report.reader_language import reader_language_notes
 from recall_gate.report.style import Style
 from recall_gate.report.traffic import unanswered_note
 
@@ -222,6 +223,7 @@ def notes_block(doc: ComparisonDocument, style: Style, *, legend: Sequence[str])
     turnover = kb_turnover_note(doc.baseline.kb_turnover, style)
     if turnover:
         notes.append(turnover)
+    notes += reader_language_notes(doc, comparable=phrases.is_comparable(doc))
     if doc.traffic_unanswered is not None:
         notes.append(unanswered_note(doc.traffic_unanswered, style))
     label_rot = label_rot_note(doc.label_rot, style)
