@@ -5,7 +5,8 @@ X`` one; ``RECALL_GATE_MAX_REGRESSION[_NAME]`` from the action. Synthetic data o
 
 The baseline has 20 cases with their gold card at rank 1; the current run
 loses one and moves four to rank 3: hit and recall drop 0.05, nDCG 0.15
-(rank 3 scores 1/log2(4) = 0.5).
+(rank 3 scores 1/log2(4) = 0.5). Within noise, so the runs turn
+require-significance off: every drop beyond its tolerance fails.
 """
 
 from __future__ import annotations
@@ -18,7 +19,16 @@ import pytest
 
 from cli_runner import run_cli
 
-SCORE = ["score", "--artifacts", "run.jsonl", "--comparison-json", "c.json"]
+# The drops are within noise: these tests hold them to the tolerance alone.
+SCORE = [
+    "score",
+    "--artifacts",
+    "run.jsonl",
+    "--comparison-json",
+    "c.json",
+    "--require-significance",
+    "false",
+]
 KNOWN = "(known: hit, recall, ndcg, mrr, precision)"
 
 

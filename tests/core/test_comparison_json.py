@@ -59,7 +59,7 @@ def test_comparison_json_carries_the_action_outputs_and_details() -> None:
         "kind", "schema_version", "profile", "k", "verdict", "regressions", "would_fail",
         "metrics", "n", "n_cases", "delta", "baseline", "gate",
         "would_fail_detail", "suggested_floors", "suggested_detail", "deltas", "flips",
-        "missed", "cases", "run", "pull_request", "labels", "gates",
+        "missed", "cases", "run", "pull_request", "labels", "gates", "calibration",
     }  # fmt: skip
     # The metric labels are built once, here: every surface reads them.
     assert payload["labels"]["retrieval_hit_at_k"] == "hit@5"

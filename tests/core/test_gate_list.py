@@ -80,7 +80,9 @@ def test_the_document_records_every_gate_with_its_outcome_and_reason() -> None:
     assert hit.enforced
     assert hit.setting["max_regression"] == 0.02
     assert hit.observed["delta"] == -0.5
-    assert hit.reason.startswith("-0.500 beyond the 0.020 tolerance, likely real (p = ")
+    assert hit.reason.startswith(
+        "-0.500 beyond the 0.020 tolerance, likely real (report-level p = "
+    )
     assert [g.kind for g in doc.gates][:2] == ["integrity", "capture"]
     assert doc.regressions == len(failing)
 

@@ -92,15 +92,12 @@ def test_every_surface_words_a_missing_baseline_with_one_function(
 def test_one_annotation_per_failing_group_and_shared_cases_named_once() -> None:
     notes = comparison_annotations(_stale_failing_doc())
     regressions = [n for n in notes if n.title == "recall-gate: regression"]
-    # overall, type golden and language pt-BR fail; each is one annotation with all its metrics.
-    assert [n.message.split(":")[0] for n in regressions] == [
-        "overall",
-        "type golden",
-        "language pt-BR",
-    ]
+    # overall and language pt-BR fail (type golden's 4 lost are within noise); each is
+    # one annotation with all its metrics.
+    assert [n.message.split(":")[0] for n in regressions] == ["overall", "language pt-BR"]
     assert "hit@5" in regressions[0].message
     assert "nDCG@5" in regressions[0].message
     # pt-BR's six cases are overall's: named once, then referred to.
     assert regressions[0].message.count("pt-BR-005") == 1
-    assert "pt-BR-005" not in regressions[2].message
-    assert regressions[2].message.endswith(": the same cases as overall")
+    assert "pt-BR-005" not in regressions[1].message
+    assert regressions[1].message.endswith(": the same cases as overall")

@@ -378,9 +378,8 @@ def test_a_lost_case_on_a_short_ranking_says_not_retrieved_and_how_many_returned
         baseline=baseline(suite({"en-000": 1, "pt-BR-014": 1})),
         baseline_path=PATH,
     )
-    doc = comparison_document(
-        comparison, judged(comparison, tolerances=Tolerances.every(0.05)), profile="default"
-    )
+    verdict = judged(comparison, tolerances=Tolerances.every(0.05))
+    doc = comparison_document(comparison, verdict, profile="default")
     markdown, text = render_comment(doc), render_comparison_text(doc)
     assert_golden("short_rankings.md", markdown)
     assert_golden("short_rankings.txt", text)
@@ -389,8 +388,10 @@ def test_a_lost_case_on_a_short_ranking_says_not_retrieved_and_how_many_returned
         assert "1 → not retrieved (2 returned)" in report
         assert "out of top 5 → not retrieved" not in report
     # The Actions annotation words the case with the report's own phrase.
-    (error,) = [a for a in comparison_annotations(doc) if a.level == "error"]
-    assert "en-000 (en, golden) rank 1 → not retrieved (3 returned)" in error.message
+    # Two lost cases are within noise: the overall drop is exempt, a notice.
+    exempt = next(a for a in comparison_annotations(doc) if a.message.startswith("overall"))
+    assert exempt.level == "notice"
+    assert "en-000 (en, golden) rank 1 → not retrieved (3 returned)" in exempt.message
 
 
 def test_the_headline_and_the_table_say_that_cases_held_fewer_than_k_cards() -> None:

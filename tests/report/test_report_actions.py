@@ -242,11 +242,15 @@ def test_a_regression_annotation_names_its_cases_and_an_exempt_row_is_a_notice()
     compared = compare_to_baseline(
         current=results(cur), baseline=baseline_of(base), baseline_path="b.json"
     )
-    verdict = judge_comparison(compared, floors=Floors(), tolerances=Tolerances.every(0.05))
+    # 3 of 22 lost is within noise: the team holds it to the tolerance anyway.
+    verdict = judge_comparison(
+        compared, floors=Floors(), tolerances=Tolerances.every(0.05), require_significance=False
+    )
     notes = comparison_annotations(comparison_document(compared, verdict, profile="default"))
     # One annotation per failing group, all its metrics in one line, then its cases;
     # a group whose cases were named already refers to them instead of repeating them.
-    overall, golden = [n for n in notes if n.level == "error"]
+    overall, golden, english = [n for n in notes if n.level == "error"]
+    assert english.message.startswith("language en: hit@5 1.000 → 0.850 (−0.150, within noise)")
     assert overall.message.startswith("overall: hit@5 1.000 → 0.864 (−0.136, within noise), ")
     assert overall.message.endswith(
         "; 4 cases behind it: en-00 (en, golden) rank 2 → out of top 5; "

@@ -25,7 +25,10 @@ def _comparison() -> Comparison:
 
 def _text(tolerances: Tolerances) -> str:
     comparison = _comparison()
-    verdict = judge_comparison(comparison, floors=Floors(), tolerances=tolerances)
+    # Within noise: held to the tolerances alone, as require-significance off does.
+    verdict = judge_comparison(
+        comparison, floors=Floors(), tolerances=tolerances, require_significance=False
+    )
     return render_comparison_text(comparison_document(comparison, verdict, profile="default"))
 
 

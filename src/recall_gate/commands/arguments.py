@@ -348,8 +348,9 @@ def add_tolerance(p: argparse._ActionsContainer) -> None:
         "--require-significance",
         type=boolean,
         metavar="BOOL",
-        help="true (default): a subgroup's drop fails only when the noise test calls it "
-        "likely real; false: any drop beyond the tolerance fails",
+        help="true (default): a drop fails only when the report-level noise test (every "
+        "gated row tested together) calls it likely real; false: any drop beyond the "
+        "tolerance fails, within noise or not",
     )
 
 

@@ -73,7 +73,7 @@ __all__ = [
 ]
 
 # The defaults of the gate's settings (floors and max-regression: unset).
-# require-significance: a subgroup's drop fails only when the noise tests call it likely real.
+# require-significance: a drop fails only when the report-level noise test calls it likely real.
 REQUIRE_SIGNIFICANCE = True
 # Report-only mode says what would fail at this absolute drop (five points).
 REFERENCE_TOLERANCE = 0.05

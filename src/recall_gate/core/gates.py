@@ -164,6 +164,9 @@ def beyond_tolerance(delta: float, tolerance: float) -> bool:
 
 
 def _noise_words(observed: Figures) -> str:
+    family = _num(observed, "p_family")
+    if family is not None:  # what the gate reads: every gated row tested together
+        return f"report-level p = {family:.3g}"
     p = _num(observed, "p_value")
     if p is not None:
         return f"p = {p:.3g}"

@@ -78,7 +78,7 @@ def _legend(doc: ComparisonDocument, style: Style) -> list[str]:
         legend.append(
             f"{style.mark('exempt').strip()} drop beyond the tolerance that does not fail "
             f"the gate: fewer than {doc.gate.min_group_n} compared cases (min-group-n), "
-            "or a subgroup drop the noise test does not call likely real "
+            "or a drop the report-level noise test does not call likely real "
             "(require-significance)"
             + (
                 ", or a drop within the retriever's own noise (A/A)."

@@ -217,6 +217,11 @@ def _exemption_phrase(r: RegressionRecord, doc: ComparisonDocument) -> str:
         return f"exempt: n = {r.n} is below min-group-n {n}, too few cases to gate"
     if r.status == "exempt_own_noise":
         return "exempt: " + _own_noise_phrase(r, doc.self_agreement)
+    if r.p_family is not None:  # every gated row tested together: the gate's own p
+        return (
+            f"exempt: not likely real by the report-level noise test "
+            f"({fmt_p(r.p_family)}, one-sided; require-significance)"
+        )
     return "exempt: not likely real by the noise test (require-significance)"
 
 
