@@ -70,9 +70,9 @@ def _python_marker(markers: Path, name: str) -> str:
     )
 
 
-def _script(path: Path, body: str) -> None:
+def _script(path: Path, body: str, *, interpreter: str = "/bin/sh") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("#!/bin/sh\n" + body, encoding="utf-8")
+    path.write_text(f"#!{interpreter}\n" + body, encoding="utf-8")
     path.chmod(0o755)
 
 
@@ -82,9 +82,14 @@ def _managed_python(root: Path, markers: Path, name: str, *, real_python: Path) 
     folder = root / f".{name}"
     major, minor, patch = _PLANTED_VERSION
     tree = folder / "python"
+    # It runs the real interpreter under its own name, so a virtual environment made
+    # from it works (its pyvenv.cfg is found from argv[0]; the standard library is the
+    # real one's): a job that used it goes on.
     _script(
         tree / "bin" / f"python{major}.{minor}",
-        _shell_marker(markers, name) + f'exec "{real_python}" "$@"\n',
+        _shell_marker(markers, name)
+        + f'PYTHONHOME="{sys.base_prefix}" exec -a "$0" "{real_python}" "$@"\n',
+        interpreter="/bin/bash",
     )
     for link in (f"python{major}", "python"):
         (tree / "bin" / link).symlink_to(f"python{major}.{minor}")
