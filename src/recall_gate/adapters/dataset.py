@@ -19,12 +19,15 @@ from typing import Any, Final
 import msgspec
 from pydantic import ValidationError
 
+from recall_gate.adapters import capture_limits
 from recall_gate.adapters.capture_limits import (
     MAX_LINE_CHARS,
     MAX_LINES,
     MAX_RETRIEVED,
     MAX_STRING_CHARS,
     check_artifact_size,
+    nested_too_deep,
+    too_large,
     too_many_lines,
 )
 from recall_gate.adapters.case_files import load_cases
@@ -34,6 +37,7 @@ from recall_gate.adapters.files import (
     iter_jsonl_byte_chunks,
     iter_jsonl_lines,
     read_text,
+    too_deep,
 )
 from recall_gate.adapters.input_records import json_line, report_all, validate_record
 from recall_gate.adapters.knowledge_base import (
@@ -103,6 +107,7 @@ def iter_artifacts(path: Path) -> Iterator[tuple[int, Artifact]]:
     (:mod:`~recall_gate.adapters.capture_limits`).
     """
     source = str(path)
+    _refuse_oversized(path)
     lines = iter_jsonl_lines(path, what=ARTIFACTS_WHAT, max_line_chars=MAX_LINE_CHARS)
     for number, line in lines:
         if number > MAX_LINES:
@@ -123,6 +128,7 @@ def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
     text decoding of a good line): a block of lines in one call
     (:func:`_decoded_chunk`), else line by line, to name the line at fault."""
     source = str(path)
+    _refuse_oversized(path)
     decode, flagged = decode_line, needs_full_validation
     number = 0
     content = False
@@ -139,6 +145,8 @@ def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
                 continue
             if at > MAX_LINES:
                 raise too_many_lines(source, cap=MAX_LINES)
+            if nested_too_deep(raw):
+                raise too_deep(f"{source}:{at}")
             try:
                 artifact = decode(raw)
             except (msgspec.DecodeError, RecursionError):
@@ -160,6 +168,18 @@ def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
         read_text(path, what=ARTIFACTS_WHAT)  # raises: empty
 
 
+def _refuse_oversized(path: Path) -> None:
+    """A capture file over :data:`~.capture_limits.MAX_CAPTURE_BYTES` is refused
+    before a byte of it is read (a pipe or device is not measured)."""
+    cap = capture_limits.MAX_CAPTURE_BYTES
+    try:
+        size = path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return  # the reader names what is wrong with the path
+    if size > cap:
+        raise too_large(str(path), cap=cap, what="a capture file")
+
+
 # A line this short holds no string over MAX_STRING_CHARS nor more than MAX_RETRIEVED
 # items (each takes 3 bytes at least: `"x"` and a comma; an empty id is flagged).
 _CHUNK_LINE_BYTES: Final = min(MAX_STRING_CHARS, 3 * MAX_RETRIEVED)
@@ -179,9 +199,12 @@ def _decoded_chunk(lines: list[bytes]) -> list[ArtifactLine] | None:
     try:
         # Each line is one value (decode_lines would also take two on one line:
         # the count tells, as no line is blank).
-        decoded: list[ArtifactLine] = _decode_lines(b"\n".join(lines))
+        joined = b"\n".join(lines)
+        decoded: list[ArtifactLine] = _decode_lines(joined)
     except (msgspec.DecodeError, RecursionError):
         return None
+    if b'"metadata"' in joined and any(map(nested_too_deep, lines)):
+        return None  # read line by line, to name the line
     if len(decoded) != len(lines) or any(map(needs_full_validation, decoded)):
         return None
     return decoded
@@ -190,6 +213,8 @@ def _decoded_chunk(lines: list[bytes]) -> list[ArtifactLine] | None:
 def parse_capture_line(line: str, *, number: int, source: str) -> ArtifactLine:
     """One artifacts JSONL line decoded into an :data:`ArtifactLine`: what
     :func:`parse_artifact_line` accepts, with its values and its errors."""
+    if nested_too_deep(line):
+        raise too_deep(f"{source}:{number}")
     try:
         artifact = decode_line(line)
     except (msgspec.DecodeError, RecursionError):
@@ -251,6 +276,8 @@ def parse_artifact_line(line: str, *, number: int, source: str) -> Artifact:
     the same model: that pass words the error (the JSON error with its column,
     or the fields), and accepts what only it accepts (``NaN``, say).
     """
+    if nested_too_deep(line):
+        raise too_deep(f"{source}:{number}")
     try:
         return _VALIDATE_ARTIFACT_JSON(line)  # type: ignore[no-any-return]
     except ValidationError:

@@ -7,19 +7,32 @@ Lines, the first line a header holding ``k`` and the sorted table of every card
 id once, then one ``["query id", [card index, …]]`` line per query in id order.
 Gzipped (``.jsonl.gz``, no timestamp, so the bytes depend on the content only)
 once it passes :data:`GZIP_ABOVE` bytes; the reader takes either.
+
+A snapshot beside a capture comes from the capture job: untrusted data. It is
+read as it streams, gzip inflated a block at a time, and refused (naming the file
+and the cap) past :data:`~recall_gate.adapters.capture_limits.MAX_SNAPSHOT_BYTES`
+decompressed bytes, a first line (the card table) past
+:data:`~recall_gate.adapters.capture_limits.MAX_SNAPSHOT_HEADER_BYTES` or any
+other line past :data:`~recall_gate.adapters.capture_limits.MAX_LINE_CHARS`
+bytes: a gzip bomb is never inflated whole.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Mapping, Sequence
+import re
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from recall_gate.adapters import capture_limits
+from recall_gate.adapters.capture_limits import MAX_LINE_CHARS, MAX_SNAPSHOT_HEADER_BYTES
 from recall_gate.adapters.files import atomic_file
 from recall_gate.adapters.git import BaseTree
+from recall_gate.core.logged_query import MAX_LOGGED_QUERIES
 from recall_gate.errors import InputError
 
 __all__ = [
@@ -96,14 +109,89 @@ def _ranking(line: Any, cards: Sequence[str], *, where: str, source: str) -> tup
     return line[0], ranking
 
 
+_BLOCK = 1 << 16  # bytes inflated (or split) at a time
+
+
+def _inflated(data: bytes, *, source: str) -> Iterator[bytes]:
+    """``data`` as it inflates (gzip members, one after another), a block at a
+    time, or as it is when not gzipped; refused past the decompressed cap."""
+    cap = capture_limits.MAX_SNAPSHOT_BYTES
+    if data[:2] != b"\x1f\x8b":
+        if len(data) > cap:
+            raise _too_large(source, cap)
+        yield data
+        return
+    total = 0
+    rest = data
+    while rest:
+        inflater = zlib.decompressobj(wbits=31)
+        pending = rest
+        while pending and not inflater.eof:
+            block = inflater.decompress(pending, _BLOCK)
+            pending = inflater.unconsumed_tail
+            total += len(block)
+            if total > cap:
+                raise _too_large(source, cap)
+            yield block
+        if not inflater.eof:
+            raise zlib.error("truncated gzip data")
+        rest = inflater.unused_data
+
+
+def _too_large(source: str, cap: int) -> InputError:
+    return InputError(
+        f"{source}: more than {cap:,} bytes once decompressed (the cap of a query snapshot)",
+        fix=_FIX,
+    )
+
+
+_SEGMENT = re.compile(rb"[^\n]+")
+
+
+def _lines(blocks: Iterator[bytes], *, source: str) -> Iterator[tuple[int, bytes]]:
+    """The numbered non-empty lines of the inflated blocks, each refused past its cap
+    before it is held whole (the first line, the card table, may be longer). Runs of
+    newlines are counted in C: a block of them costs no Python step per line."""
+    number, held = 1, 0
+    pieces: list[bytes] = []  # the line begun and not yet ended
+    for block in blocks:
+        at = 0
+        for segment in _SEGMENT.finditer(block):
+            start, end = segment.span()
+            breaks = block.count(b"\n", at, start)
+            if breaks:
+                if pieces:
+                    yield number, b"".join(pieces)
+                    held, pieces = 0, []
+                number += breaks
+            pieces.append(segment.group())
+            held += end - start
+            cap = MAX_SNAPSHOT_HEADER_BYTES if number == 1 else MAX_LINE_CHARS
+            if held > cap:
+                raise InputError(
+                    f"{source}: line {number} is longer than {cap:,} bytes (the cap of a "
+                    "line of a query snapshot)",
+                    fix=_FIX,
+                )
+            at = end
+        breaks = block.count(b"\n", at)
+        if breaks:
+            if pieces:
+                yield number, b"".join(pieces)
+                held, pieces = 0, []
+            number += breaks
+    if pieces:
+        yield number, b"".join(pieces)
+
+
 def decode_snapshot(data: bytes, *, source: str) -> QuerySnapshot:
-    """A snapshot from its bytes (gzipped or not); a bad one is an error naming ``source``."""
+    """A snapshot from its bytes (gzipped or not), streamed within the caps of
+    :mod:`~recall_gate.adapters.capture_limits`; a bad one is an error naming ``source``."""
+    lines = _lines(_inflated(data, source=source), source=source)
     try:
-        if data[:2] == b"\x1f\x8b":
-            data = gzip.decompress(data)
-        lines = data.decode("utf-8").split("\n")
-        header = json.loads(lines[0])
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError):
+        _, first = next(lines, (1, b""))
+        header = json.loads(first.decode("utf-8"))
+    except (zlib.error, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         raise _bad(source, "unreadable (line 1)") from None
     if not isinstance(header, dict) or header.get("schema") != SCHEMA:
         raise _bad(source, f'line 1 has no "schema": "{SCHEMA}" header')
@@ -113,15 +201,20 @@ def decode_snapshot(data: bytes, *, source: str) -> QuerySnapshot:
     if not isinstance(k, int) or isinstance(k, bool) or k < 1 or not isinstance(cards, list):
         raise _bad(source, "line 1 needs a positive k and a cards list")
     rankings: dict[str, tuple[str, ...]] = {}
-    for number, text in enumerate(lines[1:], start=2):
-        if not text.strip():
-            continue
-        try:
-            line = json.loads(text)
-        except json.JSONDecodeError:
-            raise _bad(source, f"line {number} is not JSON") from None
-        query_id, ranking = _ranking(line, cards, where=f"line {number}", source=source)
-        rankings[query_id] = tuple(ranking)
+    try:
+        for number, text in lines:
+            if not text.strip():
+                continue
+            try:
+                line = json.loads(text)
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+                raise _bad(source, f"line {number} is not JSON") from None
+            query_id, ranking = _ranking(line, cards, where=f"line {number}", source=source)
+            rankings[query_id] = tuple(ranking)
+            if len(rankings) > MAX_LOGGED_QUERIES:
+                raise _bad(source, f"more than {MAX_LOGGED_QUERIES:,} queries (the cap of a log)")
+    except zlib.error:
+        raise _bad(source, "its gzip data is cut short or damaged") from None
     return QuerySnapshot(k=k, rankings=rankings)
 
 
@@ -137,10 +230,18 @@ def write_snapshot(path: Path, snapshot: QuerySnapshot) -> Path:
     return target
 
 
+def _read_capped(path: Path) -> bytes:
+    """The file's bytes; one larger than the decompressed cap is refused unread."""
+    cap = capture_limits.MAX_SNAPSHOT_BYTES
+    if path.stat().st_size > cap:
+        raise _too_large(str(path), cap)
+    return path.read_bytes()
+
+
 def load_snapshot(path: Path) -> QuerySnapshot:
     """The snapshot file ``path`` itself (plain or gzipped)."""
     try:
-        data = path.read_bytes()
+        data = _read_capped(path)
     except OSError as exc:
         raise InputError(
             f"{path}: cannot read the query snapshot ({exc.strerror or exc})",
@@ -154,7 +255,7 @@ def read_snapshot(path: Path) -> QuerySnapshot | None:
     """The snapshot beside ``path`` (either variant), or None when there is none."""
     for candidate in snapshot_paths(path)[::-1]:
         try:
-            data = candidate.read_bytes()
+            data = _read_capped(candidate)
         except FileNotFoundError:
             continue
         except OSError as exc:
