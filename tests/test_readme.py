@@ -100,3 +100,12 @@ def test_the_readmes_trust_claim_is_the_security_pages_word_for_word() -> None:
 
     assert claim in words("README.md")
     assert claim in words("docs/security.md")
+    data = (
+        "It reads the pull request as data: no file of the pull request is the judge's "
+        "working folder, a configuration its tools read, or a program on its PATH"
+    )
+    assert data in words("README.md")
+    assert data in words("docs/security.md")
+    assert "| tool | what it reads by default from the working folder, its parents and HOME |" in (
+        words("docs/security.md")
+    )
