@@ -221,6 +221,43 @@ def cases_failed_in_capture(world: World) -> Capture:
     return replace(world.capture, rankings=rankings, extra=failed)
 
 
+def add_uncited_pages(world: World, repo: Path) -> None:
+    """Six new English pages no case cites (gate.min_new_card_coverage is 0.5)."""
+    for n in range(6):
+        path = repo / world.layout.path(("en", 30 + n))
+        path.write_text(f"---\ntitle: New {n}\n---\n\nA new page.\n", encoding="utf-8")
+
+
+def add_a_page_and_its_case(world: World, repo: Path) -> None:
+    """One new English page, and a new case citing it (judged after merge)."""
+    add_uncited_pages(world, repo)
+    for n in range(1, 6):
+        (repo / world.layout.path(("en", 30 + n))).unlink()
+    case = {**world.cases[0], "id": "en-new", "query": "what is new?"}
+    case["must_cite_one_of"] = [world.layout.card_id(("en", 30))]
+    write_cases(repo, [*world.cases, case])
+
+
+def answered_with_the_new_case(world: World) -> Capture:
+    rankings = {
+        **world.capture.rankings,
+        "en-new": (("en", 30), *world.capture.rankings["en-00"][1:]),
+    }
+    return replace(world.capture, rankings=rankings, order=(*world.capture.order, "en-new"))
+
+
+def add_uncited_pages_and_unset_the_gate(world: World, repo: Path) -> None:
+    add_uncited_pages(world, repo)
+    _edit_config(repo, "  min_new_card_coverage: 0.5\n", "")
+
+
+def delete_config_cases_and_baseline(world: World, repo: Path) -> None:
+    for name in ("recall-gate.yaml", "cases.jsonl", "queries.jsonl"):
+        (repo / name).unlink()
+    for path in (repo / "baselines").iterdir():
+        path.unlink()
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -289,6 +326,15 @@ WORSE: dict[str, Change] = {
     "cases-failed-in-the-capture": Change(cases_failed_in_capture),
     "query-snapshot-deleted": Change(snapshot_deleted),
     "logged-queries-moved-beyond-max-moved-share": Change(logged_queries_moved),
+    "pr-deletes-its-config-cases-and-baseline": Change(
+        language_pages_dropped, edit=delete_config_cases_and_baseline
+    ),
+    "pr-adds-pages-no-case-cites": Change(
+        lambda w: w.capture, edit=add_uncited_pages, layout="folders"
+    ),
+    "pr-adds-pages-no-case-cites-and-unsets-the-coverage-gate": Change(
+        lambda w: w.capture, edit=add_uncited_pages_and_unset_the_gate, layout="folders"
+    ),
 }
 
 
@@ -353,6 +399,10 @@ NOOP: dict[str, Change] = {
     "ids-as-urls-with-query-and-anchor": Change(as_urls_with_query),
     "each-card-retrieved-as-two-chunks": Change(split_into_two_chunks),
     "captured-by-the-capture-job": Change(lambda w: w.capture, captured_by_the_pr=True),
+    # Δ 0 on the cases both sides hold; the new case is judged after merge.
+    "pr-adds-a-page-and-a-case-citing-it-in-language-folders": Change(
+        answered_with_the_new_case, edit=add_a_page_and_its_case, layout="folders"
+    ),
 }
 
 

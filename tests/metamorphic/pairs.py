@@ -83,6 +83,7 @@ gate:
   max_regression: 0.02
   min_group_n: 10
   max_moved_share: 0.2
+  min_new_card_coverage: 0.5
 """
 
 # How a card is written in a capture: its id, its file path, or its page's URL
@@ -182,6 +183,8 @@ class Capture:
     logged: Mapping[str, tuple[Card, ...]] | None = None
     # "header-only": the snapshot's header line and no query
     snapshot: Literal["whole", "header-only"] = "whole"
+    # the snapshot's k (its rankings cut to it): the base's k unless set
+    snapshot_k: int = K
     # case id → fields merged into its line (e.g. an error, or fields the line claims)
     extra: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # case ids written twice: (a ranking written before the case's own line)
@@ -298,10 +301,11 @@ def write_capture(layout: Layout, capture: Capture, folder: Path) -> Path:
     path = folder / "capture.jsonl"
     path.write_text("".join(lines), encoding="utf-8")
     if capture.logged is not None:
+        k = capture.snapshot_k
         rankings = {
-            q: tuple(layout.card_id(c) for c in cards) for q, cards in capture.logged.items()
+            q: tuple(layout.card_id(c) for c in cards[:k]) for q, cards in capture.logged.items()
         }
-        data, zipped = encode_snapshot(QuerySnapshot(k=K, rankings=rankings))
+        data, zipped = encode_snapshot(QuerySnapshot(k=k, rankings=rankings))
         assert not zipped, "a snapshot this small is plain JSON Lines"
         if capture.snapshot == "header-only":
             data = data.split(b"\n", 1)[0] + b"\n"

@@ -34,6 +34,7 @@ from .changes import NOOP, WORSE, judge_pair
 from .pairs import (
     DEPTH,
     LANGUAGES,
+    Judged,
     K,
     World,
 )
@@ -56,11 +57,9 @@ def _deltas(comparison: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return deltas
 
 
-@pytest.mark.parametrize("name", list(NOOP))
-def test_noop_pr_passes_with_zero_delta(
-    worlds: dict[str, World], tmp_path: Path, name: str
-) -> None:
-    judged = judge_pair(worlds, NOOP[name], tmp_path)
+def assert_unmoved(judged: Judged) -> None:
+    """The job passed, every metric of every group moved by 0 on every case both sides
+    hold, no case flipped or moved rank, and no logged query moved."""
     assert (judged.exit_code, judged.score_code, judged.verdict) == (0, 0, "pass"), judged.why()
     assert judged.comparison is not None
     deltas = _deltas(judged.comparison)
@@ -75,6 +74,13 @@ def test_noop_pr_passes_with_zero_delta(
     traffic = judged.comparison["traffic"]
     assert traffic["groups"]["overall"]["n"] == 30, "every logged query compared"
     assert traffic["groups"]["overall"]["weighted"]["moved"] == 0.0
+
+
+@pytest.mark.parametrize("name", list(NOOP))
+def test_noop_pr_passes_with_zero_delta(
+    worlds: dict[str, World], tmp_path: Path, name: str
+) -> None:
+    assert_unmoved(judge_pair(worlds, NOOP[name], tmp_path))
 
 
 def test_the_base_world_is_what_the_pairs_assume(worlds: dict[str, World]) -> None:
