@@ -17,13 +17,18 @@ what changed, on the cards as recall-gate reads them:
 
 A deleted card that a base case still cites is an integrity error naming the
 cases (:func:`deleted_gold`): its case would cap silently otherwise.
+
+A card is (language, id) (core/card_language.py): a change to one language's
+card of an id concerns the cases of that language, and those of a language
+that has no card of that id (they are served that page), never the cases of a
+language whose own card of the id is unchanged (``KbDiff.held``).
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from recall_gate.core.coverage import cited_ids
@@ -94,11 +99,33 @@ class CardChange:
         return self.kind
 
 
+def cites_change(
+    case: CaseLabel, card_id: str, language: str, held: Mapping[str, frozenset[str]]
+) -> bool:
+    """Whether ``case`` cites ``language``'s card of ``card_id``: the id is among its
+    gold or relevant ids, and the card is its language's, or its language has no
+    card of that id in ``held`` (card id → the languages the KB holds it in; empty:
+    not known, every case citing the id)."""
+    if card_id not in cited_ids(case):
+        return False
+    return case.language == language or case.language not in held.get(card_id, ())
+
+
 @dataclass(frozen=True, kw_only=True)
 class KbDiff:
-    """Every card change of a pull request, in path order."""
+    """Every card change of a pull request, in path order; ``held``: the pull
+    request's KB, card id → its languages (empty: not read)."""
 
     changes: tuple[CardChange, ...] = ()
+    held: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def cites(self, case: CaseLabel, change: CardChange) -> bool:
+        """Whether ``case`` cites the card ``change`` changes (by its id or its base id)."""
+        return any(
+            cites_change(case, ident, change.language, self.held)
+            for ident in {change.card_id, change.base_id}
+            if ident is not None
+        )
 
     def of(self, kind: ChangeKind) -> tuple[CardChange, ...]:
         return tuple(c for c in self.changes if c.kind == kind)
@@ -118,14 +145,14 @@ class KbDiff:
     def new_cards(self, cases: Sequence[CaseLabel]) -> dict[str, tuple[str, ...]]:
         """Each card the pull request adds, with the cases citing it."""
         return {
-            card.card_id: tuple(c.id for c in cases if card.card_id in cited_ids(c))
+            card.card_id: tuple(c.id for c in cases if self.cites(c, card))
             for card in self.of("added")
         }
 
     def cases_on_changed_cards(self, cases: Sequence[CaseLabel]) -> tuple[str, ...]:
         """The cases citing a card the pull request edits or renames."""
-        changed = self.changed_ids
-        return tuple(c.id for c in cases if changed.intersection(cited_ids(c)))
+        changed = [c for c in self.changes if c.kind in ("edited", "renamed")]
+        return tuple(case.id for case in cases if any(self.cites(case, c) for c in changed))
 
     def summary(self) -> str:
         """``3 edited, 2 added, 1 deleted`` (kinds with none left out)."""
@@ -173,6 +200,12 @@ def diff_kb(files: Sequence[FileChange]) -> KbDiff:
     """The card changes of the changed files, in path order."""
     changes = [c for f in files if (c := _change(f.base, f.head)) is not None]
     return KbDiff(changes=tuple(sorted(changes, key=lambda c: (c.path, c.kind))))
+
+
+def _named(change: CardChange, held: Mapping[str, frozenset[str]]) -> str:
+    """A deleted card: ``'introduction'``, or ``'introduction' (zh)`` when the KB
+    still holds that id in another language (it was a translation)."""
+    return f"{change.card_id!r}" + (f" ({change.language})" if change.card_id in held else "")
 
 
 def follow_renames(case: L, renames: Mapping[str, str]) -> L:
@@ -235,7 +268,7 @@ def deleted_gold(diff: KbDiff, cases: Sequence[CaseLabel], *, ref: str) -> list[
     added = diff.of("added")
     problems = []
     for gone in diff.of("deleted"):
-        citing = [case.id for case in cases if gone.card_id in cited_ids(case)]
+        citing = [case.id for case in cases if diff.cites(case, gone)]
         if not citing:
             continue
         target = _likely_target(gone, added)
@@ -250,8 +283,8 @@ def deleted_gold(diff: KbDiff, cases: Sequence[CaseLabel], *, ref: str) -> list[
         problems.append(
             Problem(
                 where=f"{ref}:{gone.path}",
-                message=f"card {gone.card_id!r} is deleted by this change but is still cited "
-                f"by {len(citing)} case(s): {', '.join(citing)}",
+                message=f"card {_named(gone, diff.held)} is deleted by this change but is "
+                f"still cited by {len(citing)} case(s): {', '.join(citing)}",
                 hint=moved,
             )
         )
@@ -286,14 +319,10 @@ def kb_changes(diff: KbDiff, cases: Sequence[CaseLabel] | None) -> KbChanges:
     the cases are not known)."""
     known = cases is not None
     cases = cases or ()
-    citing = {
-        change.card_id: tuple(
-            case.id
-            for case in cases
-            if {change.card_id, change.base_id}.intersection(cited_ids(case))
-        )
-        for change in diff.changes
-    }
+    citing: dict[str, tuple[str, ...]] = {}
+    for change in diff.changes:  # a translated id's changes: their cases together
+        cited = tuple(case.id for case in cases if diff.cites(case, change))
+        citing[change.card_id] = tuple(dict.fromkeys((*citing.get(change.card_id, ()), *cited)))
     return KbChanges(
         changes=diff.changes,
         citing=citing,

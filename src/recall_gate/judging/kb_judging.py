@@ -26,7 +26,7 @@ from recall_gate.adapters.kb_revision import read_kb_diff, read_label_history
 from recall_gate.console import Console
 from recall_gate.core.base_judging import CasePlan
 from recall_gate.core.comparison_records import LabelRotRecord
-from recall_gate.core.coverage import cited_ids
+from recall_gate.core.coverage import cited_ids, languages_held
 from recall_gate.core.integrity import gold_as_card_ids
 from recall_gate.core.kb_diff import (
     KbDiff,
@@ -96,7 +96,13 @@ def pull_request_kb(settings: JudgedSettings) -> KbDiff | None:
     read = _READ.setdefault(tree, {})
     key = (settings.kb, repr(files))
     if key not in read:
-        read[key] = read_kb_diff(tree, settings.kb, files)
+        diff = read_kb_diff(tree, settings.kb, files)
+        if diff is not None and diff.changes:
+            # A card is (language, id): which language's cards the pull request's KB
+            # holds tells whose cases a change to one translation concerns.
+            held = languages_held(e.card for e in read_kb(settings.kb, files).cards)
+            diff = dataclasses.replace(diff, held=held)
+        read[key] = diff
     return read[key]
 
 
