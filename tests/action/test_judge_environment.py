@@ -256,3 +256,46 @@ def test_the_judges_install_by_uv_runs_no_planted_file_of_the_checkout(
     config = (venv / "pyvenv.cfg").read_text(encoding="utf-8")
     assert ".uv-toml-python" not in config
     assert str(checkout) not in config
+
+
+def test_every_interpreter_the_action_starts_runs_isolated_from_its_working_folder() -> None:
+    """`python -m venv`, `python -m pip` and `python -c` put the working folder first on
+    sys.path: in a checkout, its `venv/`, `pip/` or any module the code imports would run
+    (run and score modes install recall-gate in the working directory). -I keeps it off."""
+    starts = []
+    for step in _steps():
+        starts += re.findall(
+            r'"\$(?:RG_PYTHON|venv/bin/python)"((?: -[A-Za-z]+)*) (?:-m \w+|-c )', step["run"]
+        )
+    assert len(starts) >= 8
+    assert all("-I" in flags.split() for flags in starts), starts
+
+
+def test_the_install_of_run_and_score_modes_reads_no_uv_configuration_of_the_checkout(
+    tmp_path: Path, checkout: Path
+) -> None:
+    """One job in score (or run) mode installs recall-gate alone, in the working directory:
+    the pull request's uv.toml is not uv's configuration there (capture mode's is the
+    team's own: its dependencies may need it)."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "uv").write_text(
+        f'#!/bin/sh\nif [ "$1" = pip ]; then exit 0; fi\nexec "{REAL_UV}" "$@"\n',
+        encoding="utf-8",
+    )
+    (tools / "uv").chmod(0o755)
+    install = next(s for s in _steps() if s.get("id") == "install")
+    env = {
+        **_runner_env(tmp_path, checkout, PATH=f"{tools}:{os.environ['PATH']}"),
+        **dict.fromkeys(install["env"], ""),
+        "RG_MODE": "score",
+        "RG_INSTALLER": "uv",
+        "RG_PYTHON": "python3",
+        "RG_VENV": str(tmp_path / "venv"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+    ran = _bash(install["run"], checkout, env)
+
+    assert judge_markers(tmp_path / "markers") == [], ran
+    config = (tmp_path / "venv" / "pyvenv.cfg").read_text(encoding="utf-8")
+    assert ".uv-toml-python" not in config, ran
