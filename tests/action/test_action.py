@@ -291,13 +291,25 @@ def test_the_floor_inputs_and_metric_outputs_are_the_registrys() -> None:
 
     data = action()
     (evaluate,) = [s for s in steps() if s.get("id") == "evaluate"]
-    floors = {name for name in data["inputs"] if name.startswith("min-") and name != "min-group-n"}
+    others = {"min-group-n", "min-new-card-coverage"}
+    floors = {name for name in data["inputs"] if name.startswith("min-") and name not in others}
     assert floors == {m.floor_flag for m in GATED_METRICS}, "one floor input per gated metric"
     for spec in GATED_METRICS:
         assert evaluate["env"][spec.floor_env] == f"${{{{ inputs.{spec.floor_flag} }}}}"
         assert data["outputs"][spec.name]["value"] == (
             f"${{{{ steps.report.outputs.{spec.name} }}}}"
         ), f"the output `{spec.name}` of the registry's metric {spec.key}"
+
+
+def test_every_gate_setting_of_the_settings_table_is_an_input_the_evaluate_step_passes() -> None:
+    from recall_gate.settings.gate_settings import GATE_SETTINGS
+
+    data = action()
+    (evaluate,) = [s for s in steps() if s.get("id") == "evaluate"]
+    for setting in GATE_SETTINGS:
+        assert setting.input in data["inputs"], setting.input
+        assert data["inputs"][setting.input]["default"] == ""
+        assert evaluate["env"][setting.env] == f"${{{{ inputs.{setting.input} }}}}"
 
 
 def test_the_tolerance_inputs_are_the_registrys_beside_the_one_number_input() -> None:

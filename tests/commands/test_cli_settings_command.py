@@ -55,3 +55,47 @@ def test_in_a_pull_request_the_bases_floor_is_shown_as_the_one_that_judges(
     assert run.code == 0, run.err
     assert "floor.hit = 0.8 (base config gate.floors.hit)" in run.out.splitlines(), run.out
     assert "judged by: main (--baseline-ref)" in run.out
+
+
+def test_every_gate_setting_shows_its_source_flag_environment_or_config(tmp_path: Path) -> None:
+    (tmp_path / "recall-gate.yaml").write_text("gate:\n  min_new_card_coverage: 0.5\n")
+
+    run = run_cli(
+        ["settings", "--max-moved-share", "0.2"],
+        cwd=tmp_path,
+        environ={"RECALL_GATE_MAX_UNANSWERED_SHARE": "0.05"},
+    )
+
+    assert run.code == 0, run.err
+    lines = run.out.splitlines()
+    assert "max_moved_share = 0.2 (flag --max-moved-share)" in lines
+    assert "min_new_card_coverage = 0.5 (config gate.min_new_card_coverage)" in lines
+    assert "max_unanswered_share = 0.05 (environment RECALL_GATE_MAX_UNANSWERED_SHARE)" in lines
+
+
+def test_max_unanswered_share_defaults_to_a_tenth(tmp_path: Path) -> None:
+    (tmp_path / "recall-gate.yaml").write_text("k: 3\n")
+
+    run = run_cli(["settings"], cwd=tmp_path)
+
+    assert run.code == 0, run.err
+    assert "max_unanswered_share = 0.1 (default)" in run.out.splitlines()
+
+
+@needs_git
+def test_in_a_pull_request_the_bases_traffic_and_new_card_gates_judge(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    base = "gate:\n  max_moved_share: 0.2\n  min_new_card_coverage: 0.5\n"
+    (tmp_path / "recall-gate.yaml").write_text(base)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    # The pull request switches both off and lets every query go unanswered.
+    (tmp_path / "recall-gate.yaml").write_text("gate:\n  max_unanswered_share: 1.0\n")
+
+    run = run_cli(["settings", "--baseline-ref", "main"], cwd=tmp_path)
+
+    assert run.code == 0, run.err
+    lines = run.out.splitlines()
+    assert "max_moved_share = 0.2 (base config gate.max_moved_share)" in lines, run.out
+    assert "min_new_card_coverage = 0.5 (base config gate.min_new_card_coverage)" in lines
+    assert "max_unanswered_share = 0.1 (default)" in lines

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 
 from recall_gate.console import Console
+from recall_gate.core.gates import DEFAULT_MAX_UNANSWERED_SHARE
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.errors import InputError
 from recall_gate.settings import ENVIRONMENT, ROWS, resolve_settings
+from recall_gate.settings.gate_settings import GATE_SETTINGS
 
 
 def console(cwd: Path, **environ: str) -> Console:
@@ -115,9 +117,43 @@ def test_every_action_input_the_cli_reads_is_a_row_of_the_table() -> None:
         "min_group_n": "RECALL_GATE_MIN_GROUP_N",
         "require_significance": "RECALL_GATE_REQUIRE_SIGNIFICANCE",
         "allow_outside_repo": "RECALL_GATE_ALLOW_OUTSIDE_REPO",
+        "max_moved_share": "RECALL_GATE_MAX_MOVED_SHARE",
+        "min_new_card_coverage": "RECALL_GATE_MIN_NEW_CARD_COVERAGE",
+        "max_unanswered_share": "RECALL_GATE_MAX_UNANSWERED_SHARE",
         **per_metric,
     }
     assert len({r.name for r in ROWS}) == len(ROWS)
+
+
+def test_every_gate_setting_is_a_row_with_its_flag_input_and_config_key(project: Path) -> None:
+    names = {r.name: r for r in ROWS}
+    for setting in GATE_SETTINGS:
+        r = names[setting.name]
+        assert (r.flag, r.env, r.config_key) == (
+            f"--{setting.name.replace('_', '-')}",
+            (f"RECALL_GATE_{setting.name.upper()}",),
+            f"gate.{setting.name}",
+        )
+    assert {s.name for s in GATE_SETTINGS} == {
+        "max_moved_share", "min_new_card_coverage", "max_unanswered_share"
+    }  # fmt: skip
+    settings = resolve_settings(
+        flags(max_moved_share=0.3), console(project, RECALL_GATE_MIN_NEW_CARD_COVERAGE="0.5")
+    )
+    assert settings.value("max_moved_share") == 0.3
+    assert settings.value("min_new_card_coverage") == 0.5
+    assert settings.value("max_unanswered_share") == DEFAULT_MAX_UNANSWERED_SHARE
+    assert settings.source("max_unanswered_share") == "default"
+
+
+def test_a_gate_setting_out_of_range_names_its_action_input(project: Path) -> None:
+    with pytest.raises(InputError) as raised:
+        resolve_settings(flags(), console(project, RECALL_GATE_MAX_MOVED_SHARE="1.5"))
+
+    assert raised.value.message == (
+        "RECALL_GATE_MAX_MOVED_SHARE='1.5' (the action input `max-moved-share`): "
+        "must be in [0, 1], got 1.5"
+    )
 
 
 def test_the_captures_settings_are_rows_of_the_table_too(tmp_path: Path) -> None:

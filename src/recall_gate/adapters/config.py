@@ -29,6 +29,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       require_significance: true
       max_moved_share: null         # query log: the most traffic whose top-k may change
       min_new_card_coverage: null       # e.g. 0.5: half the cards a PR adds need a case
+      max_unanswered_share: 0.1     # more cases or logged queries unanswered: not judged, fails
     capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
               concurrency: 8, retries: 3, timeout: 60, max_failures: 0, max_qps: null}
     traffic: {rbo_p: 0.9}           # query log: RBO's persistence p, in (0, 1)
@@ -54,6 +55,7 @@ from pydantic import (
 
 from recall_gate.adapters.files import describe_validation_error, parse_yaml, read_text
 from recall_gate.core.gate import MIN_GROUP_N, REQUIRE_SIGNIFICANCE
+from recall_gate.core.gates import DEFAULT_MAX_UNANSWERED_SHARE
 from recall_gate.core.language import LanguageTag
 from recall_gate.core.metric_registry import (
     GATED_METRICS,
@@ -229,6 +231,9 @@ class GateSettings(_Section):
     # The share of the cards a pull request adds that some case must cite
     # (`check` at a base revision fails below it); null: reported only.
     min_new_card_coverage: Fraction | None = None
+    # Past this share of cases (or of logged queries) the retriever did not
+    # answer, the gates reading them could not be judged: a set gate fails.
+    max_unanswered_share: Fraction = DEFAULT_MAX_UNANSWERED_SHARE
 
     @model_validator(mode="before")
     @classmethod

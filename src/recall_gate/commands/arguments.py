@@ -19,6 +19,7 @@ from recall_gate.core.metric_registry import (
 from recall_gate.core.stats import MIN_GROUP_N
 from recall_gate.errors import InputError
 from recall_gate.judging.outputs import Outputs
+from recall_gate.settings.gate_settings import GATE_SETTINGS
 from recall_gate.settings.values import (
     boolean,
     fraction,
@@ -352,6 +353,10 @@ def add_tolerance(p: argparse._ActionsContainer) -> None:
         "gated row tested together) calls it likely real; false: any drop beyond the "
         "tolerance fails, within noise or not",
     )
+    # The other gates' settings (settings/gate_settings.py): one flag each.
+    for setting in GATE_SETTINGS:
+        p.add_argument(setting.flag, dest=setting.name, type=fraction, metavar="X",
+                       help=setting.help)  # fmt: skip
 
 
 def add_baseline_comparison(p: argparse.ArgumentParser) -> None:

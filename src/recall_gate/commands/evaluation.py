@@ -177,7 +177,7 @@ def _cmd_check(args: argparse.Namespace, console: Console) -> int:
         write_kb_changes(
             diff, ref=settings.base.ref, cases=[c for _, c in written], console=console
         )
-        floor = settings.config.gate.min_new_card_coverage if settings.config else None
+        floor = settings.value("min_new_card_coverage")
         failure = new_card_coverage_failure(diff, floor=floor, cases=[c for _, c in written])
         if failure is not None:
             raise failure

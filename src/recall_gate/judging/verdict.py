@@ -108,9 +108,8 @@ def judge_against_baseline(
         tolerances=settings.tolerances,
         require_significance=settings.require_significance,
         self_agreement=self_agreement,
-        min_new_card_coverage=settings.config.gate.min_new_card_coverage
-        if settings.config is not None
-        else None,
+        min_new_card_coverage=settings.value("min_new_card_coverage"),
+        max_unanswered_share=settings.value("max_unanswered_share"),
     )
     return comparison, verdict
 

@@ -28,6 +28,7 @@ from recall_gate.core.metric_registry import (
 )
 from recall_gate.core.metrics import DEFAULT_K
 from recall_gate.core.profile import DEFAULT_PROFILE
+from recall_gate.settings.gate_settings import GATE_SETTINGS, GateSetting
 from recall_gate.settings.values import (
     fraction,
     metric_selection,
@@ -36,7 +37,7 @@ from recall_gate.settings.values import (
     strict_boolean,
 )
 
-__all__ = ["ENVIRONMENT", "ROWS", "Row", "Source", "fix_for", "row"]
+__all__ = ["ENVIRONMENT", "GATE_ROWS", "ROWS", "Row", "Source", "fix_for", "row"]
 
 # Where a resolved value came from, highest first.
 Source = Literal["flag", "environment", "config", "base config", "default"]
@@ -167,6 +168,21 @@ def _every_tolerance_row() -> Row:
     )
 
 
+def _gate_row(setting: GateSetting) -> Row:
+    """A gate setting beside the metric ones: ``--NAME``, the input ``NAME``, ``gate.NAME``."""
+    return Row(
+        name=setting.name,
+        dest=setting.name,
+        env=(setting.env,),
+        config_key=f"gate.{setting.name}",
+        parse=fraction,
+        default=setting.default,
+    )
+
+
+# The gates beside the metrics' floors and tolerances (core/gate_list.py).
+GATE_ROWS: tuple[Row, ...] = tuple(_gate_row(s) for s in GATE_SETTINGS)
+
 ROWS: tuple[Row, ...] = (
     Row(name="config", dest="config", env=("RECALL_GATE_CONFIG",), config_key=None,
         parse=str, is_path=True),
@@ -194,6 +210,7 @@ ROWS: tuple[Row, ...] = (
     Row(name="require_significance", dest="require_significance",
         env=("RECALL_GATE_REQUIRE_SIGNIFICANCE",), config_key="gate.require_significance",
         parse=strict_boolean, default=REQUIRE_SIGNIFICANCE),
+    *GATE_ROWS,
     Row(name="allow_outside_repo", dest="allow_outside_repo",
         env=("RECALL_GATE_ALLOW_OUTSIDE_REPO",), config_key=None, parse=strict_boolean,
         default=False),

@@ -4,8 +4,10 @@
 what the other files say about each metric:
 
 * ``action.yml``: the floor and tolerance inputs (``min-NAME``,
-  ``max-regression-NAME``), the metric outputs, the environment variables the
-  evaluate step passes them in, and the plan step's list of gate inputs;
+  ``max-regression-NAME``) and the other gates' setting inputs (the settings
+  table's gate rows, ``settings/gate_settings.py``: ``max-moved-share``, …),
+  the metric outputs, the environment variables the evaluate step passes them
+  in, and the plan step's list of gate inputs;
 * ``docs/reference/metrics.md``: the table of metrics;
 * ``docs/reference/action.md``: the inputs and outputs tables (from ``action.yml``).
 
@@ -28,6 +30,7 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from recall_gate.core.metric_registry import GATED_METRICS, MetricSpec
+from recall_gate.settings.gate_settings import GATE_SETTINGS
 
 __all__ = ["GENERATED", "MarkerError", "generate", "main", "replace_block"]
 
@@ -98,7 +101,8 @@ def _metrics_description() -> str:
 
 
 def metric_inputs() -> list[str]:
-    """The floor inputs, ``metrics``, ``max-regression`` and the tolerance inputs."""
+    """The floor inputs, ``metrics``, ``max-regression``, the tolerance inputs and
+    the other gates' settings."""
     lines: list[str] = []
     for spec in GATED_METRICS:
         lines += _input(_flag(spec.floor_flag), _floor_description(spec))
@@ -106,6 +110,8 @@ def metric_inputs() -> list[str]:
     lines += _input("max-regression", _MAX_REGRESSION)
     for spec in GATED_METRICS:
         lines += _input(_flag(spec.tolerance_flag), _tolerance_description(spec))
+    for setting in GATE_SETTINGS:
+        lines += _input(setting.input, setting.description)
     return lines
 
 
@@ -130,6 +136,7 @@ def metric_environment() -> list[str]:
     pairs = [(_flag(m.floor_env), _flag(m.floor_flag)) for m in GATED_METRICS]
     pairs += [("RECALL_GATE_METRICS", "metrics"), ("RECALL_GATE_MAX_REGRESSION", "max-regression")]
     pairs += [(_flag(m.tolerance_env), _flag(m.tolerance_flag)) for m in GATED_METRICS]
+    pairs += [(s.env, s.input) for s in GATE_SETTINGS]
     return [f"        {env}: ${{{{ inputs.{name} }}}}" for env, name in pairs]
 
 
@@ -139,6 +146,7 @@ def gate_inputs() -> list[str]:
     the space that folding makes is harmless."""
     names = [_flag(m.floor_flag) for m in GATED_METRICS]
     names += ["max-regression", *(_flag(m.tolerance_flag) for m in GATED_METRICS)]
+    names += [s.input for s in GATE_SETTINGS]
     names += _GATE_INPUTS_AFTER
     pieces = [f"${{{{ inputs.{name}" for name in names]
     indent = " " * 10
