@@ -353,3 +353,38 @@ def test_a_pull_request_answering_chinese_cases_from_english_pages_shows_in_the_
     assert line in (root / "comment.md").read_text(encoding="utf-8")
     # The Chinese cases lost their hits: the English page is no gold of theirs.
     assert doc["flips"]["hit_to_miss"]
+
+
+def test_a_logged_query_answered_from_another_translation_of_its_page_has_moved(
+    tmp_path: Path,
+) -> None:
+    from recall_gate.adapters.query_snapshot import read_snapshot
+    from recall_gate.core.logged_query import LoggedQuery
+    from recall_gate.core.traffic_diff import diff_traffic
+
+    logged = [
+        {"id": "q-zh", "query": "什么是 EventMesh？", "language": "zh"},
+        {"id": "q-en", "query": "What is EventMesh?", "language": "en"},
+    ]
+
+    def snapshot(pages: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        root = site(tmp_path, pages)
+        (root / "queries.jsonl").write_text(
+            "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in logged), encoding="utf-8"
+        )
+        config = root / "recall-gate.yaml"
+        if "queries:" not in config.read_text(encoding="utf-8"):
+            config.write_text(config.read_text() + "queries: queries.jsonl\n", encoding="utf-8")
+        run = capture(root)
+        assert run.code == 0, run.err
+        found = read_snapshot(root / "c.jsonl")
+        assert found is not None
+        return dict(found.rankings)
+
+    before = snapshot(OWN_LANGUAGE)
+    after = snapshot(ENGLISH_FOR_CHINESE)
+    assert before == {"q-zh": ("introduction",), "q-en": ("introduction",)}
+    assert after == {"q-zh": ("introduction@en",), "q-en": ("introduction",)}
+    queries = [LoggedQuery.model_validate(q) for q in logged]
+    moved = diff_traffic(queries, base=before, current=after, k=3)
+    assert [m.id for m in moved.movers] == ["q-zh"]

@@ -42,6 +42,7 @@ __all__ = [
     "in_another_language",
     "metadata_language",
     "place_in_language",
+    "reader_ranking",
     "told_language",
     "translated_ids",
 ]
@@ -58,6 +59,21 @@ def in_another_language(card_id: str, language: str) -> str:
     """How a ranking writes ``language``'s card of ``card_id`` for a reader of
     another language who has a card of that id: ``introduction@en``."""
     return f"{card_id}@{language}"
+
+
+def reader_ranking(
+    entries: Iterable[tuple[str, str | None]], reader: str | None
+) -> tuple[str, ...]:
+    """A logged query's ranking as the traffic diff compares it: each card
+    ``(id, language)`` by its id, ``id@language`` where a document told a language
+    other than the query's (None: told none, or a query of no language), so a
+    query answered from another translation of the same id has moved."""
+    return tuple(
+        in_another_language(card_id, language)
+        if language is not None and language != reader
+        else card_id
+        for card_id, language in entries
+    )
 
 
 def told_language(item: Any) -> str | None:

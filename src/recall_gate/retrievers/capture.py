@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from recall_gate.adapters.artifacts import dump_artifacts, write_artifacts
+from recall_gate.core.card_language import reader_ranking
 from recall_gate.core.fingerprint import (
     fingerprint_labels,
     fingerprint_queries,
@@ -214,9 +215,17 @@ def _as_case(logged: LoggedQuery) -> Case:
     )
 
 
-def _card_ranking(result: Retrieved, k: int) -> tuple[str, ...]:
-    """The first ``k`` distinct card ids of an answer (a page outside the KB by its id)."""
-    cards = (i.card_id if isinstance(i, RetrievedItem) else i for i in result.items)
+def _card_ranking(result: Retrieved, k: int, *, reader: str | None) -> tuple[str, ...]:
+    """The first ``k`` distinct cards of an answer (a page outside the KB by its id),
+    another language's translation than the ``reader``'s as ``id@language``
+    (:func:`~recall_gate.core.card_language.reader_ranking`)."""
+    cards = reader_ranking(
+        (
+            (i.card_id, i.language) if isinstance(i, RetrievedItem) else (i, None)
+            for i in result.items
+        ),
+        reader,
+    )
     return tuple(dict.fromkeys(cards))[:k]
 
 
@@ -415,7 +424,10 @@ def capture(
             if len(failed) > max_failures:
                 raise _failure_message(answer, max_failures=max_failures, what="logged query")
         else:
-            logged[answer.case.id] = _card_ranking(answer.result, k)
+            language = answer.case.language
+            logged[answer.case.id] = _card_ranking(
+                answer.result, k, reader=None if language == UNDETERMINED else language
+            )
         report_progress()
 
     def report_progress() -> None:

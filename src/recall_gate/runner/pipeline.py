@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from recall_gate.adapters.config import Config
+from recall_gate.core.card_language import reader_ranking
 from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.records import Artifact, Card, Case, Chunk, RetrievedItem
 from recall_gate.errors import InputError
@@ -470,7 +471,15 @@ def _capture(
         artifacts.append(_artifact(case, rankings[i], timings, run.card_of))
     answers = {
         q.id: tuple(
-            dict.fromkeys(run.card_of.get(c.parent_id, c.parent_id) for c in expand_to_parents(r))
+            dict.fromkeys(
+                reader_ranking(
+                    (
+                        (item.parent_id or item.id, item.language)
+                        for item in (_item(c, run.card_of) for c in expand_to_parents(r))
+                    ),
+                    q.language,
+                )
+            )
         )
         for q, r in zip(logged, rankings[len(cases) :], strict=True)
     }
