@@ -20,6 +20,7 @@ from .pairs import (
     Capture,
     Card,
     Doc,
+    Form,
     Judged,
     K,
     World,
@@ -258,6 +259,39 @@ def delete_config_cases_and_baseline(world: World, repo: Path) -> None:
         path.unlink()
 
 
+def answered_in_english(world: World, *, form: Form = "path") -> Capture:
+    """The Chinese and Spanish cases get the English page of each card they got."""
+
+    def english(case_id: str, ranking: tuple[Doc, ...]) -> tuple[Doc, ...]:
+        if _in("en", case_id):
+            return ranking
+        return tuple(("en", d[1]) if isinstance(d, tuple) else d for d in ranking)
+
+    return replace(_rankings(world, english), form=form)
+
+
+def snapshot_emptied(world: World) -> Capture:
+    return replace(world.capture, snapshot="header-only")
+
+
+def most_logged_queries_unanswered(world: World) -> Capture:
+    logged = world.capture.logged or {}
+    return replace(world.capture, logged={q: r for q, r in logged.items() if q < "q03"})
+
+
+def missed_cases_deleted_from_capture(world: World) -> Capture:
+    gone = {c["id"] for c in world.cases if not world.hits(c["id"])}
+    return replace(world.capture, order=tuple(c for c in world.capture.order if c not in gone))
+
+
+def lines_claim_english(world: World) -> Capture:
+    """The Chinese cases get the English page of each card, and their lines claim
+    the cases are English ones."""
+    answered = answered_in_english(world)
+    claims = {c: {"language": "en"} for c in answered.rankings if _in("zh", c)}
+    return replace(answered, extra=claims)
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -311,6 +345,14 @@ WORSE: dict[str, Change] = {
     ),
     "gold-moved-below-k": Change(gold_moved_below_k),
     "a-groups-ids-unmapped": Change(ids_unmapped),
+    "language-answered-from-another-language-by-path": Change(answered_in_english),
+    "language-answered-from-another-language-by-url": Change(
+        lambda w: answered_in_english(w, form="url")
+    ),
+    "logged-queries-failed": Change(
+        lambda w: replace(w.capture, logged=None), captured_by_the_pr=True
+    ),
+    "query-snapshot-emptied": Change(snapshot_emptied),
     # Found by trying what a pull request that would rather pass can do besides.
     "language-pages-dropped-through-the-capture-job": Change(
         language_pages_dropped, captured_by_the_pr=True
@@ -322,6 +364,12 @@ WORSE: dict[str, Change] = {
     "pr-renames-the-cases-it-regresses": Change(renamed_and_regressed, edit=rename_cases),
     "lines-claim-the-gold-they-got": Change(lines_claim_other_labels),
     "lines-claim-no-gold": Change(lines_claim_no_gold),
+    "lines-claim-another-language": Change(lines_claim_english),
+    "language-answered-from-another-language-by-bare-id": Change(
+        lambda w: answered_in_english(w, form="id")
+    ),
+    "most-logged-queries-unanswered": Change(most_logged_queries_unanswered),
+    "missed-cases-deleted-from-the-capture": Change(missed_cases_deleted_from_capture),
     "cases-answered-twice": Change(answered_twice),
     "cases-failed-in-the-capture": Change(cases_failed_in_capture),
     "query-snapshot-deleted": Change(snapshot_deleted),

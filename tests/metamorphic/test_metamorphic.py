@@ -48,8 +48,18 @@ METRICS = ("retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k")
 def test_worse_pr_is_never_passed(worlds: dict[str, World], tmp_path: Path, name: str) -> None:
     judged = judge_pair(worlds, WORSE[name], tmp_path)
     assert judged.exit_code in (1, 2), judged.why()
-    # `recall-gate score` run by hand says the same as the job.
+    # `recall-gate score` run by hand says the same as the job (3 would be a crash).
     assert judged.score_code in (1, 2), judged.why()
+    if judged.exit_code == 1:
+        assert judged.comparison is not None
+        against = [g for g in _gates(judged.comparison) if g["outcome"] != "passes"]
+        assert against, "a failed verdict names the gate that failed"
+        assert all(g["reason"] for g in against), against
+
+
+def _gates(comparison: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The enforced gates of the one verdict, each with its outcome and reason."""
+    return [g for g in comparison["gates"] if g["enforced"]]
 
 
 def _deltas(comparison: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -62,6 +72,9 @@ def assert_unmoved(judged: Judged) -> None:
     hold, no case flipped or moved rank, and no logged query moved."""
     assert (judged.exit_code, judged.score_code, judged.verdict) == (0, 0, "pass"), judged.why()
     assert judged.comparison is not None
+    gates = _gates(judged.comparison)
+    assert {g["kind"] for g in gates} >= {"tolerance", "traffic"}, gates
+    assert [g for g in gates if g["outcome"] != "passes"] == []
     deltas = _deltas(judged.comparison)
     groups = {d["group"] for d in deltas}
     assert {"overall", *(f"language:{lang}" for lang in LANGUAGES)} <= groups, groups
