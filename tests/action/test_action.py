@@ -288,10 +288,11 @@ def test_the_action_passes_the_resolved_settings_under_the_names_the_cli_reads()
 
 def test_the_floor_inputs_and_metric_outputs_are_the_registrys() -> None:
     from recall_gate.core.metric_registry import GATED_METRICS
+    from recall_gate.settings.gate_settings import GATE_SETTINGS
 
     data = action()
     (evaluate,) = [s for s in steps() if s.get("id") == "evaluate"]
-    others = {"min-group-n", "min-new-card-coverage"}
+    others = {"min-group-n", *(g.input for g in GATE_SETTINGS)}
     floors = {name for name in data["inputs"] if name.startswith("min-") and name not in others}
     assert floors == {m.floor_flag for m in GATED_METRICS}, "one floor input per gated metric"
     for spec in GATED_METRICS:

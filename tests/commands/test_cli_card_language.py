@@ -388,3 +388,36 @@ def test_a_logged_query_answered_from_another_translation_of_its_page_has_moved(
     queries = [LoggedQuery.model_validate(q) for q in logged]
     moved = diff_traffic(queries, base=before, current=after, k=3)
     assert [m.id for m in moved.movers] == ["q-zh"]
+
+
+def test_the_reader_language_gate_fails_a_language_answered_from_another_translation(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, ENGLISH_FOR_CHINESE)
+    run = capture(root, "--min-reader-language-share", "0.9", "--comparison-json", "cmp.json")
+    assert run.code == 1, run.err
+    gates = json.loads((root / "cmp.json").read_text(encoding="utf-8"))["gates"]
+    judged = {g["subject"]: (g["outcome"], g["reason"]) for g in gates}
+    assert judged["reader language · language:zh"] == (
+        "fails",
+        "0 of 3 zh cases found their gold page in zh (0.0 %), below "
+        "min_reader_language_share 90.0 %",
+    )
+    assert judged["reader language · language:en"][0] == "passes"
+
+
+def test_the_reader_language_gate_passes_each_language_answered_from_its_own_pages(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, OWN_LANGUAGE)
+    (root / "recall-gate.yaml").write_text(
+        (root / "recall-gate.yaml").read_text(encoding="utf-8")
+        + "gate:\n  min_reader_language_share: 0.9\n",
+        encoding="utf-8",
+    )
+    run = capture(root, "--comparison-json", "cmp.json")
+    assert run.code == 0, run.err
+    gates = json.loads((root / "cmp.json").read_text(encoding="utf-8"))["gates"]
+    assert [g["outcome"] for g in gates if g["kind"] == "reader_language"] == ["passes"] * 2
+    settings = run_cli(["settings"], cwd=root)
+    assert "min_reader_language_share" in settings.out

@@ -37,6 +37,12 @@ def tied(query, k):
     random.shuffle(cards)
     return cards
 
+def down_for_logs(query, k):
+    """A retriever whose endpoint fails every logged query (the cases still answer)."""
+    if query.startswith("logged"):
+        raise ConnectionError("the search endpoint is down")
+    return v1(query, k)
+
 def v2(query, k):
     """A re-chunking change: the logged queries numbered 0 mod 3 get other cards."""
     if query.startswith("logged") and int(query.rsplit(" ", 1)[1]) % 3 == 0:
@@ -482,3 +488,61 @@ def test_without_a_query_log_nothing_is_said_of_one(app: Path) -> None:
     assert run.code == 0, run.err
     assert "query log" not in run.err
     assert "traffic_unanswered" not in json.loads((app / "s.json").read_text())
+
+
+def test_the_traffic_gate_fails_when_the_retriever_answered_no_logged_query(app: Path) -> None:
+    """Unanswered logged queries are not "unmoved": with a flaky endpoint allowed
+    to fail (max_failures) and every logged query failed, the gate could not be
+    judged, so it fails, naming why; the action's verdict says the same."""
+    make_base(app)
+    code, err = capture(
+        app, "down_for_logs", "pr.jsonl", "--max-failures", "100", "--retries", "0",
+        "--set", "gate.max_moved_share=0.2", "--comparison-json", "cmp.json",
+        "--comment-markdown", "c.md",
+    )  # fmt: skip
+    assert code == 1, err
+    doc = json.loads((app / "cmp.json").read_text())
+    assert doc["verdict"] == "fail"
+    (gate,) = [g for g in doc["gates"] if g["kind"] == "traffic"]
+    assert gate["outcome"] == "unjudged"
+    assert gate["reason"] == (
+        "could not be judged: 30 of 30 logged queries not answered "
+        "(more than max_unanswered_share 10.0 %)"
+    )
+    assert gate["reason"] in (app / "c.md").read_text()
+    environ = {"GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(app / "output")}
+    report = run_cli(["actions-report", "--comparison", "cmp.json"], cwd=app, environ=environ)
+    assert report.code == 0, report.err
+    assert "\nfail\n" in (app / "output").read_text()
+
+
+def test_the_traffic_gate_fails_on_a_snapshot_holding_only_its_header(app: Path) -> None:
+    make_base(app)
+    assert capture(app, "v1", "pr.jsonl")[0] == 0
+    snapshot = app / "pr.queries.jsonl"
+    snapshot.write_text(snapshot.read_text().splitlines(keepends=True)[0])
+    run = run_cli(
+        ["score", "--artifacts", "pr.jsonl", "--set", "gate.max_moved_share=0.2",
+         "--comparison-json", "s.json"],
+        cwd=app,
+    )  # fmt: skip
+    assert run.code == 1, run.err
+    (gate,) = [
+        g for g in json.loads((app / "s.json").read_text())["gates"] if g["kind"] == "traffic"
+    ]
+    assert gate["outcome"] == "unjudged"
+
+
+def test_max_unanswered_share_lets_a_team_judge_a_log_partly_answered(app: Path) -> None:
+    make_base(app)
+    code, err = capture(
+        app, "down_for_logs", "pr.jsonl", "--max-failures", "100", "--retries", "0",
+        "--set", "gate.max_moved_share=0.2", "--set", "gate.max_unanswered_share=1",
+        "--comparison-json", "cmp.json",
+    )  # fmt: skip
+    # Every query unanswered but allowed: nothing was compared, still not judged.
+    assert code == 1, err
+    (gate,) = [
+        g for g in json.loads((app / "cmp.json").read_text())["gates"] if g["kind"] == "traffic"
+    ]
+    assert gate["reason"] == "could not be judged: no logged query was compared"

@@ -30,6 +30,7 @@ Example (all keys optional except ``kb`` and ``cases`` for ``run``)::
       max_moved_share: null         # query log: the most traffic whose top-k may change
       min_new_card_coverage: null       # e.g. 0.5: half the cards a PR adds need a case
       max_unanswered_share: 0.1     # more cases or logged queries unanswered: not judged, fails
+      min_reader_language_share: null  # translations: share found in the reader's language
     capture: {retriever: app.rag:build_retriever, label: null, id_from: null,
               concurrency: 8, retries: 3, timeout: 60, max_failures: 0, max_qps: null}
     traffic: {rbo_p: 0.9}           # query log: RBO's persistence p, in (0, 1)
@@ -234,6 +235,9 @@ class GateSettings(_Section):
     # Past this share of cases (or of logged queries) the retriever did not
     # answer, the gates reading them could not be judged: a set gate fails.
     max_unanswered_share: Fraction = DEFAULT_MAX_UNANSWERED_SHARE
+    # A KB with translations: per case language, the least share of the cases that
+    # found their gold page that found it in their own language; null: reported only.
+    min_reader_language_share: Fraction | None = None
 
     @model_validator(mode="before")
     @classmethod

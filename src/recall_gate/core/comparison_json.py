@@ -66,7 +66,6 @@ from recall_gate.core.metrics import HIT
 from recall_gate.core.moves import CaseMove, missed_cases
 from recall_gate.core.records import Aggregates, CaseResult, MetricSummary, Results
 from recall_gate.core.staleness import SettingChange
-from recall_gate.core.traffic_record import UnansweredLog
 
 __all__ = [
     "COMPARISON_KIND",
@@ -90,7 +89,6 @@ __all__ = [
     "judged",
     "new_card_check",
     "stale_record",
-    "unjudged_traffic",
 ]
 
 _OUTPUTS = {m.key: m.output for m in GATED_METRICS if m.output is not None}
@@ -127,13 +125,6 @@ def new_card_check(doc: ComparisonDocument) -> NewCardCoverage | None:
         return None
     new = {c.card_id: c.cases for c in kb.cards if c.kind == "added"}
     return new_card_coverage(new, floor=doc.gate.min_new_card_coverage)
-
-
-def unjudged_traffic(doc: ComparisonDocument) -> UnansweredLog | None:
-    """The query log the capture holds no answers to, when ``gate.max_moved_share``
-    is set: a gate that cannot be judged, so a failed one (None otherwise)."""
-    unanswered = doc.traffic_unanswered
-    return unanswered if unanswered is not None and unanswered.max_moved_share is not None else None
 
 
 def _outcomes(gates: tuple[GateEntryRecord, ...]) -> list[tuple[str, str, bool, str]]:
@@ -458,6 +449,7 @@ def comparison_document(
             exempt=tuple(_regression(r) for r in gate.exempt),
             min_new_card_coverage=gate.new_cards.floor if gate.new_cards else None,
             max_unanswered_share=verdict.max_unanswered_share,
+            min_reader_language_share=verdict.min_reader_language_share,
         ),
         would_fail_detail=WouldFailRecord(
             tolerance=verdict.reference_tolerance,

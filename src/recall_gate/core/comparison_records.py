@@ -359,6 +359,9 @@ class GateRecord(_Part):
     # Past this share of unanswered cases or logged queries, the gates reading
     # them could not be judged (absent in older documents: the default).
     max_unanswered_share: float | None = None
+    # gate.min_reader_language_share: per case language, the least share of the
+    # cases that found their gold page that found it in their own language.
+    min_reader_language_share: float | None = None
 
 
 class GateEntryRecord(_Part):
@@ -415,7 +418,7 @@ class CalibrationRecord(_Part):
     # A no-op pull request fails at most this often (None: require-significance off,
     # every drop beyond the tolerance fails, noise or not).
     false_fail: float | None
-    critical: float | None  # standardised drop the largest row must reach (None: no change)
+    critical: float | None  # standardised drop the largest row must exceed (None: no change)
     fewest_lost: int  # hit@k lost hits, none gained, the test calls likely real in a row
     tolerance: float | None  # hit@k's tolerance the drops are also held to
     # group label → the smallest hit@k drop caught 80 % of the time (None: never at this n)

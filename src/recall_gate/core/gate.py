@@ -421,6 +421,8 @@ class ComparisonVerdict:
     # gate.max_unanswered_share: past it, the gates reading the unanswered
     # cases or logged queries could not be judged (core/gates.py).
     max_unanswered_share: float = DEFAULT_MAX_UNANSWERED_SHARE
+    # gate.min_reader_language_share (None: unset): judged from the document.
+    min_reader_language_share: float | None = None
 
     @property
     def would_fail_count(self) -> int:
@@ -443,6 +445,7 @@ def judge_comparison(
     self_agreement: SelfAgreement | None = None,
     min_new_card_coverage: float | None = None,
     max_unanswered_share: float = DEFAULT_MAX_UNANSWERED_SHARE,
+    min_reader_language_share: float | None = None,
 ) -> ComparisonVerdict:
     """The gate verdict of a comparison (via :func:`decide`).
 
@@ -497,4 +500,5 @@ def judge_comparison(
         would_fail=would_fail,
         require_significance=require_significance,
         max_unanswered_share=max_unanswered_share,
+        min_reader_language_share=min_reader_language_share,
     )

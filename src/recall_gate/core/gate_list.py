@@ -41,6 +41,7 @@ from recall_gate.core.gates import (
     floor_rule,
     integrity_rule,
     new_cards_rule,
+    reader_language_rule,
     tolerance_rule,
     traffic_rule,
 )
@@ -317,6 +318,32 @@ def _new_cards(doc: ComparisonDocument) -> Iterator[Subject]:
     )
 
 
+def _reader_language(doc: ComparisonDocument) -> Iterator[Subject]:
+    """Each case language of a translated KB's run against
+    ``min_reader_language_share`` (core/card_language.py), when it is set."""
+    floor = doc.gate.min_reader_language_share
+    if floor is None:
+        return
+    setting: dict[str, float | int | bool | None] = {"min_reader_language_share": floor}
+    if not doc.run.reader_language:
+        yield Subject(
+            subject="reader language", enforced=True, setting=setting,
+            observed={"translated": False},
+        )  # fmt: skip
+    for r in doc.run.reader_language:
+        yield Subject(
+            subject=f"reader language · language:{r.language}",
+            enforced=True,
+            setting=setting,
+            observed={
+                "language": r.language,
+                "found": r.found,
+                "in_language": r.in_language,
+                "scored": r.scored,
+            },
+        )
+
+
 GATES: tuple[GateSpec, ...] = (
     GateSpec("integrity", integrity_rule, _integrity),
     GateSpec("capture", capture_rule, _capture),
@@ -324,6 +351,7 @@ GATES: tuple[GateSpec, ...] = (
     GateSpec("tolerance", tolerance_rule, _tolerances),
     GateSpec("traffic", traffic_rule, _traffic),
     GateSpec("new_cards", new_cards_rule, _new_cards),
+    GateSpec("reader_language", reader_language_rule, _reader_language),
 )
 
 

@@ -33,8 +33,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from recall_gate.core.kb_diff import NewCardCoverage
-
 __all__ = [
     "DEFAULT_MAX_UNANSWERED_SHARE",
     "METRIC_GATES",
@@ -48,6 +46,7 @@ __all__ = [
     "floor_rule",
     "integrity_rule",
     "new_cards_rule",
+    "reader_language_rule",
     "tolerance_rule",
     "traffic_rule",
 ]
@@ -255,6 +254,33 @@ def traffic_rule(setting: Figures, observed: Figures) -> Judgement:
     )
 
 
+def reader_language_rule(setting: Figures, observed: Figures) -> Judgement:
+    """``min_reader_language_share``: of a case language's cases whose gold page is in
+    their top k in some language, the share that found it in their own
+    (core/card_language.py). A language none of whose cases found its gold page in
+    any language cannot be judged; a KB holding each id in one language has no
+    other translation to answer from."""
+    floor = _num(setting, "min_reader_language_share")
+    if floor is None:
+        return Judgement("passes", "no min_reader_language_share")
+    if observed.get("translated") is False:
+        return Judgement(
+            "passes", "the KB holds each id in one language: no other translation to answer from"
+        )
+    found, own = _count(observed, "found"), _count(observed, "in_language")
+    language = str(observed.get("language") or "their language")
+    if not found:
+        return Judgement(
+            "unjudged",
+            f"could not be judged: no {language} case found its gold page in any language",
+        )
+    share = _share(own / found)
+    words = f"{own} of {found} {language} cases found their gold page in {language} ({share})"
+    if own / found < floor:
+        return Judgement("fails", f"{words}, below min_reader_language_share {_share(floor)}")
+    return Judgement("passes", f"{words}, meets min_reader_language_share {_share(floor)}")
+
+
 def new_cards_rule(setting: Figures, observed: Figures) -> Judgement:
     """``min_new_card_coverage``: the share of the cards a pull request adds that
     some case cites. A pull request that adds none has nothing to miss; a
@@ -270,9 +296,7 @@ def new_cards_rule(setting: Figures, observed: Figures) -> Judgement:
     cards, cited = _count(observed, "cards"), _count(observed, "cited")
     if not cards:
         return Judgement("passes", "the pull request adds no card")
-    # The one rule of kb_diff.NewCardCoverage.failed, on the recorded counts.
-    check = NewCardCoverage(floor=floor, cited=cited, cards=cards, uncovered=())
     words = f"{cited} of {cards} new cards cited by a case ({_share(cited / cards)})"
-    if check.failed:
+    if cited / cards < floor:
         return Judgement("fails", f"{words}, below min_new_card_coverage {_share(floor)}")
     return Judgement("passes", f"{words}, meets min_new_card_coverage {_share(floor)}")

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 from recall_gate.core.coverage import cited_ids
+from recall_gate.core.gates import new_cards_rule
 from recall_gate.core.integrity import Problem
 from recall_gate.core.records import Card, CaseLabel, CaseResult, Results
 
@@ -347,8 +348,12 @@ class NewCardCoverage:
 
     @property
     def failed(self) -> bool:
-        """Below the floor; a pull request that adds no card has nothing to miss."""
-        return self.cards > 0 and self.cited / self.cards < self.floor
+        """Below the floor; a pull request that adds no card has nothing to miss
+        (:func:`~recall_gate.core.gates.new_cards_rule`)."""
+        judged = new_cards_rule(
+            {"min_new_card_coverage": self.floor}, {"cards": self.cards, "cited": self.cited}
+        )
+        return judged.outcome != "passes"
 
 
 def new_card_coverage(

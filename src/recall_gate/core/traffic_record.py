@@ -4,8 +4,10 @@ titles, and the verdict of the optional ``max_moved_share`` gate.
 
 Report-only unless ``gate.max_moved_share`` is set: then the gate fails when
 the traffic-weighted share of logged queries whose top-k set changed is above
-it. A change is not a regression: the gate says "more moved than we allow
-without a look", not "it got worse".
+it, and cannot be judged (so fails) when it compared nothing or more than
+``gate.max_unanswered_share`` of the logged queries went unanswered. A change
+is not a regression: the gate says "more moved than we allow without a look",
+not "it got worse".
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict
 
+from recall_gate.core.gates import DEFAULT_MAX_UNANSWERED_SHARE, traffic_rule
 from recall_gate.core.records import FLOAT_DIGITS
 from recall_gate.core.traffic_diff import TrafficDiff, TrafficFigures
 
@@ -100,12 +103,28 @@ def _shares(f: TrafficFigures, *, weighted: bool) -> ShareRecord:
 
 
 def traffic_record(
-    diff: TrafficDiff, *, titles: Mapping[str, str], max_moved_share: float | None
+    diff: TrafficDiff,
+    *,
+    titles: Mapping[str, str],
+    max_moved_share: float | None,
+    max_unanswered_share: float = DEFAULT_MAX_UNANSWERED_SHARE,
 ) -> TrafficRecord:
-    """The diff as recorded, its gate judged (``failed``: the weighted moved share
-    is above ``max_moved_share``; never when that is unset)."""
+    """The diff as recorded, its gate judged by
+    :func:`~recall_gate.core.gates.traffic_rule` (``failed``: it did not pass: the
+    weighted moved share is above ``max_moved_share``, or what it compared could
+    not judge it; never when that is unset). The verdict re-judges it from
+    the recorded figures (core/gate_list.py), never from ``failed``."""
     cards = {card for m in diff.movers for card in (*m.before, *m.after)}
     moved = round(diff.overall.weighted_moved, FLOAT_DIGITS)
+    judged = traffic_rule(
+        {"max_moved_share": max_moved_share, "max_unanswered_share": max_unanswered_share},
+        {
+            "moved": moved,
+            "compared": diff.overall.n,
+            "not_captured": len(diff.not_captured),
+            "not_in_base": len(diff.not_in_base),
+        },
+    )
     return TrafficRecord(
         k=diff.k,
         rbo_variant=RBO_VARIANT,
@@ -136,5 +155,5 @@ def traffic_record(
         not_in_base=len(diff.not_in_base),
         not_captured=len(diff.not_captured),
         max_moved_share=max_moved_share,
-        failed=max_moved_share is not None and moved > max_moved_share,
+        failed=max_moved_share is not None and judged.outcome != "passes",
     )

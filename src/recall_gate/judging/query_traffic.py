@@ -64,7 +64,7 @@ def judge_traffic(
         missing = UnansweredLog(
             queries=display_path(config.queries, console),
             snapshot=display_path(snapshot_paths(artifacts)[0], console),
-            max_moved_share=config.gate.max_moved_share,
+            max_moved_share=settings.value("max_moved_share"),
         )
         console.stderr.write(f"recall-gate: warning: {unanswered_note(missing, TEXT)}\n")
         return missing
@@ -95,7 +95,12 @@ def judge_traffic(
         p=config.traffic.rbo_p,
     )
     titles = card_titles(settings) if diff.movers else {}
-    return traffic_record(diff, titles=titles, max_moved_share=config.gate.max_moved_share)
+    return traffic_record(
+        diff,
+        titles=titles,
+        max_moved_share=settings.value("max_moved_share"),
+        max_unanswered_share=settings.value("max_unanswered_share"),
+    )
 
 
 def logged_top_cards(

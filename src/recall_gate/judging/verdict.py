@@ -110,6 +110,7 @@ def judge_against_baseline(
         self_agreement=self_agreement,
         min_new_card_coverage=settings.value("min_new_card_coverage"),
         max_unanswered_share=settings.value("max_unanswered_share"),
+        min_reader_language_share=settings.value("min_reader_language_share"),
     )
     return comparison, verdict
 

@@ -14,12 +14,13 @@ from collections.abc import Sequence
 from typing import Final
 
 from recall_gate.core.annotations import Annotation, AnnotationLevel
-from recall_gate.core.comparison_json import ComparisonDocument, new_card_check
+from recall_gate.core.comparison_json import ComparisonDocument
+from recall_gate.core.gates import METRIC_GATES
 from recall_gate.core.github_limits import MAX_ANNOTATIONS_PER_LEVEL
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.report import phrases, stale_banner
-from recall_gate.report.kb_changes import new_card_coverage_phrase
 from recall_gate.report.style import TEXT
+from recall_gate.report.verdict_phrases import gate_failure_phrase
 
 __all__ = ["Annotation", "AnnotationLevel", "comparison_annotations", "comparison_outputs"]
 
@@ -47,6 +48,12 @@ def comparison_outputs(doc: ComparisonDocument) -> dict[str, str]:
         "profile": doc.profile,
     }
 
+
+# The title of a failed gate's annotation, beside the floors' and the drops'.
+_GATE_TITLES: Final = {
+    "new_cards": "recall-gate: new cards without a case",
+    "traffic": "recall-gate: query traffic moved",
+}
 
 # Cases named in one annotation; the job summary lists them all.
 _CASES_SHOWN: Final = 5
@@ -107,15 +114,17 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
         )
         for item in doc.gate.failed_floors
     ]
-    new_cards = new_card_check(doc)
-    if new_cards is not None and new_cards.failed:
-        out.append(
-            Annotation(
-                level="error",
-                title="recall-gate: new cards without a case",
-                message=new_card_coverage_phrase(new_cards, limit=_CASES_SHOWN * 2),
-            )
+    out += [
+        Annotation(
+            level="error",
+            title=_GATE_TITLES[gate.kind]
+            if gate.outcome == "fails" and gate.kind in _GATE_TITLES
+            else "recall-gate: gate could not be judged",
+            message=gate_failure_phrase(gate, doc, limit=_CASES_SHOWN * 2),
         )
+        for gate in doc.gates
+        if gate.enforced and gate.outcome != "passes" and gate.kind not in METRIC_GATES
+    ]
     enforced = [line for line in phrases.drop_lines(doc) if not line.would]
     out += [
         Annotation(

@@ -139,7 +139,9 @@ def render_document(doc: ComparisonDocument, *, style: Style, truncated: bool) -
         ),
         unwinnable_section(doc.run.unwinnable, style, k=doc.k),
         capture_section(doc, style),
-        traffic_section(doc.traffic, style),
+        traffic_section(
+            doc.traffic, style, next((g for g in doc.gates if g.kind == "traffic"), None)
+        ),
         self_agreement_section(doc.self_agreement, style),
         suggestions_line(doc, style),
     ):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from recall_gate.core.comparison_records import GateEntryRecord
 from recall_gate.core.traffic_diff import OVERALL
 from recall_gate.core.traffic_record import MoverRecord, TrafficRecord, UnansweredLog
 from recall_gate.report.markup import table
@@ -17,7 +18,6 @@ __all__ = [
     "traffic_failure_phrase",
     "traffic_section",
     "unanswered_note",
-    "unjudged_traffic_phrase",
 ]
 
 
@@ -41,14 +41,6 @@ def _mover_row(m: MoverRecord, titles: Mapping[str, str], style: Style) -> list[
     ]
 
 
-def unjudged_traffic_phrase(missing: UnansweredLog) -> str:
-    """Why the traffic gate failed when the capture holds no answers to the log."""
-    return (
-        f"max_moved_share {_share(missing.max_moved_share or 0.0)} could not be judged: "
-        "the capture holds no answers to the logged queries"
-    )
-
-
 def traffic_failure_phrase(traffic: TrafficRecord) -> str:
     """Why the traffic gate failed, for the verdict line."""
     moved = traffic.groups[OVERALL].weighted.moved
@@ -58,8 +50,11 @@ def traffic_failure_phrase(traffic: TrafficRecord) -> str:
     )
 
 
-def traffic_section(traffic: TrafficRecord | None, style: Style) -> str | None:
-    """The collapsed section, or None when the run has no traffic diff."""
+def traffic_section(
+    traffic: TrafficRecord | None, style: Style, gate: GateEntryRecord | None = None
+) -> str | None:
+    """The collapsed section, or None when the run has no traffic diff; ``gate``:
+    the traffic gate as the verdict judged it (its outcome and reason)."""
     if traffic is None:
         return None
     overall = traffic.groups[OVERALL]
@@ -107,15 +102,21 @@ def traffic_section(traffic: TrafficRecord | None, style: Style) -> str | None:
     if skipped:
         body.append("Not compared: " + "; ".join(skipped) + ".")
     if traffic.max_moved_share is None:
-        gate = "Report-only (set " + style.code("gate.max_moved_share") + " to gate on it)."
+        line = "Report-only (set " + style.code("gate.max_moved_share") + " to gate on it)."
+    elif gate is not None and gate.outcome == "unjudged":
+        line = (
+            f"Gate {style.code('max_moved_share')} = {_share(traffic.max_moved_share)}: "
+            f"{style.bold('fails')}, {gate.reason}."
+        )
     else:
-        word = "fails" if traffic.failed else "passes"
-        gate = (
+        failed = gate.outcome != "passes" if gate is not None else traffic.failed
+        word = "fails" if failed else "passes"
+        line = (
             f"Gate {style.code('max_moved_share')} = {_share(traffic.max_moved_share)}: "
             f"{style.bold(word)} at {_share(overall.weighted.moved)}."
         )
     body.append(
-        f"RBO is {traffic.rbo_variant} at p = {traffic.p:g}. {gate} "
+        f"RBO is {traffic.rbo_variant} at p = {traffic.p:g}. {line} "
         "A change is not a regression: these figures do not know which answer is right."
     )
     return style.collapsed(summary, body)

@@ -3,15 +3,21 @@ the baseline they are compared with, and what failed or would fail."""
 
 from __future__ import annotations
 
-from recall_gate.core.comparison_json import ComparisonDocument, new_card_check, unjudged_traffic
+from collections.abc import Callable
+
+from recall_gate.core.comparison_json import ComparisonDocument, new_card_check
+from recall_gate.core.comparison_records import GateEntryRecord
+from recall_gate.core.gates import METRIC_GATES
 from recall_gate.core.metric_registry import shown_metrics
 from recall_gate.report import phrases
 from recall_gate.report.kb_changes import new_card_coverage_phrase
 from recall_gate.report.style import Style, fmt_mean, fmt_signed
-from recall_gate.report.traffic import traffic_failure_phrase, unjudged_traffic_phrase
+from recall_gate.report.traffic import traffic_failure_phrase
 
 __all__ = [
     "checks_block",
+    "gate_failure_phrase",
+    "gate_failures",
     "verdict_block",
     "verdict_summary",
 ]
@@ -36,14 +42,9 @@ def verdict_summary(doc: ComparisonDocument) -> str:
         if gate.failed_floors:
             n = len(gate.failed_floors)
             reasons.append(f"{n} floor{'s' if n != 1 else ''} missed")
-        if doc.traffic is not None and doc.traffic.failed:
-            reasons.append(traffic_failure_phrase(doc.traffic))
-        unanswered = unjudged_traffic(doc)
-        if unanswered is not None:
-            reasons.append(unjudged_traffic_phrase(unanswered))
-        new_cards = new_card_check(doc)
-        if new_cards is not None and new_cards.failed:
-            reasons.append(new_card_coverage_phrase(new_cards))
+        reasons += gate_failures(doc)
+        if not reasons:  # a failing gate the document's own lists do not name
+            reasons = [f"{g.kind} {g.subject}: {g.reason}" for g in _failing(doc)]
         return "Failed: " + "; ".join(reasons) + "."
     if doc.verdict == "pass":
         if gate.tolerances:
@@ -71,6 +72,50 @@ def verdict_summary(doc: ComparisonDocument) -> str:
         f"{doc.would_fail_detail.tolerance:.2f} tolerance"
     )
     return f"No floor or tolerance is set, so nothing is enforced; {what}."
+
+
+def _failing(doc: ComparisonDocument) -> list[GateEntryRecord]:
+    return [g for g in doc.gates if g.enforced and g.outcome != "passes"]
+
+
+def _share(value: float | int | bool | None) -> str:
+    return f"{float(value or 0.0) * 100:.1f} %"
+
+
+def gate_failure_phrase(
+    gate: GateEntryRecord,
+    doc: ComparisonDocument,
+    name: Callable[[str], str] = str,
+    limit: int | None = None,
+) -> str:
+    """Why one enforced gate besides the floors and tolerances did not pass: its
+    own phrase where it failed, the gate list's reason where it could not be
+    judged (``max_moved_share 20.0 % could not be judged: 30 of 30 logged
+    queries not answered …``)."""
+    if gate.kind == "traffic":
+        if gate.outcome == "fails" and doc.traffic is not None:
+            return traffic_failure_phrase(doc.traffic)
+        return f"max_moved_share {_share(gate.setting.get('max_moved_share'))} {gate.reason}"
+    if gate.kind == "new_cards":
+        check = new_card_check(doc)
+        if gate.outcome == "fails" and check is not None:
+            return new_card_coverage_phrase(check, name, limit)
+        return f"min_new_card_coverage {gate.setting.get('min_new_card_coverage')} {gate.reason}"
+    if gate.kind == "capture":
+        return f"the floors and tolerances {gate.reason}"
+    return gate.reason
+
+
+def gate_failures(
+    doc: ComparisonDocument, name: Callable[[str], str] = str, limit: int | None = None
+) -> list[str]:
+    """:func:`gate_failure_phrase` of each enforced gate that did not pass, but
+    the floors and tolerances (their lines say them, with their cases)."""
+    return [
+        gate_failure_phrase(g, doc, name, limit)
+        for g in _failing(doc)
+        if g.kind not in METRIC_GATES
+    ]
 
 
 def verdict_block(doc: ComparisonDocument, style: Style) -> str:
@@ -122,9 +167,7 @@ def checks_block(doc: ComparisonDocument, style: Style) -> str | None:
     lines_ = phrases.drop_lines(doc)
     lines = [f"{d.mark(style)} {phrases.drop_phrase(d, doc)}" for d in lines_ if not d.would]
     lines += [f"{fail} {phrases.floor_phrase(c, doc, would=False)}" for c in doc.gate.failed_floors]
-    new_cards = new_card_check(doc)
-    if new_cards is not None and new_cards.failed:
-        lines.append(f"{fail} {new_card_coverage_phrase(new_cards, style.literal, style.limit)}")
+    lines += [f"{fail} {text}" for text in gate_failures(doc, style.literal, style.limit)]
     if doc.verdict == "report-only":
         lines += [f"{d.mark(style)} {phrases.drop_phrase(d, doc)}" for d in lines_ if d.would]
         lines += [

@@ -55,6 +55,15 @@ GATE_SETTINGS: tuple[GateSetting, ...] = (
         "in [0, 1]. Empty = the config's `gate.min_new_card_coverage`, else reported only.",
     ),
     GateSetting(
+        name="min_reader_language_share",
+        default=None,
+        help="a KB with translations: per case language, the least share of the cases that "
+        "found their gold page that found it in their own language (default: reported only)",
+        description="A KB with translations: per case language, the least share of the cases "
+        "that found their gold page in their top k that found it in their own language, in "
+        "[0, 1]. Empty = the config's `gate.min_reader_language_share`, else reported only.",
+    ),
+    GateSetting(
         name="max_unanswered_share",
         default=DEFAULT_MAX_UNANSWERED_SHARE,
         help="past this share of cases (or of logged queries) the retriever did not answer, "
