@@ -28,7 +28,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +36,13 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from recall_gate.adapters.file_set import TEMP_FOLDER as FILE_SET_TEMP
+from recall_gate.adapters.file_set import settle_file_set, write_file_set
 from recall_gate.adapters.files import (
     atomic_write_text,
     describe_validation_error,
     dump_json,
+    encode_text,
     read_text,
     too_deep,
     write_error,
@@ -72,7 +75,7 @@ __all__ = [
     "write_baseline",
 ]
 
-TEMP_FOLDER: Final = ".recall-gate-tmp"
+TEMP_FOLDER: Final = FILE_SET_TEMP  # one temp folder for every write beside a baseline
 _TEMP_IGNORE: Final = "# Temporary files of recall-gate baseline updates: never commit them.\n*\n"
 # What older versions left beside the baseline when killed mid-write.
 _LEGACY_TEMP: Final = re.compile(r"\..+\.json\.[a-z0-9_]+\.tmp")
@@ -157,6 +160,7 @@ def parse_baseline(text: str, *, source: str, path_hint: str | None = None) -> B
 def read_baseline(path: Path, *, display: str | None = None) -> StoredBaseline | None:
     """The baseline at ``path``; ``None`` when no file is there (no baseline yet)."""
     source = display or str(path)
+    settle_file_set(path.parent)  # a baseline and snapshot cut short land together first
     if not path.exists() and not path.is_symlink():
         return None
     text = read_text(path, what="baseline file")
@@ -164,13 +168,25 @@ def read_baseline(path: Path, *, display: str | None = None) -> StoredBaseline |
     return StoredBaseline(baseline=baseline, text=text, source=source)
 
 
-def write_baseline(path: Path, baseline: Baseline) -> str:
+def write_baseline(
+    path: Path,
+    baseline: Baseline,
+    *,
+    together: Sequence[tuple[Path, bytes]] = (),
+    remove: Sequence[Path] = (),
+) -> str:
     """Write ``baseline`` atomically; returns the bytes written (as text).
 
     Call it under :func:`baseline_update_lock`: the temp file goes through the
     git-ignored ``.recall-gate-tmp/`` folder, removed again once written.
+    ``together``: files beside it (its query snapshot) written with it as one set,
+    and ``remove`` removed in it (:mod:`~recall_gate.adapters.file_set`): after
+    any failure or kill, all old or all new.
     """
     text = dump_baseline(baseline)
+    if together or remove:
+        write_file_set([(path, encode_text(text)), *together], remove=remove)
+        return text
     temp = path.parent / TEMP_FOLDER
     try:
         temp.mkdir(parents=True, exist_ok=True)
@@ -254,6 +270,7 @@ def _lock(
 
 
 def _remove_leftovers(folder: Path) -> None:
+    settle_file_set(folder)  # a set that committed lands before its temp files go
     shutil.rmtree(folder / TEMP_FOLDER, ignore_errors=True)
     for entry in folder.iterdir():
         if _LEGACY_TEMP.fullmatch(entry.name) and entry.is_file():

@@ -2,11 +2,15 @@
 folder's lock, a file that is no valid baseline is never overwritten, and one
 whose content would not change (the same cases, aggregates, fingerprints and
 settings) is left as it is, so two updates on one commit write the same bytes.
-An interrupt says whether the new file was written."""
+An interrupt says whether the new file was written. Files that belong with the
+baseline (its query snapshot) are written with it as one set
+(:mod:`~recall_gate.adapters.file_set`): after any failure or kill, a reader
+finds both old or both new."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +25,7 @@ from recall_gate.adapters.baseline_store import (
     read_baseline,
     write_baseline,
 )
+from recall_gate.adapters.file_set import settle_file_set, write_file_set
 from recall_gate.adapters.files import describe_validation_error
 from recall_gate.console import Console, display_path
 from recall_gate.core.baseline import Baseline, make_baseline, normalise_timestamp, same_content
@@ -39,6 +44,10 @@ class BaselineUpdate:
     with_latency: bool
     created_at: str | None  # --created-at, as given
     environ: Mapping[str, str]  # for SOURCE_DATE_EPOCH
+    # Files written with the baseline as one set (its query snapshot), and files
+    # that set removes (the snapshot's other variant).
+    together: Sequence[tuple[Path, bytes]] = ()
+    remove: Sequence[Path] = ()
 
 
 def created_at(update: BaselineUpdate, *, unchanged_since: str | None) -> str:
@@ -107,17 +116,25 @@ def _replace(
         console.stdout.write(
             f"recall-gate: {shown} is up to date (identical bytes, not rewritten)\n"
         )
+        _write_beside(update)
         return existing, baseline
     if existing is not None and same_content(existing.baseline, results):
         console.stdout.write(
             f"recall-gate: {shown} is up to date: the same cases, aggregates, fingerprints and "
             "settings (only created_at, git_sha and reason would change); not rewritten\n"
         )
+        _write_beside(update)
         return existing, existing.baseline
     attempt.append(text)
-    write_baseline(out, baseline)
+    write_baseline(out, baseline, together=update.together, remove=update.remove)
     console.stdout.write(f"recall-gate: wrote {shown}\n")
     return existing, baseline
+
+
+def _write_beside(update: BaselineUpdate) -> None:
+    """The files that belong with a baseline left as it is: a set of their own."""
+    if update.together or update.remove:
+        write_file_set(update.together, remove=update.remove)
 
 
 def update_baseline(
@@ -142,7 +159,10 @@ def update_baseline(
             under_lock()
         report(existing, baseline)
     except KeyboardInterrupt:
-        # Ctrl-C may land anywhere, even right after the rename: the file says which.
+        # Ctrl-C may land anywhere, even right after the rename: the file says which
+        # (a set that committed lands first, as the next reader would find it).
+        with contextlib.suppress(InputError):
+            settle_file_set(out.parent)
         if attempt and holds_text(out, attempt[0]):
             raise Interrupted(
                 f"{shown} WAS written and holds the new baseline (its report may be cut short)"

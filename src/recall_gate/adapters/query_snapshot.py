@@ -26,11 +26,12 @@ import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from recall_gate.adapters import capture_limits
 from recall_gate.adapters.capture_limits import MAX_LINE_CHARS, MAX_SNAPSHOT_HEADER_BYTES
-from recall_gate.adapters.files import atomic_file
+from recall_gate.adapters.file_set import settle_file_set, write_file_set
+from recall_gate.adapters.files import atomic_write_text, encode_text
 from recall_gate.adapters.git import BaseTree
 from recall_gate.core.logged_query import MAX_LOGGED_QUERIES
 from recall_gate.errors import InputError
@@ -44,8 +45,10 @@ __all__ = [
     "load_snapshot",
     "read_snapshot",
     "read_snapshot_at",
+    "snapshot_file",
     "snapshot_paths",
     "write_snapshot",
+    "write_with_snapshot",
 ]
 
 SCHEMA = "recall-gate/query-snapshot"
@@ -218,20 +221,45 @@ def decode_snapshot(data: bytes, *, source: str) -> QuerySnapshot:
     return QuerySnapshot(k=k, rankings=rankings)
 
 
-def write_snapshot(path: Path, snapshot: QuerySnapshot) -> Path:
-    """Write the snapshot beside ``path`` atomically (plain or gzipped by size, the
-    other variant removed); returns the file written."""
+def snapshot_file(path: Path, snapshot: QuerySnapshot) -> tuple[Path, bytes, Path]:
+    """The snapshot beside ``path`` as a file to write: its name (plain or gzipped
+    by size), its bytes, and the other variant's name (to remove)."""
     data, zipped = encode_snapshot(snapshot)
     plain, packed = snapshot_paths(path)
     target, other = (packed, plain) if zipped else (plain, packed)
-    with atomic_file(target) as handle:
-        handle.write(data)
-    other.unlink(missing_ok=True)
+    return target, data, other
+
+
+def write_snapshot(path: Path, snapshot: QuerySnapshot) -> Path:
+    """Write the snapshot beside ``path`` (plain or gzipped by size, the other
+    variant removed, both as one set: :mod:`~recall_gate.adapters.file_set`);
+    returns the file written. Beside files it belongs with, write it in their set
+    (:func:`snapshot_file`)."""
+    target, data, other = snapshot_file(path, snapshot)
+    write_file_set([(target, data)], remove=[other])
+    return target
+
+
+@overload
+def write_with_snapshot(path: Path, text: str, snapshot: QuerySnapshot) -> Path: ...
+@overload
+def write_with_snapshot(path: Path, text: str, snapshot: None) -> None: ...
+def write_with_snapshot(path: Path, text: str, snapshot: QuerySnapshot | None) -> Path | None:
+    """Write ``text`` (a capture) to ``path`` and ``snapshot`` beside it, as one set
+    (:mod:`~recall_gate.adapters.file_set`): a reader never finds a new capture
+    beside an old snapshot. Returns the snapshot's file. Without a snapshot, the
+    capture alone is written atomically (a device, ``/dev/stdout``, in place)."""
+    if snapshot is None:
+        atomic_write_text(path, text)
+        return None
+    target, encoded, other = snapshot_file(path, snapshot)
+    write_file_set([(path, encode_text(text)), (target, encoded)], remove=[other])
     return target
 
 
 def _read_capped(path: Path) -> bytes:
     """The file's bytes; one larger than the decompressed cap is refused unread."""
+    settle_file_set(path.parent)  # a set cut short is completed first
     cap = capture_limits.MAX_SNAPSHOT_BYTES
     if path.stat().st_size > cap:
         raise _too_large(str(path), cap)

@@ -283,7 +283,7 @@ def _cmd_compare(args: argparse.Namespace, console: Console) -> int:
 def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.baseline_store import git_head_sha, read_current_results
     from recall_gate.adapters.baseline_writer import BaselineUpdate, update_baseline
-    from recall_gate.adapters.query_snapshot import load_snapshot, write_snapshot
+    from recall_gate.adapters.query_snapshot import load_snapshot, snapshot_file
     from recall_gate.settings import resolve_settings
 
     settings = resolve_settings(args, console)
@@ -297,12 +297,13 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
     shown = display_path(out, console)
     # Read (and refused when bad) before anything is written.
     snapshot = None if args.queries_snapshot is None else load_snapshot(args.queries_snapshot)
+    # The snapshot lands with the baseline, as one set: both new or both old.
+    beside = None if snapshot is None else snapshot_file(out, snapshot)
 
     def write_snapshot_beside() -> None:
-        if snapshot is not None:
-            written = write_snapshot(out, snapshot)
+        if snapshot is not None and beside is not None:
             console.stdout.write(
-                f"recall-gate: wrote {display_path(written, console)} "
+                f"recall-gate: wrote {display_path(beside[0], console)} "
                 f"({len(snapshot.rankings):,} logged queries)\n"
             )
 
@@ -314,6 +315,8 @@ def _cmd_baseline(args: argparse.Namespace, console: Console) -> int:
             with_latency=not args.without_latency,
             created_at=args.created_at,
             environ=console.environ,
+            together=() if beside is None else [(beside[0], beside[1])],
+            remove=() if beside is None else [beside[2]],
         ),
         out=out,
         console=console,

@@ -238,9 +238,9 @@ def _cmd_score(args: argparse.Namespace, console: Console) -> int:
 
 def _cmd_run(args: argparse.Namespace, console: Console) -> int:
     from recall_gate import __version__
-    from recall_gate.adapters.artifacts import write_artifacts
+    from recall_gate.adapters.artifacts import dump_artifacts
     from recall_gate.adapters.query_log import load_query_log
-    from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
+    from recall_gate.adapters.query_snapshot import QuerySnapshot, write_with_snapshot
     from recall_gate.core.fingerprint import (
         fingerprint_cards,
         fingerprint_cases,
@@ -292,9 +292,9 @@ def _cmd_run(args: argparse.Namespace, console: Console) -> int:
         else None
     )
     if args.artifacts_out is not None:
-        write_artifacts(args.artifacts_out, captured.artifacts, retriever=retriever)
-        if logged is not None:
-            written = write_snapshot(args.artifacts_out, logged)
+        text = dump_artifacts(captured.artifacts, retriever=retriever)
+        written = write_with_snapshot(args.artifacts_out, text, logged)  # the two together
+        if logged is not None and written is not None:
             console.stderr.write(
                 f"recall-gate: {len(logged.rankings)} of {len(queries)} logged queries → "
                 f"{display_path(written, console)}\n"

@@ -16,9 +16,9 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
-from recall_gate.adapters.artifacts import write_artifacts
+from recall_gate.adapters.artifacts import dump_artifacts
 from recall_gate.adapters.dataset import iter_artifacts, load_cases
-from recall_gate.adapters.query_snapshot import QuerySnapshot, read_snapshot, write_snapshot
+from recall_gate.adapters.query_snapshot import QuerySnapshot, read_snapshot, write_with_snapshot
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.core.records import Artifact, Coverage, Retriever
@@ -218,9 +218,8 @@ def _cmd_merge(args: argparse.Namespace, console: Console) -> int:
         merged.sort(key=lambda a: order.get(a.case_id, len(order)))
     coverage = None if complete else total.model_copy(update={"shards": indexes})
     snapshot = _merged_snapshot(shards, console)  # refused before anything is written
-    write_artifacts(args.out, merged, retriever=first.retriever, coverage=coverage)
-    if snapshot is not None:
-        write_snapshot(args.out, snapshot)
+    text = dump_artifacts(merged, retriever=first.retriever, coverage=coverage)
+    write_with_snapshot(args.out, text, snapshot)  # the two land together
     out = display_path(args.out, console)
     if coverage is None:
         console.stderr.write(

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from recall_gate.adapters.journal import CaptureJournal
-from recall_gate.adapters.query_snapshot import QuerySnapshot, write_snapshot
+from recall_gate.adapters.query_snapshot import QuerySnapshot, write_with_snapshot
 from recall_gate.adapters.trec import write_trec_run
 from recall_gate.console import Console, display_path
 from recall_gate.core.logged_query import LoggedQuery
@@ -180,9 +180,11 @@ def capture_journaled(
             if progress is not None:
                 progress.end()
             raise
-        captured.write(out)
-        if job.queries:
-            written = write_snapshot(out, QuerySnapshot(k=job.k, rankings=captured.logged))
+        if not job.queries:
+            captured.write(out)
+        else:  # the capture and its snapshot land together: both new or both old
+            snapshot = QuerySnapshot(k=job.k, rankings=captured.logged)
+            written = write_with_snapshot(out, captured.to_jsonl(), snapshot)
             console.stderr.write(
                 f"recall-gate: {len(captured.logged)} of {len(job.queries)} logged queries → "
                 f"{display_path(written, console)}\n"
