@@ -141,6 +141,7 @@ def test_the_family_is_the_gated_rows_and_costs_each_row_its_share() -> None:
     en = rows[HIT, "language:en"]
     assert en.p_drop == pytest.approx(2**-8)
     assert en.p_family is not None
+    assert en.p_drop is not None
     assert en.p_drop < en.p_family < 0.05
     assert only_hit.family is not None
     assert only_hit.family.cells == 4  # hit@k × overall, golden, en, pt-BR

@@ -29,6 +29,7 @@ from recall_gate.settings.values import fraction, non_negative_seconds, optional
 if TYPE_CHECKING:
     from recall_gate.adapters.baseline_store import StoredBaseline
     from recall_gate.core.baseline import Baseline
+    from recall_gate.core.records import Aggregates
 
 # Each handler imports what it runs when it runs: `compare --help` loads no model.
 
@@ -135,7 +136,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "suggest",
         help="observed − margin per metric, from a baseline",
         description="Suggest floors from a baseline: observed mean minus a margin that reaches "
-        "the Wilson 95% lower bound (at least --min-margin), rounded down to two decimals.",
+        "the Wilson 95% lower bound (at least --min-margin), rounded down to two decimals; "
+        "and the smallest tolerance (max-regression) each group of its cases can enforce.",
     )
     add_config(suggest)
     add_baseline_file(suggest, "--baseline")
@@ -358,6 +360,43 @@ def _report_update(
     console.stdout.write(render_baseline_update(doc, new=baseline, path=shown, fmt="text"))
 
 
+def _tolerance_suggestion(aggregates: Aggregates, *, k: int, min_group_n: int) -> str:
+    """The smallest tolerance each group of the set can enforce (hit@k, only lost hits)."""
+    from recall_gate.core.gate_calibration import POWER, suggest_tolerances
+    from recall_gate.core.metric_registry import metric_label
+    from recall_gate.core.metrics import HIT
+    from recall_gate.report.markup import table
+    from recall_gate.report.phrases import group_phrase
+
+    groups, cells = suggest_tolerances(aggregates, min_group_n=min_group_n)
+    if not groups:
+        return ""
+    hit = metric_label(HIT, k)
+    rows = [
+        [
+            group_phrase(g.group),
+            str(g.n),
+            str(g.fewest_lost),
+            f"{g.enforceable:.2f}",
+            "never" if g.caught is None else f"{g.caught:.3f}",
+        ]
+        for g in groups
+    ]
+    overall = groups[0]
+    return (
+        f"\nrecall-gate: the smallest {hit} drop each group can enforce (lost hits alone, none "
+        f"gained; {cells} rows tested together at 5 %, bounded by Bonferroni)\n\n"
+        + table(
+            ["group", "n", "fewest lost", "smallest tolerance", f"caught {POWER:.0%} from"],
+            rows,
+            "text",
+        )
+        + f"\n\nmax-regression: {overall.enforceable:.2f}  ({overall.group}: a smaller tolerance "
+        "gates no drop more with require-significance on; a group's own row says what it can "
+        "enforce)\n"
+    )
+
+
 def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.baseline_store import read_baseline
     from recall_gate.adapters.config_edit import write_floors
@@ -366,7 +405,8 @@ def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.report.markup import table
     from recall_gate.settings import resolve_settings
 
-    path = resolve_settings(args, console).baseline
+    settings = resolve_settings(args, console)
+    path = settings.baseline
     shown = display_path(path, console)
     stored = read_baseline(path, display=shown)
     if stored is None:
@@ -393,6 +433,9 @@ def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
         f"95% lower bound, at least {margin:.2f})\n\n"
         + table(["flag", "metric", "observed", "n", "margin", "floor"], rows, "text")
         + "\n"
+    )
+    console.stdout.write(
+        _tolerance_suggestion(stored.baseline.aggregates, k=k, min_group_n=settings.min_group_n)
     )
     if args.write is not None:
         floors = {floor_key(s.metric): s.floor for s in suggested}

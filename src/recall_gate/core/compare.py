@@ -222,7 +222,7 @@ class BaselineEdit:
 class FamilyRecord:
     """The report-level test of the gated rows: how many ``cells`` (metric ×
     group) it tested together, how it drew its null distribution, and the
-    ``critical`` standardised drop (−Σd / √Σd²) a row must reach to be called
+    ``critical`` standardised drop (−Σd / √Σd²) a row must exceed to be called
     likely real when it is the largest; ``None`` when no row changed."""
 
     cells: int

@@ -10,7 +10,7 @@ it fails a no-op pull request, and the smallest hit@k drop it catches.
   noise or not: no bound.
 * **The smallest drop caught.** Assumption: the drop is hit@k lost hits alone,
   nothing gained, elsewhere the changes this run made. L lost hits standardise
-  to √L, which must reach the report-level test's critical value at this run
+  to √L, which must exceed the report-level test's critical value at this run
   (and 2^−L < 0.05); a group of n cases whose cases each lose their hit with
   probability δ loses at least that many (and more than the tolerance) 80 % of
   the time from the smallest δ :func:`~recall_gate.core.stats.smallest_drop_caught`
@@ -21,15 +21,26 @@ it fails a no-op pull request, and the smallest hit@k drop it catches.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from statistics import NormalDist
 
 from recall_gate.core.compare import Comparison
 from recall_gate.core.comparison_records import CalibrationRecord
+from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.metrics import HIT
+from recall_gate.core.records import Aggregates
 from recall_gate.core.stats import SIGNIFICANCE, fewest_lost_caught, smallest_drop_caught
 
-__all__ = ["POWER", "bonferroni_critical", "calibration", "smallest_drops"]
+__all__ = [
+    "POWER",
+    "SuggestedTolerance",
+    "bonferroni_critical",
+    "calibration",
+    "smallest_drops",
+    "suggest_tolerances",
+]
 
 # "Caught" means caught this often.
 POWER = 0.8
@@ -86,3 +97,46 @@ def calibration(
         tolerance=tolerance,
         smallest_drop=drops,
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class SuggestedTolerance:
+    """What one group of a case set can enforce: the ``fewest_lost`` hits (none
+    gained) the report-level test calls likely real, as a drop of its ``n``
+    (``enforceable``: a tolerance below it gates nothing more), and the drop
+    caught :data:`POWER` of the time (``caught``; None: never at this n)."""
+
+    group: str
+    n: int
+    fewest_lost: int
+    enforceable: float
+    caught: float | None
+
+
+def suggest_tolerances(
+    aggregates: Aggregates, *, min_group_n: int
+) -> tuple[tuple[SuggestedTolerance, ...], int]:
+    """Per group with at least ``min_group_n`` cases (overall, case types,
+    languages), the smallest hit@k drop the set can enforce, and the number of
+    rows the gate would test together (those groups × the metrics scored).
+    Without a pull request to draw from, the threshold is the Bonferroni bound
+    over those rows (:func:`bonferroni_critical`): the report-level test never
+    asks more."""
+    groups = [("overall", aggregates.overall)]
+    groups += [(f"case_type:{g}", v) for g, v in aggregates.by_case_type.items()]
+    groups += [(f"language:{g}", v) for g, v in aggregates.by_language.items()]
+    sized = [(label, means[HIT].n) for label, means in groups if HIT in means]
+    sized = [(label, n) for label, n in sized if n >= min_group_n]
+    metrics = sum(1 for key in METRIC_KEYS if key in aggregates.overall)
+    cells = len(sized) * max(1, metrics)
+    lost, drops = smallest_drops(dict(sized), critical=bonferroni_critical(cells), tolerance=0.0)
+    return tuple(
+        SuggestedTolerance(
+            group=label,
+            n=n,
+            fewest_lost=lost,
+            enforceable=math.ceil(round(lost / n * 100, 9)) / 100,
+            caught=drops[label],
+        )
+        for label, n in sized
+    ), cells

@@ -14,7 +14,7 @@ whole change for a new metric:
   the input ``max-regression-NAME``;
 * its ``label`` heads its column in every table (``hit@5``);
 * the scorer computes it (``kernel``), the aggregates average it, compare
-  tests its noise (``binary``: McNemar on flips, else a paired bootstrap), the
+  tests its noise (``binary``: McNemar on flips, else a paired sign-flip test), the
   gate applies floors and the tolerance to it.
 
 * ``make generate`` writes its inputs, outputs and variables into
@@ -79,7 +79,7 @@ class MetricSpec:
     formula: str  # the trec_eval measure it matches, or how it is counted
     # Retrieval metrics are gated (floors, tolerance) and are action outputs.
     gated: bool = True
-    # 0 or 1 per case: its changes are flips, tested with McNemar; else a bootstrap.
+    # 0 or 1 per case: its changes are flips, tested with McNemar; else a sign-flip test.
     binary: bool = False
     # None: computed in the scorer's one pass (the ADR triad, :func:`score_top`).
     kernel: Kernel | None = None
