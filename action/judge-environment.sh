@@ -13,17 +13,35 @@ _rg_inside_workspace() {
     && case "$1/" in "$_rg_workspace"/*) true ;; *) false ;; esac
 }
 
-# PATH: absolute folders outside the checkout. An empty or relative entry is the
-# current folder (or one below it); a folder of the checkout is the pull request's.
-_rg_path=""
-IFS=: read -r -a _rg_entries <<< "$PATH"
-for _rg_entry in "${_rg_entries[@]}"; do
-  case "$_rg_entry" in /*) ;; *) continue ;; esac
-  _rg_resolved="$(_rg_real "$_rg_entry")" || continue  # gone: nothing to find there
-  if _rg_inside_workspace "$_rg_resolved"; then continue; fi
-  _rg_path="${_rg_path:+$_rg_path:}$_rg_entry"
-done
-export PATH="$_rg_path"
+# A search path with absolute folders outside the checkout only. An empty or relative
+# entry is the current folder (or one below it); a folder of the checkout is the pull
+# request's. PATH finds programs, LD_LIBRARY_PATH the libraries they load (setup-python
+# sets it), LD_PRELOAD libraries every program loads.
+_rg_searched() {
+  local entry resolved kept="" folder separators=":"
+  local -a entries
+  if [ "$2" = files ]; then separators=": "; fi  # LD_PRELOAD: colons or spaces
+  IFS="$separators" read -r -a entries <<< "$1"
+  for entry in "${entries[@]}"; do
+    case "$entry" in /*) ;; *) continue ;; esac
+    folder="$entry"
+    if [ "$2" = files ]; then folder="${entry%/*}/"; fi
+    resolved="$(_rg_real "$folder")" || continue  # gone: nothing to find there
+    if _rg_inside_workspace "$resolved"; then continue; fi
+    kept="${kept:+$kept:}$entry"
+  done
+  printf '%s' "$kept"
+}
+PATH="$(_rg_searched "$PATH" folders)"
+export PATH
+if [ -n "${LD_LIBRARY_PATH:-}" ]; then
+  LD_LIBRARY_PATH="$(_rg_searched "$LD_LIBRARY_PATH" folders)"
+  export LD_LIBRARY_PATH
+fi
+if [ -n "${LD_PRELOAD:-}" ]; then
+  LD_PRELOAD="$(_rg_searched "$LD_PRELOAD" files)"
+  export LD_PRELOAD
+fi
 
 # The folder recall-gate judges (`working-directory`, relative to the checkout), named
 # to it by RECALL_GATE_WORKING_DIRECTORY instead of being its working folder.
@@ -67,4 +85,4 @@ _rg_here="$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/recall-gate-judge-step.XX
   echo "::error title=recall-gate::cannot make a working folder for the judge under RUNNER_TEMP"
   exit 2
 }
-unset _rg_path _rg_entries _rg_entry _rg_resolved _rg_name
+unset _rg_name

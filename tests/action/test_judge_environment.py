@@ -299,3 +299,26 @@ def test_the_install_of_run_and_score_modes_reads_no_uv_configuration_of_the_che
     assert judge_markers(tmp_path / "markers") == [], ran
     config = (tmp_path / "venv" / "pyvenv.cfg").read_text(encoding="utf-8")
     assert ".uv-toml-python" not in config, ran
+
+
+def test_no_library_of_the_checkout_is_on_a_loader_search_path(
+    tmp_path: Path, checkout: Path
+) -> None:
+    (checkout / "lib").mkdir()
+    system = f"{tmp_path}:/usr/lib"
+    printed = _sourced(
+        tmp_path,
+        checkout,
+        'printf "%s\\n%s" "$LD_LIBRARY_PATH" "$LD_PRELOAD"',
+        PATH=os.environ["PATH"],
+        LD_LIBRARY_PATH=f"lib:{checkout / 'lib'}::{system}",
+        LD_PRELOAD=f"{checkout / 'lib' / 'evil.so'} lib/evil.so",
+    )
+    assert printed.split("\n") == [system, ""]
+
+
+def test_a_path_folder_whose_name_holds_a_space_stays(tmp_path: Path, checkout: Path) -> None:
+    spaced = tmp_path / "My Tools"
+    spaced.mkdir()
+    printed = _sourced(tmp_path, checkout, 'printf "%s" "$PATH"', PATH=f"{spaced}:/usr/bin")
+    assert printed == f"{spaced}:/usr/bin"
