@@ -308,6 +308,28 @@ def raise_max_unanswered_share(world: World, repo: Path) -> None:
     )
 
 
+def answered_in_english_by_climbing_paths(world: World) -> Capture:
+    """The Chinese cases get the English page of each card, each written as a path
+    under the Chinese folder that climbs back out of it (``i18n/zh/…/../../docs/…``):
+    a language is told by the path the file system resolves, not its first folder."""
+    climb = "i18n/zh/docusaurus-plugin-content-docs/current/../../../../../"
+
+    def climbing(case_id: str, ranking: tuple[Doc, ...]) -> tuple[Doc, ...]:
+        if not _in("zh", case_id):
+            return ranking
+        return tuple(
+            climb + world.layout.path(("en", d[1])) if isinstance(d, tuple) else d for d in ranking
+        )
+
+    return _rankings(world, climbing)
+
+
+def point_baseline_ref_at_itself(world: World, repo: Path) -> None:
+    """The pull request's config names its own branch as the revision that judges."""
+    with (repo / "recall-gate.yaml").open("a", encoding="utf-8") as config:
+        config.write("baseline_ref: pr\n")
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -387,6 +409,12 @@ WORSE: dict[str, Change] = {
     "lines-claim-the-gold-they-got": Change(lines_claim_other_labels),
     "lines-claim-no-gold": Change(lines_claim_no_gold),
     "lines-claim-another-language": Change(lines_claim_english),
+    "language-answered-from-another-language-by-climbing-paths": Change(
+        answered_in_english_by_climbing_paths
+    ),
+    "pr-points-its-baseline-ref-at-itself": Change(
+        language_pages_dropped, edit=point_baseline_ref_at_itself
+    ),
     "language-answered-from-another-language-by-bare-id": Change(
         lambda w: answered_in_english(w, form="id")
     ),
