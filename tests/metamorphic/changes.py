@@ -483,6 +483,25 @@ def split_into_two_chunks(world: World) -> Capture:
     return _rankings(world, lambda c, r: tuple(d for doc in r for d in (doc, doc)))
 
 
+def lines_carry_their_cases(world: World) -> Capture:
+    """Each line carries its case's own fields (a self-contained capture, as
+    ``recall-gate capture`` writes it), a latency and its items' scores."""
+    fields = {
+        c["id"]: {
+            "language": c["language"],
+            "case_type": c["case_type"],
+            "must_cite_one_of": c["must_cite_one_of"],
+            "query": c["query"],
+            "latency_ms": 40.0 + n,
+        }
+        for n, c in enumerate(world.cases)
+    }
+    scores = {
+        c: tuple(0.9 - n / 50 for n in range(len(r))) for c, r in world.capture.rankings.items()
+    }
+    return replace(world.capture, extra=fields, scores=scores)
+
+
 NOOP: dict[str, Change] = {
     "identical-capture": Change(lambda w: w.capture),
     "ranks-below-k-permuted": Change(ranks_below_k_permuted),
@@ -495,6 +514,11 @@ NOOP: dict[str, Change] = {
     "ids-as-ids-in-language-folders": Change(lambda w: w.capture, layout="folders"),
     "ids-as-site-relative-urls": Change(as_site_relative_urls),
     "ids-as-urls-with-query-and-anchor": Change(as_urls_with_query),
+    "ids-as-urls-without-trailing-slash": Change(
+        lambda w: replace(w.capture, form="url-without-slash")
+    ),
+    "lines-carry-their-cases-fields-latency-and-scores": Change(lines_carry_their_cases),
+    "query-snapshot-gzipped": Change(lambda w: replace(w.capture, snapshot="gzipped")),
     "each-card-retrieved-as-two-chunks": Change(split_into_two_chunks),
     "captured-by-the-capture-job": Change(lambda w: w.capture, captured_by_the_pr=True),
     # Δ 0 on the cases both sides hold; the new case is judged after merge.

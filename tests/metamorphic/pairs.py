@@ -29,6 +29,7 @@ pull request event's base SHA, then ``actions-report``, and exits as its
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import json
 import random
@@ -87,8 +88,9 @@ gate:
 """
 
 # How a card is written in a capture: its id, its file path, or its page's URL
-# (absolute, relative to the site, or with a query string and an anchor).
-Form = Literal["id", "path", "url", "site-relative-url", "url-with-query"]
+# (absolute, relative to the site, with a query string and an anchor, or without
+# its trailing slash).
+Form = Literal["id", "path", "url", "site-relative-url", "url-with-query", "url-without-slash"]
 # A card: (language, topic number).
 Card = tuple[str, int]
 # A retrieved document: a card, or a string written as it is (maps to no card).
@@ -146,6 +148,8 @@ class Layout:
         url = self.url(card)
         if form == "site-relative-url":
             return url.removeprefix(SITE)
+        if form == "url-without-slash":
+            return url.rstrip("/")
         return f"{url}?utm_source=chat#setup" if form == "url-with-query" else url
 
     def files(self) -> dict[str, str]:
@@ -181,8 +185,9 @@ class Capture:
     chunks: str | None = "chunk-"
     # logged query id → its top k; None: no snapshot beside the capture
     logged: Mapping[str, tuple[Card, ...]] | None = None
-    # "header-only": the snapshot's header line and no query
-    snapshot: Literal["whole", "header-only"] = "whole"
+    # "header-only": the snapshot's header line and no query; "gzipped": whole, in
+    # capture.queries.jsonl.gz (as a capture writes a large one)
+    snapshot: Literal["whole", "header-only", "gzipped"] = "whole"
     # the snapshot's k (its rankings cut to it): the base's k unless set
     snapshot_k: int = K
     # case id → fields merged into its line (e.g. an error, or fields the line claims)
@@ -309,7 +314,10 @@ def write_capture(layout: Layout, capture: Capture, folder: Path) -> Path:
         assert not zipped, "a snapshot this small is plain JSON Lines"
         if capture.snapshot == "header-only":
             data = data.split(b"\n", 1)[0] + b"\n"
-        (folder / "capture.queries.jsonl").write_bytes(data)
+        if capture.snapshot == "gzipped":
+            (folder / "capture.queries.jsonl.gz").write_bytes(gzip.compress(data, mtime=0))
+        else:
+            (folder / "capture.queries.jsonl").write_bytes(data)
     return path
 
 
