@@ -46,7 +46,7 @@ from recall_gate.adapters.files import parse_yaml
 from recall_gate.core.ignore_patterns import pattern_lines
 from recall_gate.core.language import canonical_language, language_error
 from recall_gate.core.mkdocs_blog import MkDocsBlog
-from recall_gate.core.site_urls import SiteLayout
+from recall_gate.core.site_urls import HugoFallback, SiteLayout
 from recall_gate.errors import InputError
 
 __all__ = ["Exclusion", "Site", "detect_site", "locale_language"]
@@ -179,12 +179,18 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
             folder = spec.get("contentDir") if isinstance(spec, Mapping) else None
             folder = folder if isinstance(folder, str) else content
             content_dirs[tag] = _relative_dir(site_root, folder, kb_root)
+    default = _language(keys.get("defaultcontentlanguage")) or "en"
     # Module mounts of a language's content (`source = "content/ja"`, `target =
-    # "content"`, `lang = "ja"`): that language's content folder too.
+    # "content"`, `lang = "ja"`; no `lang`: the default language's, as Hugo reads
+    # it): that language's content folder too. A mount of a folder into a deeper
+    # target, or a second mount into a language, is a fallback (below).
     mounts = _content_mounts(keys.get("module"))
-    for source, tag in mounts:
-        if tag is not None and tag in tags:
-            content_dirs[tag] = _relative_dir(site_root, source, kb_root)
+    mounted: set[str] = set()
+    for mount in mounts:
+        tag = mount.language or default
+        if mount.target == "content" and tag not in mounted and (tag in tags or not tags):
+            mounted.add(tag)
+            content_dirs[tag] = _relative_dir(site_root, mount.source, kb_root)
     folders = [
         content,
         *(
@@ -192,11 +198,10 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
             for spec in (languages.values() if isinstance(languages, Mapping) else ())
             if isinstance(spec, Mapping) and isinstance(spec.get("contentDir"), str)
         ),
-        *(source for source, _ in mounts),
+        *(mount.source for mount in mounts),
     ]
     if not any(_related(kb_root, site_root / folder) for folder in folders):
         return None
-    default = _language(keys.get("defaultcontentlanguage")) or "en"
     base = keys.get("baseurl")
     layout = SiteLayout(
         generator="hugo",
@@ -207,11 +212,42 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
         base_path=urlsplit(base).path.strip("/") if isinstance(base, str) else "",
         languages=tuple(tags),
         permalinks=_permalinks(keys.get("permalinks")),
+        fallbacks=_fallbacks(site_root, kb_root, mounts, content_dirs, default=default),
     )
     excluded = _language_exclusions(_disabled_languages(keys), content_dirs)
     if mounts:
-        excluded += _unmounted(site_root, kb_root, [source for source, _ in mounts])
+        excluded += _unmounted(site_root, kb_root, [mount.source for mount in mounts])
     return Site(layout=layout, config=config, excluded=excluded)
+
+
+def _fallbacks(
+    site_root: Path,
+    kb_root: Path,
+    mounts: list[_Mount],
+    content_dirs: Mapping[str, str],
+    *,
+    default: str,
+) -> tuple[HugoFallback, ...]:
+    """The mounts that publish another language's pages in a language's site
+    (opentelemetry.io: ``content/en/docs`` → ``content/docs`` with ``lang: es``):
+    every content mount of a language but the one that is its content folder,
+    whose source is in the KB; with the pages that language has of its own."""
+    found = []
+    for mount in mounts:
+        tag = mount.language or default
+        own_dir = content_dirs.get(tag, "")
+        source = _relative_dir(site_root, mount.source, kb_root)
+        if not source or (mount.target == "content" and source == own_dir):
+            continue
+        own_root = kb_root / own_dir if own_dir else kb_root
+        own = frozenset(
+            p.relative_to(own_root).with_suffix("").as_posix()
+            for p in (own_root.rglob("*") if own_root.is_dir() else ())
+            if p.suffix in (".md", ".markdown", ".mdx")
+        )
+        target = mount.target.removeprefix("content").strip("/")
+        found.append(HugoFallback(source, target, tag, mount.exclude, own))
+    return tuple(found)
 
 
 def _disabled_languages(keys: Mapping[str, Any]) -> set[str]:
@@ -240,20 +276,33 @@ def _language_exclusions(
     return (Exclusion("disabled language", tuple(patterns)),) if patterns else ()
 
 
-def _content_mounts(module: Any) -> list[tuple[str, str | None]]:
-    """``(source, language)`` of each module mount of content (``[[module.mounts]]``,
-    or ``[[mounts]]`` of ``config/_default/module.toml``, ``target = "content"``):
-    its language from ``lang = "ja"`` or a one-language ``[sites.matrix]
-    languages = ["ja"]`` (newer Hugo), else None (every language's)."""
+@dataclass(frozen=True)
+class _Mount:
+    """A Hugo module mount of content: its source folder (relative to the site),
+    its target below ``content`` (``content`` itself, or ``content/docs``), its
+    language (None: no ``lang``) and its ``excludeFiles`` globs."""
+
+    source: str
+    target: str
+    language: str | None
+    exclude: tuple[str, ...] = ()
+
+
+def _content_mounts(module: Any) -> list[_Mount]:
+    """Each module mount of content (``[[module.mounts]]``, or ``[[mounts]]`` of
+    ``config/_default/module.toml``, with a target of ``content`` or below it): its
+    language from ``lang = "ja"`` or a one-language ``[sites.matrix] languages =
+    ["ja"]`` (newer Hugo), else None (the default language's)."""
     mounts = module.get("mounts") if isinstance(module, Mapping) else None
-    found: list[tuple[str, str | None]] = []
+    found: list[_Mount] = []
     for mount in mounts if isinstance(mounts, list) else ():
         if not isinstance(mount, Mapping):
             continue
         source, target = mount.get("source"), mount.get("target")
         if not (isinstance(source, str) and isinstance(target, str)):
             continue
-        if target.strip("/") != "content":
+        target = target.strip("/")
+        if target != "content" and not target.startswith("content/"):
             continue
         lang = mount.get("lang")
         sites = mount.get("sites")
@@ -261,7 +310,18 @@ def _content_mounts(module: Any) -> list[tuple[str, str | None]]:
         listed = matrix.get("languages") if isinstance(matrix, Mapping) else None
         if lang is None and isinstance(listed, list) and len(listed) == 1:
             lang = listed[0]
-        found.append((source, _language(lang) if isinstance(lang, str) else None))
+        exclude = mount.get("excludeFiles", mount.get("excludefiles"))
+        globs = [exclude] if isinstance(exclude, str) else exclude
+        found.append(
+            _Mount(
+                source=source.strip("/"),
+                target=target,
+                language=_language(lang) if isinstance(lang, str) else None,
+                exclude=tuple(g for g in globs if isinstance(g, str))
+                if isinstance(globs, list)
+                else (),
+            )
+        )
     return found
 
 

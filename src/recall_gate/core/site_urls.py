@@ -45,11 +45,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from recall_gate.core.ignore_patterns import glob_regex
 from recall_gate.core.mkdocs_blog import MkDocsBlog, blog_post_path
 
 __all__ = [
     "CardIds",
     "Generator",
+    "HugoFallback",
     "SiteLayout",
     "address_key",
     "card_ids_with_urls",
@@ -104,6 +106,26 @@ class SiteLayout:
     i18n_default: str | None = None
     # MkDocs with Material's blog plugin: where it publishes the posts.
     blog: MkDocsBlog | None = None
+    # Hugo: module mounts that publish one language's pages in another language's
+    # site too (opentelemetry.io's English fallback pages), in mount order.
+    fallbacks: tuple[HugoFallback, ...] = ()
+
+
+@dataclass(frozen=True)
+class HugoFallback:
+    """A Hugo content mount of another language's folder into ``language``'s site
+    (``source: content/en/docs``, ``target: content/docs``, ``lang: es``): each page
+    below ``source`` (relative to the KB root) is published in ``language`` at its
+    path below ``target`` (relative to the content root), unless ``exclude``
+    (Hugo's ``excludeFiles`` globs, relative to ``source``) leaves it out or
+    ``language`` has a page of its own there (``own``: those paths, without
+    extension)."""
+
+    source: str
+    target: str
+    language: str
+    exclude: tuple[str, ...] = ()
+    own: frozenset[str] = frozenset()
 
 
 def strip_language_suffix(stem: str, languages: Iterable[str]) -> tuple[str, str | None]:
@@ -191,8 +213,35 @@ def _sections_slice(sections: list[str], cut: str) -> list[str]:
 def _hugo(parts: list[str], language: str, meta: Mapping[str, Any], site: SiteLayout) -> list[str]:
     content_dir = site.content_dirs.get(language, "").strip("/")
     prefix = content_dir.split("/") if content_dir else []
-    if prefix and parts[: len(prefix)] == prefix:
-        parts = parts[len(prefix) :]
+    own = parts[len(prefix) :] if prefix and parts[: len(prefix)] == prefix else parts
+    urls = _hugo_page(own, language, meta, site)
+    for fallback in site.fallbacks:
+        if (moved := _fallback_parts(parts, fallback)) is not None:
+            urls += _hugo_page(moved, fallback.language, meta, site)
+    return list(dict.fromkeys(urls))
+
+
+def _fallback_parts(parts: list[str], fallback: HugoFallback) -> list[str] | None:
+    """Where a fallback mount puts the page at ``parts`` in its language's site (its
+    path below the content root), or None when it does not put it there."""
+    source = [p for p in fallback.source.split("/") if p]
+    if parts[: len(source)] != source or len(parts) == len(source):
+        return None
+    below = "/".join(parts[len(source) :])
+    # `parts` has no extension; excludeFiles may name one (`**/README.md`).
+    names = [below, *(below + suffix for suffix in (".md", ".markdown", ".mdx"))]
+    if any(re.fullmatch(glob_regex(g.strip("/")), n) for g in fallback.exclude for n in names):
+        return None
+    moved = [*(p for p in fallback.target.split("/") if p), *parts[len(source) :]]
+    if "/".join(moved) in fallback.own:
+        return None  # the language's own page at that path wins
+    return moved
+
+
+def _hugo_page(
+    parts: list[str], language: str, meta: Mapping[str, Any], site: SiteLayout
+) -> list[str]:
+    """The URLs of a page at ``parts`` below its language's content root."""
     stem, _ = strip_language_suffix(parts[-1], site.languages)
     folder = parts[:-1]
     path = folder if stem in ("_index", "index") else [*folder, stem]
