@@ -130,7 +130,7 @@ def test_failed_floors_and_regressions_are_errors() -> None:
         (
             "error",
             "language en: recall@5 0.900 → 0.800 (−0.100, likely real) — n = 8, "
-            "beyond the 0.050 tolerance (max-regression)",
+            "beyond the 0.050 tolerance (max-regression), fails: likely real",
         ),
     ]
 

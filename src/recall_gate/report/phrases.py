@@ -225,6 +225,24 @@ def _exemption_phrase(r: RegressionRecord, doc: ComparisonDocument) -> str:
     return "exempt: not likely real by the noise test (require-significance)"
 
 
+def _failing_phrase(drops: Sequence[RegressionRecord], doc: ComparisonDocument) -> str:
+    """Why a drop beyond the tolerance fails, in words: the noise test calls it
+    likely real, or (only where the team chose it) it is held within noise."""
+    real = [r for r in drops if r.significant]
+    noisy = [r for r in drops if not r.significant]
+    ps = [r.p_family for r in real if r.p_family is not None]
+    likely = "likely real" + (f" ({fmt_p(min(ps))}, report-level)" if ps else "")
+    off = "because require-significance is off"
+    if not noisy:
+        return f"fails: {likely}"
+    if doc.gate.require_significance:
+        return "fails"
+    if not real:
+        return f"fails within noise {off}"
+    held = ", ".join(doc.label(r.metric) for r in noisy)
+    return f"fails: {likely}; {held} within noise, held to it {off}"
+
+
 def _own_noise_phrase(r: RegressionRecord, a: SelfAgreement | None) -> str:
     """Why a drop is the retriever's own noise: what the A/A captures changed."""
     behind = len({m.case_id for m in r.cases})
@@ -322,6 +340,8 @@ def drop_phrase(line: DropLine, doc: ComparisonDocument) -> str:
         limit = f"beyond the tolerance of each metric ({each}; max-regression)"
     if line.exempt:
         limit += f", {'would be ' if line.would else ''}{_exemption_phrase(drops[0], doc)}"
+    elif not line.would:
+        limit += f", {_failing_phrase(drops, doc)}"
     n_cases = len(line.cases)
     behind = f"; {plural(n_cases, 'case')} behind it" if n_cases else ""
     return f"{group_phrase(line.group)}: {moves} — n = {drops[0].n}, {limit}{behind}"

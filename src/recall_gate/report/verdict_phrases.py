@@ -161,15 +161,32 @@ def _headline(doc: ComparisonDocument, style: Style) -> str:
     return line
 
 
+def _one_per_group(
+    lines: list[phrases.DropLine], doc: ComparisonDocument, style: Style
+) -> list[str]:
+    """The drop lines of one list, a group (a language) named once: a group whose
+    drops fail and are exempt is one bullet, its failing drops first, marked as
+    failing."""
+    by_group: dict[str, list[phrases.DropLine]] = {}
+    for line in lines:
+        by_group.setdefault(line.group, []).append(line)
+    out = []
+    for group, same in by_group.items():
+        prefix = phrases.group_phrase(group) + ": "
+        texts = [phrases.drop_phrase(d, doc).removeprefix(prefix) for d in same]
+        out.append(f"{same[0].mark(style)} {prefix}" + "; and ".join(texts))
+    return out
+
+
 def checks_block(doc: ComparisonDocument, style: Style) -> str | None:
     """What failed (❌), or in report-only mode what would fail if enforced (⚠️)."""
     fail, would = style.mark("fail").strip(), style.mark("would").strip()
     lines_ = phrases.drop_lines(doc)
-    lines = [f"{d.mark(style)} {phrases.drop_phrase(d, doc)}" for d in lines_ if not d.would]
+    lines = _one_per_group([d for d in lines_ if not d.would], doc, style)
     lines += [f"{fail} {phrases.floor_phrase(c, doc, would=False)}" for c in doc.gate.failed_floors]
     lines += [f"{fail} {text}" for text in gate_failures(doc, style.literal, style.limit)]
     if doc.verdict == "report-only":
-        lines += [f"{d.mark(style)} {phrases.drop_phrase(d, doc)}" for d in lines_ if d.would]
+        lines += _one_per_group([d for d in lines_ if d.would], doc, style)
         lines += [
             f"{would} {phrases.floor_phrase(c, doc, would=True)}"
             for c in doc.would_fail_detail.failed_floors
