@@ -37,6 +37,10 @@ def tied(query, k):
     random.shuffle(cards)
     return cards
 
+def down(query, k):
+    """A retriever whose endpoint fails every query."""
+    raise ConnectionError("the search endpoint is down")
+
 def down_for_logs(query, k):
     """A retriever whose endpoint fails every logged query (the cases still answer)."""
     if query.startswith("logged"):
@@ -546,3 +550,22 @@ def test_max_unanswered_share_lets_a_team_judge_a_log_partly_answered(app: Path)
         g for g in json.loads((app / "cmp.json").read_text())["gates"] if g["kind"] == "traffic"
     ]
     assert gate["reason"] == "could not be judged: no logged query was compared"
+
+
+def test_a_set_gate_fails_when_the_capture_answered_no_case(app: Path) -> None:
+    """Capture completeness: cases the retriever failed score as misses, and past
+    max_unanswered_share of them the metric gates could not be judged: a fail
+    that names why, in the document and the comment."""
+    make_base(app)
+    code, err = capture(
+        app, "down", "pr.jsonl", "--max-failures", "100", "--retries", "0",
+        "--max-regression", "0.5", "--comparison-json", "cmp.json", "--comment-markdown", "c.md",
+    )  # fmt: skip
+    assert code == 1, err
+    doc = json.loads((app / "cmp.json").read_text())
+    (gate,) = [g for g in doc["gates"] if g["kind"] == "capture"]
+    assert (gate["enforced"], gate["outcome"]) == (True, "unjudged")
+    assert gate["reason"] == (
+        "could not be judged: 12 of 12 cases not answered (more than max_unanswered_share 10.0 %)"
+    )
+    assert f"the floors and tolerances {gate['reason']}" in (app / "c.md").read_text()
