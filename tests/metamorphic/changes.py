@@ -17,6 +17,7 @@ from pathlib import Path
 from .pairs import (
     CARDS_PER_LANGUAGE,
     DEPTH,
+    READER_LANGUAGE_FLOOR,
     Capture,
     Card,
     Doc,
@@ -31,7 +32,9 @@ from .pairs import (
     write_cases,
 )
 
-__all__ = ["NOOP", "WORSE", "Change", "install_retriever", "judge_pair"]
+__all__ = ["NOOP", "REFUSED", "WORSE", "Change", "install_retriever", "judge_pair"]
+
+REFUSED = "refused"
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,9 @@ class Change:
     # which answers what ``capture`` holds (no logged query when it holds none),
     # instead of handing over a capture written here.
     captured_by_the_pr: bool = False
+    # A worse change: the gate that must catch it (a kind of the comparison's
+    # `gates`), or REFUSED: the judge must refuse the capture (exit 2).
+    caught_by: str | None = None
 
 
 def _cases_of(world: World, language: str) -> list[str]:
@@ -330,6 +336,29 @@ def point_baseline_ref_at_itself(world: World, repo: Path) -> None:
         config.write("baseline_ref: pr\n")
 
 
+def readers_lose_pages_in_their_language(world: World) -> Capture:
+    """Chinese cases lose their Chinese gold page from the top k, as few as bring the
+    share of Chinese hits found in Chinese (the untranslated pages' English ones are
+    found in English) below gate.min_reader_language_share."""
+    hits = _hitting(world, "zh")
+    own = [c for c in hits if world.gold(c)[0] == "zh"]
+    fallback = len(hits) - len(own)
+    lost = 0
+    while (len(own) - lost) / (len(hits) - lost) >= READER_LANGUAGE_FLOOR:
+        lost += 1
+    gone = set(own[:lost])
+    assert fallback, "the share moves only beside hits found in another language"
+
+    def without_gold(case_id: str, ranking: tuple[Doc, ...]) -> tuple[Doc, ...]:
+        if case_id not in gone:
+            return ranking
+        gold = world.gold(case_id)
+        spare = next(c for c in world.layout.cards("zh") if c not in ranking and c != gold)
+        return tuple(spare if d == gold else d for d in ranking)
+
+    return _rankings(world, without_gold)
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -376,62 +405,84 @@ def install_retriever(world: World, capture: Capture, repo: Path) -> None:
 
 WORSE: dict[str, Change] = {
     # Issue 39's list.
-    "language-pages-dropped-from-top-k": Change(language_pages_dropped),
-    "cases-deleted-from-the-capture": Change(cases_deleted_from_capture),
+    "language-pages-dropped-from-top-k": Change(language_pages_dropped, caught_by="tolerance"),
+    "cases-deleted-from-the-capture": Change(cases_deleted_from_capture, caught_by="capture"),
     "cases-deleted-from-the-capture-and-the-cases": Change(
-        cases_deleted_from_capture, edit=delete_cases_from_cases_file
+        cases_deleted_from_capture, edit=delete_cases_from_cases_file, caught_by="capture"
     ),
-    "gold-moved-below-k": Change(gold_moved_below_k),
-    "a-groups-ids-unmapped": Change(ids_unmapped),
-    "language-answered-from-another-language-by-path": Change(answered_in_english),
+    "gold-moved-below-k": Change(gold_moved_below_k, caught_by="tolerance"),
+    "a-groups-ids-unmapped": Change(ids_unmapped, caught_by=REFUSED),
+    "language-answered-from-another-language-by-path": Change(
+        answered_in_english, caught_by="tolerance"
+    ),
     "language-answered-from-another-language-by-url": Change(
-        lambda w: answered_in_english(w, form="url")
+        lambda w: answered_in_english(w, form="url"), caught_by="tolerance"
     ),
     "logged-queries-failed": Change(
-        lambda w: replace(w.capture, logged=None), captured_by_the_pr=True
+        lambda w: replace(w.capture, logged=None), captured_by_the_pr=True, caught_by="traffic"
     ),
-    "query-snapshot-emptied": Change(snapshot_emptied),
+    "query-snapshot-emptied": Change(snapshot_emptied, caught_by="traffic"),
     "logged-queries-answered-from-another-language": Change(
-        logged_answered_in_english, captured_by_the_pr=True
+        logged_answered_in_english, captured_by_the_pr=True, caught_by="traffic"
     ),
     # Found by trying what a pull request that would rather pass can do besides.
     "language-pages-dropped-through-the-capture-job": Change(
-        language_pages_dropped, captured_by_the_pr=True
+        language_pages_dropped, captured_by_the_pr=True, caught_by="tolerance"
     ),
-    "language-pages-dropped-in-language-folders": Change(language_pages_dropped, layout="folders"),
-    "gold-at-rank-k-plus-1-with-the-top-score": Change(gold_at_k_plus_1_with_the_top_score),
-    "pr-loosens-its-own-gate": Change(language_pages_dropped, edit=loosen_the_gate),
+    "language-pages-dropped-in-language-folders": Change(
+        language_pages_dropped, layout="folders", caught_by="tolerance"
+    ),
+    "gold-at-rank-k-plus-1-with-the-top-score": Change(
+        gold_at_k_plus_1_with_the_top_score, caught_by="tolerance"
+    ),
+    "pr-loosens-its-own-gate": Change(
+        language_pages_dropped, edit=loosen_the_gate, caught_by="tolerance"
+    ),
     "pr-raises-its-unanswered-share-and-empties-the-snapshot": Change(
-        snapshot_emptied, edit=raise_max_unanswered_share
+        snapshot_emptied, edit=raise_max_unanswered_share, caught_by="traffic"
     ),
-    "pr-deletes-the-baseline": Change(language_pages_dropped, edit=delete_the_baseline),
-    "pr-renames-the-cases-it-regresses": Change(renamed_and_regressed, edit=rename_cases),
-    "lines-claim-the-gold-they-got": Change(lines_claim_other_labels),
-    "lines-claim-no-gold": Change(lines_claim_no_gold),
-    "lines-claim-another-language": Change(lines_claim_english),
+    "pr-deletes-the-baseline": Change(
+        language_pages_dropped, edit=delete_the_baseline, caught_by="tolerance"
+    ),
+    "pr-renames-the-cases-it-regresses": Change(
+        renamed_and_regressed, edit=rename_cases, caught_by="capture"
+    ),
+    "lines-claim-the-gold-they-got": Change(lines_claim_other_labels, caught_by="tolerance"),
+    "lines-claim-no-gold": Change(lines_claim_no_gold, caught_by="tolerance"),
+    "lines-claim-another-language": Change(lines_claim_english, caught_by="tolerance"),
     "language-answered-from-another-language-by-climbing-paths": Change(
-        answered_in_english_by_climbing_paths
+        answered_in_english_by_climbing_paths, caught_by="tolerance"
     ),
     "pr-points-its-baseline-ref-at-itself": Change(
-        language_pages_dropped, edit=point_baseline_ref_at_itself
+        language_pages_dropped, edit=point_baseline_ref_at_itself, caught_by="tolerance"
     ),
     "language-answered-from-another-language-by-bare-id": Change(
-        lambda w: answered_in_english(w, form="id")
+        lambda w: answered_in_english(w, form="id"), caught_by=REFUSED
     ),
-    "most-logged-queries-unanswered": Change(most_logged_queries_unanswered),
-    "missed-cases-deleted-from-the-capture": Change(missed_cases_deleted_from_capture),
-    "cases-answered-twice": Change(answered_twice),
-    "cases-failed-in-the-capture": Change(cases_failed_in_capture),
-    "query-snapshot-deleted": Change(snapshot_deleted),
-    "logged-queries-moved-beyond-max-moved-share": Change(logged_queries_moved),
+    "most-logged-queries-unanswered": Change(most_logged_queries_unanswered, caught_by="traffic"),
+    "missed-cases-deleted-from-the-capture": Change(
+        missed_cases_deleted_from_capture, caught_by="capture"
+    ),
+    "cases-answered-twice": Change(answered_twice, caught_by=REFUSED),
+    "cases-failed-in-the-capture": Change(cases_failed_in_capture, caught_by="capture"),
+    "query-snapshot-deleted": Change(snapshot_deleted, caught_by="traffic"),
+    "logged-queries-moved-beyond-max-moved-share": Change(
+        logged_queries_moved, caught_by="traffic"
+    ),
     "pr-deletes-its-config-cases-and-baseline": Change(
-        language_pages_dropped, edit=delete_config_cases_and_baseline
+        language_pages_dropped, edit=delete_config_cases_and_baseline, caught_by="tolerance"
+    ),
+    "readers-lose-pages-in-their-language": Change(
+        readers_lose_pages_in_their_language, caught_by="reader_language"
     ),
     "pr-adds-pages-no-case-cites": Change(
-        lambda w: w.capture, edit=add_uncited_pages, layout="folders"
+        lambda w: w.capture, edit=add_uncited_pages, layout="folders", caught_by="new_cards"
     ),
     "pr-adds-pages-no-case-cites-and-unsets-the-coverage-gate": Change(
-        lambda w: w.capture, edit=add_uncited_pages_and_unset_the_gate, layout="folders"
+        lambda w: w.capture,
+        edit=add_uncited_pages_and_unset_the_gate,
+        layout="folders",
+        caught_by="new_cards",
     ),
 }
 

@@ -49,6 +49,7 @@ __all__ = [
     "CASES_PER_LANGUAGE",
     "DEPTH",
     "LANGUAGES",
+    "READER_LANGUAGE_FLOOR",
     "Capture",
     "Card",
     "Doc",
@@ -72,6 +73,11 @@ LOGGED_PER_LANGUAGE = 10
 K = 5
 DEPTH = 10  # documents per case in a capture: ranks K+1..DEPTH lie below the cut
 SITE = "https://docs.example.org"
+# The site's Chinese pages left untranslated: cases zh-17..19 are answered by the
+# English page of their id, which counts as "answered from another language".
+UNTRANSLATED = frozenset(("zh", t) for t in (17, 18, 19))
+# gate.min_reader_language_share of the base
+READER_LANGUAGE_FLOOR = 0.9
 SEED = 39
 
 CONFIG = f"""\
@@ -85,6 +91,7 @@ gate:
   min_group_n: 10
   max_moved_share: 0.2
   min_new_card_coverage: 0.5
+  min_reader_language_share: {READER_LANGUAGE_FLOOR}
 """
 
 # How a card is written in a capture: its id, its file path, or its page's URL
@@ -120,6 +127,19 @@ class Layout:
 
     name: Literal["site", "folders"]
 
+    def holds(self, card: Card) -> bool:
+        """Whether the KB has this card: the site leaves a few Chinese pages
+        untranslated (its readers get the English page of the id)."""
+        return self.name == "folders" or card not in UNTRANSLATED
+
+    def answering(self, card: Card) -> Card:
+        """The card that answers for ``card``: itself, or the English page of an
+        untranslated one."""
+        return card if self.holds(card) else ("en", card[1])
+
+    def cards(self, language: str) -> list[Card]:
+        return [c for t in range(CARDS_PER_LANGUAGE) if self.holds(c := (language, t))]
+
     def card_id(self, card: Card) -> str:
         language, topic = card
         return f"topic-{topic:02d}" if self.name == "site" else f"{language}/topic-{topic:02d}"
@@ -154,9 +174,7 @@ class Layout:
 
     def files(self) -> dict[str, str]:
         files = {
-            self.path((language, topic)): _page(language, topic)
-            for language in LANGUAGES
-            for topic in range(CARDS_PER_LANGUAGE)
+            self.path(card): _page(*card) for language in LANGUAGES for card in self.cards(language)
         }
         if self.name == "site":
             files["docusaurus.config.js"] = (
@@ -209,8 +227,9 @@ class World:
     capture: Capture
 
     def gold(self, case_id: str) -> Card:
+        """The card that meets the case's gold (an untranslated page's English one)."""
         language, number = case_id.rsplit("-", 1)
-        return language, int(number)
+        return self.layout.answering((language, int(number)))
 
     def hits(self, case_id: str) -> bool:
         """Whether the base capture holds the case's gold in its top k."""
@@ -243,24 +262,22 @@ def _logged() -> tuple[dict[str, Any], ...]:
     )
 
 
-def _base_capture(rng: random.Random, cases: Iterable[dict[str, Any]]) -> Capture:
+def _base_capture(rng: random.Random, layout: Layout, cases: Iterable[dict[str, Any]]) -> Capture:
     """Each case's gold in its top k 80 % of the time, below the cut 10 %, absent 10 %;
     the other documents cards of the case's language."""
     rankings: dict[str, tuple[Doc, ...]] = {}
     for case in cases:
         language, topic = case["language"], int(case["id"].rsplit("-", 1)[1])
-        others = [t for t in range(CARDS_PER_LANGUAGE) if t != topic]
-        ranking: list[Doc] = [(language, t) for t in rng.sample(others, DEPTH)]
+        gold = layout.answering((language, topic))
+        others = [c for c in layout.cards(language) if c[1] != topic]
+        ranking: list[Doc] = list(rng.sample(others, DEPTH))
         draw = rng.random()
         if draw < 0.8:
-            ranking[rng.randrange(K)] = (language, topic)
+            ranking[rng.randrange(K)] = gold
         elif draw < 0.9:
-            ranking[rng.randrange(K, DEPTH)] = (language, topic)
+            ranking[rng.randrange(K, DEPTH)] = gold
         rankings[case["id"]] = tuple(ranking)
-    logged = {
-        q["id"]: tuple((q["language"], t) for t in rng.sample(range(CARDS_PER_LANGUAGE), K))
-        for q in _logged()
-    }
+    logged = {q["id"]: tuple(rng.sample(layout.cards(q["language"]), K)) for q in _logged()}
     return Capture(
         rankings=rankings, order=tuple(rankings), form="path", logged=logged, chunks="chunk-"
     )
@@ -341,7 +358,7 @@ def build_world(root: Path, layout: Layout) -> World:
     )
     (repo / "recall-gate.yaml").write_text(CONFIG, encoding="utf-8")
     commit_all(repo, "base: docs, cases, query log, gate")
-    capture = _base_capture(random.Random(f"{SEED}-{layout.name}"), cases)
+    capture = _base_capture(random.Random(f"{SEED}-{layout.name}"), layout, cases)
     if layout.name == "folders":
         capture = replace(capture, form="id")
     # The update-baseline workflow: capture the default branch, then `baseline update`.

@@ -30,7 +30,7 @@ import pytest
 
 from git_repo import needs_git
 
-from .changes import NOOP, WORSE, judge_pair
+from .changes import NOOP, REFUSED, WORSE, judge_pair
 from .pairs import (
     DEPTH,
     LANGUAGES,
@@ -46,15 +46,18 @@ METRICS = ("retrieval_hit_at_k", "retrieval_recall_at_k", "retrieval_ndcg_at_k")
 
 @pytest.mark.parametrize("name", list(WORSE))
 def test_worse_pr_is_never_passed(worlds: dict[str, World], tmp_path: Path, name: str) -> None:
-    judged = judge_pair(worlds, WORSE[name], tmp_path)
+    change = WORSE[name]
+    judged = judge_pair(worlds, change, tmp_path)
     assert judged.exit_code in (1, 2), judged.why()
     # `recall-gate score` run by hand says the same as the job (3 would be a crash).
     assert judged.score_code in (1, 2), judged.why()
     if judged.exit_code == 1:
+        # Failed, naming why, by the gate that promises to see this change (others may too).
         assert judged.comparison is not None
         against = [g for g in _gates(judged.comparison) if g["outcome"] != "passes"]
-        assert against, "a failed verdict names the gate that failed"
         assert all(g["reason"] for g in against), against
+        if change.caught_by != REFUSED:
+            assert change.caught_by in {g["kind"] for g in against}, judged.why()
 
 
 def _gates(comparison: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -94,6 +97,10 @@ def test_noop_pr_passes_with_zero_delta(
     worlds: dict[str, World], tmp_path: Path, name: str
 ) -> None:
     assert_unmoved(judge_pair(worlds, NOOP[name], tmp_path))
+
+
+def test_every_worse_change_names_the_gate_that_must_catch_it() -> None:
+    assert [name for name, change in WORSE.items() if change.caught_by is None] == []
 
 
 def test_the_base_world_is_what_the_pairs_assume(worlds: dict[str, World]) -> None:
