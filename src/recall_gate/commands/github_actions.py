@@ -241,13 +241,14 @@ def _cmd_actions_report(args: argparse.Namespace, console: Console) -> int:
             "actions-report needs --comparison (or --error-log)",
             fix="pass the `--comparison-json` output as --comparison PATH",
         )
-    # The verdict comes from the comparison's own checks, never its `verdict` field.
+    # The verdict comes from the comparison's own figures, judged again by the one
+    # gate list (core/gate_list.py), never from its `verdict` or `gates` fields.
     comparison, edited = judged(read_comparison(args.comparison))
     if edited:
         runner.annotate(
             "warning",
-            f"{args.comparison}: its verdict / regressions fields disagree with its own "
-            f"floors and regressions; judged {comparison.verdict} from those",
+            f"{args.comparison}: its verdict / regressions / gates fields disagree with its "
+            f"own figures; every gate judged again from those: {comparison.verdict}",
             title="recall-gate: comparison edited",
         )
     outputs = comparison_outputs(comparison)
