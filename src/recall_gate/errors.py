@@ -11,6 +11,7 @@ from typing import Final
 
 __all__ = [
     "INTERNAL_ERROR_EXIT",
+    "CaseFailed",
     "GateFailure",
     "InputError",
     "Interrupted",
@@ -39,6 +40,20 @@ class RecallGateError(Exception):
 
 class InputError(RecallGateError):
     """Unusable input or configuration (exit code 2)."""
+
+
+class CaseFailed(InputError):
+    """The retriever failed on one case (``what``: "case", or "logged query"): its
+    id and what it raised (``PipelineRuntimeError: …``), kept apart for the
+    capture's error file."""
+
+    def __init__(
+        self, message: str, *, fix: str, case_id: str, failure: str, what: str = "case"
+    ) -> None:
+        super().__init__(message, fix=fix)
+        self.case_id = case_id
+        self.failure = failure
+        self.what = what
 
 
 class GateFailure(RecallGateError):

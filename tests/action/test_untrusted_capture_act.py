@@ -464,3 +464,73 @@ def test_on_a_runner_that_keeps_environments_a_poisoning_pr_cannot_pass_a_later_
     [comment] = [c for c in fake_github.comments(REPO, number) if c.body.startswith(MARKER)]
     assert "**fail**" in comment.body
     assert "de-returns" in comment.body
+
+
+FAILING_RAG = (
+    BASE_RAG
+    + '''
+
+class PipelineRuntimeError(RuntimeError):
+    """What a pipeline framework raises on a query it refuses."""
+
+
+_honest = build_retriever
+
+
+def build_retriever():
+    search = _honest()
+
+    def refusing(query, k):
+        if "Versand" in query:
+            raise PipelineRuntimeError("Query should be a non-empty string")
+        return search(query, k)
+
+    return refusing
+'''
+)
+
+
+def test_the_capture_failure_reaches_the_reviewer_with_its_case_and_no_runner_path(
+    tmp_path: Path, fake_github: FakeGitHub, action_release: Path
+) -> None:
+    """The README's two-job check, with a retriever that raises on one case: the
+    capture job fails and hands over only its error; the judge's comment quotes the
+    case and the exception, and names no folder of the runner."""
+    app = _shop(tmp_path)
+    base_sha = git(app, "rev-parse", "HEAD")
+    (app / "app" / "rag.py").write_text(FAILING_RAG, encoding="utf-8")
+    git(app, "commit", "-q", "-am", "A retriever that refuses a query")
+    head_sha = git(app, "rev-parse", "HEAD")
+    scratch = tmp_path / "scratch"
+    (scratch / "artifacts").mkdir(parents=True)
+    fake_github.add_repo(REPO)
+    number = fake_github.add_pull(REPO, head_sha=head_sha)
+
+    run = run_act(
+        app,
+        "pull_request",
+        workflow=".github/workflows/retrieval-eval.yml",
+        event=pr_event(number, head_sha, base_sha=base_sha),
+        scratch=scratch,
+        api_url=fake_github.url,
+        token=TOKEN,
+        env={
+            "RECALL_GATE_VENV": "",
+            "ACT_STUB_ARTIFACTS": str(scratch / "artifacts"),
+            "HF_HUB_OFFLINE": "1",
+        },
+        extra=["--local-repository", f"recall-gate/recall-gate@v0={action_release}"],
+    )
+
+    assert _job_results(run.events) == {"capture": "failure", "judge": "failure"}, run.text[-8000:]
+    uploaded = sorted(p.name for p in (scratch / "artifacts" / "recall-gate-capture").iterdir())
+    assert uploaded == ["capture.error.json"], uploaded
+    [comment] = [c for c in fake_github.comments(REPO, number) if c.body.startswith(MARKER)]
+    assert "**error**" in comment.body
+    plain = comment.body.replace("\\", "")  # as the reader sees the escaped Markdown
+    assert (
+        "the capture failed on case de-shipping: PipelineRuntimeError: Query should be a "
+        "non-empty string" in plain
+    ), comment.body
+    for folder in (str(tmp_path), "_temp", "/home/"):
+        assert folder not in plain, (folder, comment.body)

@@ -12,7 +12,18 @@ each file is read within its own caps. The judge reads three names only:
 
 - ``capture.jsonl``: the capture (:mod:`~recall_gate.adapters.dataset`);
 - ``capture.queries.jsonl`` or ``capture.queries.jsonl.gz``: the query log's
-  answers (:mod:`~recall_gate.adapters.query_snapshot`).
+  answers (:mod:`~recall_gate.adapters.query_snapshot`);
+- ``capture.error.json``, when the capture failed instead (``capture
+  --error-json``): ``{"schema": "recall-gate/capture-error", "version": 1,
+  "case_id"?, "what"?, "error"}`` — the case the retriever failed on and what it
+  raised (``PipelineRuntimeError: Query should be a non-empty string``), or the
+  capture's own error message. At most
+  :data:`~recall_gate.adapters.capture_limits.MAX_ERROR_BYTES` bytes; every text
+  in it is untrusted: read as one line (line breaks and control characters
+  shown escaped, as on every log line), cut at :data:`MAX_ERROR_CHARS`
+  characters, and escaped where it is rendered, like any user text. The judge
+  quotes it: "the capture failed on case zh-override-image:
+  PipelineRuntimeError: Query should be a non-empty string".
 
 Messages name a file as ``capture-dir/NAME``, never the folder's own path (a
 runner's temporary folder, which means nothing to a reviewer).
@@ -20,18 +31,32 @@ runner's temporary folder, which means nothing to a reviewer).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from recall_gate.adapters import capture_limits
-from recall_gate.errors import InputError
+from recall_gate.adapters.files import atomic_write_text
+from recall_gate.errors import CaseFailed, InputError, RecallGateError
 
-__all__ = ["CAPTURE_FILE", "FOLDER_NAME", "capture_file_of"]
+__all__ = [
+    "CAPTURE_FILE",
+    "ERROR_FILE",
+    "FOLDER_NAME",
+    "MAX_ERROR_CHARS",
+    "capture_file_of",
+    "write_capture_error",
+]
 
 CAPTURE_FILE: Final = "capture.jsonl"
+ERROR_FILE: Final = "capture.error.json"
 FOLDER_NAME: Final = "capture-dir"  # how messages name the folder
+MAX_ERROR_CHARS: Final = 1000  # of each text the error file holds (case id, error)
+_ERROR_SCHEMA: Final = "recall-gate/capture-error"
+_BREAKS: Final = re.compile(r"\s+")
 
 _FIX: Final = (
     "upload only the folder the capture step names (the action's `capture-dir` output), "
@@ -45,6 +70,54 @@ def _no_capture() -> InputError:
         "artifact was not uploaded)",
         fix="see the log of the capture job; the pull request is judged once it captures",
     )
+
+
+def _bounded(text: str) -> str:
+    """Untrusted text as one line of at most :data:`MAX_ERROR_CHARS` characters."""
+    line = _BREAKS.sub(" ", text).strip()
+    return line if len(line) <= MAX_ERROR_CHARS else line[: MAX_ERROR_CHARS - 1] + "…"
+
+
+def write_capture_error(path: Path, exc: BaseException) -> None:
+    """Write why the capture failed to ``path`` (``capture --error-json``): the case
+    and what the retriever raised, else the capture's own message, bounded."""
+    record: dict[str, Any] = {"schema": _ERROR_SCHEMA, "version": 1}
+    if isinstance(exc, CaseFailed):
+        record.update(case_id=_bounded(exc.case_id), what=exc.what, error=_bounded(exc.failure))
+    elif isinstance(exc, RecallGateError):
+        record["error"] = _bounded(exc.message)
+    else:
+        record["error"] = _bounded(f"recall-gate internal error: {type(exc).__name__}: {exc}")
+    atomic_write_text(path, json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def _capture_failed(path: Path) -> InputError:
+    """The capture's own error file, quoted: what the reviewer is told."""
+    fix = (
+        "make the retriever answer it (the capture job's log holds the whole message), then "
+        "push again: the pull request is judged once it captures"
+    )
+    unreadable = InputError(
+        f"the capture failed, and its error file ({FOLDER_NAME}/{ERROR_FILE}) is unreadable",
+        fix="see the log of the capture job; the pull request is judged once it captures",
+    )
+    try:
+        if path.stat().st_size > capture_limits.MAX_ERROR_BYTES:
+            raise unreadable
+        record = json.loads(path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        raise unreadable from None
+    if not isinstance(record, dict) or record.get("schema") != _ERROR_SCHEMA:
+        raise unreadable
+    error, case_id, what = record.get("error"), record.get("case_id"), record.get("what")
+    if not isinstance(error, str) or not error.strip():
+        raise unreadable
+    if isinstance(case_id, str) and case_id.strip():
+        kind = "logged query" if what == "logged query" else "case"
+        return InputError(
+            f"the capture failed on {kind} {_bounded(case_id)}: {_bounded(error)}", fix=fix
+        )
+    return InputError(f"the capture failed: {_bounded(error)}", fix=fix)
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:
@@ -92,5 +165,5 @@ def capture_file_of(folder: Path) -> Path:
             )
         names.add(entry.name)
     if CAPTURE_FILE not in names:
-        raise _no_capture()
+        raise _capture_failed(folder / ERROR_FILE) if ERROR_FILE in names else _no_capture()
     return folder / CAPTURE_FILE

@@ -269,13 +269,13 @@ def _report_error(args: argparse.Namespace, console: Console, runner: ActionsRun
     """An evaluation that could not run: verdict `error` (never a pass), one
     annotation with the message and its fix, the summary and the comment."""
     from recall_gate.adapters.files import atomic_write_text, read_text
-    from recall_gate.report.error import parse_error_log, render_error_comment
+    from recall_gate.report.error import parse_error_log, render_error_comment, without_runner_paths
 
     try:
         log = read_text(args.error_log, what="error log")
     except InputError:
         log = ""  # an empty log: the error is still reported, by its last lines (none)
-    error = parse_error_log(log, what=args.what)
+    error = parse_error_log(without_runner_paths(log, console.environ), what=args.what)
     profile = args.profile or console.environ.get("RECALL_GATE_PROFILE", "").strip()
     profile = profile or DEFAULT_PROFILE
     markdown = render_error_comment(error, profile=profile, what=args.what)

@@ -3,17 +3,48 @@ the PR comment say "error" — never "pass" — with the message and its fix.
 
 A failed step's log holds recall-gate's own one-line error (``recall-gate:
 error: …`` then ``  fix: …``); any other log (a crash, a dependency install
-that failed) is shown by its last lines. All of it is user text: escaped.
+that failed) is shown by its last lines. All of it is user text: escaped. No
+folder of the runner reaches it: its temp folder, the workspace and HOME are
+named as the reviewer knows them (``capture/capture.jsonl``, a repository path,
+``~``), never as the runner's absolute paths.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from recall_gate.report.markup import escape_markdown
 
-__all__ = ["EvaluationError", "parse_error_log", "render_error_comment"]
+__all__ = ["EvaluationError", "parse_error_log", "render_error_comment", "without_runner_paths"]
+
+# The runner's folders (environment variable → what a path under it is shown as):
+# the workspace's files by their repository path, the temp folder's by theirs.
+_RUNNER_FOLDERS = (
+    ("GITHUB_WORKSPACE", ""),
+    ("RUNNER_TEMP", ""),
+    ("RUNNER_TOOL_CACHE", ""),
+    ("RUNNER_WORKSPACE", ""),
+    ("HOME", "~/"),
+)
+
+
+def without_runner_paths(text: str, environ: Mapping[str, str]) -> str:
+    """``text`` with each path under a runner folder of ``environ`` shown without
+    the folder (the longest folder first: the workspace lies under HOME)."""
+    folders = sorted(
+        (
+            (environ[name].rstrip("/") + "/", shown)
+            for name, shown in _RUNNER_FOLDERS
+            if environ.get(name, "").startswith("/") and len(environ[name].rstrip("/")) > 1
+        ),
+        key=lambda folder: len(folder[0]),
+        reverse=True,
+    )
+    for folder, shown in folders:
+        text = text.replace(folder, shown)
+    return text
+
 
 _PREFIX = "recall-gate: error: "
 _TAIL_LINES = 12

@@ -31,7 +31,7 @@ from recall_gate.core.fingerprint import (
 from recall_gate.core.logged_query import UNDETERMINED, LoggedQuery
 from recall_gate.core.records import Artifact, Case, Coverage, RetrievedItem, Retriever
 from recall_gate.core.shards import SHARD_RULE, Shard, parse_shard
-from recall_gate.errors import InputError
+from recall_gate.errors import CaseFailed, InputError
 from recall_gate.retrievers import haystack, langchain, llamaindex, plain
 from recall_gate.retrievers.adapter import Adapter, class_name
 from recall_gate.retrievers.case_context import asking
@@ -237,11 +237,14 @@ def _failure_message(answer: Answer[Any], *, max_failures: int, what: str = "cas
         if max_failures
         else ""
     )
-    return InputError(
+    return CaseFailed(
         f"{what} {case.id!r}: the retriever {answer.error} (query {case.query!r}{tries}{budget})",
         fix="make the retriever answer this query (credentials, network, index built?) and "
         "capture again (--resume asks only the cases not yet answered), or allow failures "
         "with --max-failures N (they score as misses); nothing was written",
+        case_id=case.id,
+        failure=(answer.error or "failed").removeprefix("raised "),
+        what=what,
     )
 
 
