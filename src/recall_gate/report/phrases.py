@@ -36,7 +36,6 @@ from recall_gate.report.style import (
     fmt_p,
     fmt_rank,
     fmt_signed,
-    listed_items,
     plural,
 )
 
@@ -201,7 +200,9 @@ def baseline_made(doc: ComparisonDocument, style: Style) -> str:
 
 
 def id_list(items: Sequence[str], style: Style) -> str:
-    shown, hidden = listed_items(items, style)
+    # The ids as written, each escaped once (by literal): listed_items' are escaped already.
+    shown = list(items) if style.limit is None else list(items[: style.limit])
+    hidden = len(items) - len(shown)
     return ", ".join(style.literal(i) for i in shown) + (f" … and {hidden} more" if hidden else "")
 
 
