@@ -120,6 +120,7 @@ def test_every_action_input_the_cli_reads_is_a_row_of_the_table() -> None:
         "max_moved_share": "RECALL_GATE_MAX_MOVED_SHARE",
         "min_new_card_coverage": "RECALL_GATE_MIN_NEW_CARD_COVERAGE",
         "max_unanswered_share": "RECALL_GATE_MAX_UNANSWERED_SHARE",
+        "min_reader_language_share": "RECALL_GATE_MIN_READER_LANGUAGE_SHARE",
         **per_metric,
     }
     assert len({r.name for r in ROWS}) == len(ROWS)
@@ -135,7 +136,8 @@ def test_every_gate_setting_is_a_row_with_its_flag_input_and_config_key(project:
             f"gate.{setting.name}",
         )
     assert {s.name for s in GATE_SETTINGS} == {
-        "max_moved_share", "min_new_card_coverage", "max_unanswered_share"
+        "max_moved_share", "min_new_card_coverage", "max_unanswered_share",
+        "min_reader_language_share",
     }  # fmt: skip
     settings = resolve_settings(
         flags(max_moved_share=0.3), console(project, RECALL_GATE_MIN_NEW_CARD_COVERAGE="0.5")
