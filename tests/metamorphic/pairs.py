@@ -48,6 +48,7 @@ __all__ = [
     "CARDS_PER_LANGUAGE",
     "CASES_PER_LANGUAGE",
     "DEPTH",
+    "HIT_FLOOR",
     "LANGUAGES",
     "READER_LANGUAGE_FLOOR",
     "Capture",
@@ -78,6 +79,8 @@ SITE = "https://docs.example.org"
 UNTRANSLATED = frozenset(("zh", t) for t in (17, 18, 19))
 # gate.min_reader_language_share of the base
 READER_LANGUAGE_FLOOR = 0.9
+# gate.floors.hit of the base: just below its overall hit@k
+HIT_FLOOR = 0.8
 SEED = 39
 
 CONFIG = f"""\
@@ -87,6 +90,7 @@ kb: docs
 cases: cases.jsonl
 queries: queries.jsonl
 gate:
+  floors: {{hit: {HIT_FLOOR}}}
   max_regression: 0.02
   min_group_n: 10
   max_moved_share: 0.2

@@ -33,6 +33,7 @@ from git_repo import needs_git
 from .changes import NOOP, REFUSED, WORSE, judge_pair
 from .pairs import (
     DEPTH,
+    HIT_FLOOR,
     LANGUAGES,
     Judged,
     K,
@@ -111,6 +112,8 @@ def test_the_base_world_is_what_the_pairs_assume(worlds: dict[str, World]) -> No
             cases = [c["id"] for c in world.cases if c["language"] == language]
             hitting = [c for c in cases if world.hits(c)]
             assert 12 <= len(hitting) < len(cases), (world.layout.name, language)
+        hits = sum(world.hits(c["id"]) for c in world.cases)
+        assert hits / len(world.cases) >= HIT_FLOOR + 0.01, "the base clears its floor"
         below = [
             c
             for c, r in world.capture.rankings.items()
