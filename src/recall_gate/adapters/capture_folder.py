@@ -31,15 +31,18 @@ runner's temporary folder, which means nothing to a reviewer).
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
 import stat
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from recall_gate.adapters import capture_limits
 from recall_gate.adapters.files import atomic_write_text
+from recall_gate.console import Console
 from recall_gate.errors import CaseFailed, InputError, RecallGateError
 
 __all__ = [
@@ -48,6 +51,7 @@ __all__ = [
     "FOLDER_NAME",
     "MAX_ERROR_CHARS",
     "capture_file_of",
+    "records_failure",
     "write_capture_error",
 ]
 
@@ -57,6 +61,7 @@ FOLDER_NAME: Final = "capture-dir"  # how messages name the folder
 MAX_ERROR_CHARS: Final = 1000  # of each text the error file holds (case id, error)
 _ERROR_SCHEMA: Final = "recall-gate/capture-error"
 _BREAKS: Final = re.compile(r"\s+")
+Handler = Callable[[argparse.Namespace, Console], int]
 
 _FIX: Final = (
     "upload only the folder the capture step names (the action's `capture-dir` output), "
@@ -89,6 +94,20 @@ def write_capture_error(path: Path, exc: BaseException) -> None:
     else:
         record["error"] = _bounded(f"recall-gate internal error: {type(exc).__name__}: {exc}")
     atomic_write_text(path, json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+
+
+def records_failure(handler: Handler) -> Handler:
+    """``handler`` (``capture``), writing why it failed into ``--error-json`` when given."""
+
+    def run(args: argparse.Namespace, console: Console) -> int:
+        try:
+            return handler(args, console)
+        except Exception as exc:
+            if getattr(args, "error_json", None) is not None:
+                write_capture_error(args.error_json, exc)
+            raise
+
+    return run
 
 
 def _capture_failed(path: Path) -> InputError:
@@ -144,10 +163,16 @@ def _entries(folder: Path) -> list[os.DirEntry[str]]:
     return entries
 
 
-def capture_file_of(folder: Path) -> Path:
+def capture_file_of(folder: Path, *, also: Sequence[Path | None] = ()) -> Path:
     """The capture file of the folder a capture job handed over, once the folder
     holds at most the capped number of regular files and bytes; an InputError
-    naming the file and the cap otherwise, or saying that no capture came."""
+    naming the file and the cap otherwise, or saying that no capture came.
+    ``also``: other captures named beside it (``--artifacts``, ``--run``): refused."""
+    if any(path is not None for path in also):
+        raise InputError(
+            "score takes --capture-dir or --artifacts / --run, not both",
+            fix="pass the folder the capture job handed over, as --capture-dir",
+        )
     total = 0
     names: set[str] = set()
     for entry in _entries(folder):

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from recall_gate import __version__
-from recall_gate.adapters.capture_folder import write_capture_error
+from recall_gate.adapters.capture_folder import records_failure
 from recall_gate.adapters.config import Config
 from recall_gate.adapters.query_log import load_query_log
 from recall_gate.commands.arguments import (
@@ -70,12 +70,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
         "default: the config's capture.retriever)",
     )
     p.add_argument("--out", type=Path, required=True, metavar="PATH", help="the artifacts file")
-    p.add_argument(
-        "--error-json",
-        type=Path,
-        metavar="PATH",
-        help="on failure, write why here (the judge quotes it)",
-    )
+    p.add_argument("--error-json", type=Path, metavar="PATH", help="on failure, why (JSON)")
     p.add_argument(
         "--trec-out",
         type=Path,
@@ -167,17 +162,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_outputs(p)
     add_gate(p)
     add_baseline_comparison(p)
-    return {"capture": _capture_recording_failure}
-
-
-def _capture_recording_failure(args: argparse.Namespace, console: Console) -> int:
-    """``capture``; on failure, why (the case, what it raised) into ``--error-json``."""
-    try:
-        return _cmd_capture(args, console)
-    except Exception as exc:
-        if args.error_json is not None:
-            write_capture_error(args.error_json, exc)
-        raise
+    return {"capture": records_failure(_cmd_capture)}
 
 
 def _logged_queries(config: Config | None) -> list[LoggedQuery]:

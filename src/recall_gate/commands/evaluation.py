@@ -48,13 +48,7 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     score = sub.add_parser("score", help="score captured artifacts or a TREC run (no store needed)")
     add_config(score)
     score.add_argument("--artifacts", type=Path, metavar="PATH", help="the capture (JSONL)")
-    score.add_argument(
-        "--capture-dir",
-        type=Path,
-        metavar="DIR",
-        help="the folder a capture job handed over (the two-job PR check): read as untrusted "
-        "data within caps (files, bytes; docs/security.md); its capture.jsonl is the capture",
-    )
+    score.add_argument("--capture-dir", type=Path, metavar="DIR", help="a capture job's folder")
     score.add_argument(
         "--cases", type=Path, action="append", metavar="PATH", help="cases file (default: config)"
     )
@@ -188,15 +182,10 @@ def _cmd_score(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.judging.file_scoring import score_capture_file, score_trec_run
     from recall_gate.judging.revision import resolve_judged
 
-    if args.capture_dir is not None:
+    if args.capture_dir is not None:  # the two-job check's hand-over, read within caps
         from recall_gate.adapters.capture_folder import capture_file_of
 
-        if args.artifacts is not None or args.run is not None:
-            raise InputError(
-                "score takes --capture-dir or --artifacts / --run, not both",
-                fix="pass the folder the capture job handed over, as --capture-dir",
-            )
-        args.artifacts = capture_file_of(args.capture_dir)
+        args.artifacts = capture_file_of(args.capture_dir, also=(args.artifacts, args.run))
     settings = resolve_judged(args, console)
     outputs = outputs_asked(args)
     if args.qrels is None and args.run is None:
