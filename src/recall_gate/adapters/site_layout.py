@@ -515,10 +515,13 @@ def _plugin(data: Mapping[str, Any], names: tuple[str, ...]) -> Mapping[str, Any
     return None
 
 
-def _i18n_layout(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The i18n plugin's layout: its structure, its locales (as written) and the
-    default one (``default: true``, else the first)."""
+def _i18n_layout(options: Mapping[str, Any], docs: Path) -> dict[str, Any]:
+    """The i18n plugin's layout: its structure, its locales (as written), the
+    default one (``default: true``, else the first), and, with its
+    ``fallback_to_default`` (the plugin's default), the pages each other locale it
+    builds has of its own (``docs``: the docs folder)."""
     locales: list[str] = []
+    unbuilt: set[str] = set()
     default: str | None = None
     languages = options.get("languages")
     for entry in languages if isinstance(languages, list) else ():
@@ -530,14 +533,42 @@ def _i18n_layout(options: Mapping[str, Any]) -> dict[str, Any]:
         locales.append(locale)
         if entry.get("default") is True and default is None:
             default = locale
+        if entry.get("build") is False:
+            unbuilt.add(locale)
     default = default or (locales[0] if locales else None)
     structure = options.get("docs_structure", "suffix")
+    structure = structure if structure in ("suffix", "folder") else "suffix"
+    fallbacks: tuple[tuple[str, frozenset[str]], ...] = ()
+    if options.get("fallback_to_default") is not False:
+        fallbacks = tuple(
+            (locale, _locale_pages(docs, structure, locale, locales))
+            for locale in locales
+            if locale != default and locale not in unbuilt
+        )
     return {
-        "i18n": structure if structure in ("suffix", "folder") else "suffix",
+        "i18n": structure,
         "languages": tuple(locales),
         "i18n_default": default,
         "default_language": locale_language(default) if default else None,
+        "i18n_fallbacks": fallbacks,
     }
+
+
+def _locale_pages(docs: Path, structure: str, locale: str, locales: list[str]) -> frozenset[str]:
+    """The pages a locale of an MkDocs i18n site has of its own: paths without
+    extension and locale (``page.fr.md`` or ``fr/page.md`` → ``page``)."""
+    root = docs / locale if structure == "folder" else docs
+    pages = set()
+    for path in root.rglob("*") if root.is_dir() else ():
+        if path.suffix not in (".md", ".markdown", ".mdx"):
+            continue
+        relative = path.relative_to(root).with_suffix("")
+        if structure == "suffix":
+            if relative.suffix != f".{locale}":
+                continue
+            relative = relative.with_suffix("")
+        pages.add(relative.as_posix())
+    return frozenset(pages)
 
 
 def _mkdocs(config: Path) -> Site | None:
@@ -556,7 +587,9 @@ def _mkdocs(config: Path) -> Site | None:
     # The theme's language names the pages of a one-language site; with the i18n
     # plugin each page's language is the plugin's (`page.fr.md`, `fr/`).
     languages = (
-        _i18n_layout(i18n) if i18n is not None else {"default_language": _theme_language(data)}
+        _i18n_layout(i18n, config.parent / _mkdocs_docs_dir(config))
+        if i18n is not None
+        else {"default_language": _theme_language(data)}
     )
     layout = SiteLayout(
         generator="mkdocs",

@@ -19,7 +19,9 @@ generator's content folder: Hugo ``content/``, Docusaurus ``docs/``, MkDocs ``do
   ``:contentbasename`` and their ``slugor…`` forms, ``:sections[1:]``-style
   slices) replaces the path,
   ``url:`` is the whole path, and every ``aliases:`` entry is published too;
-  paths are lower-cased unless ``disablePathToLower``.
+  paths are lower-cased unless ``disablePathToLower``; a module mount of one
+  language's folder into another language's content (a fallback mount,
+  :class:`HugoFallback`) publishes its pages in that language's site too.
 * **Docusaurus**: ``<routeBasePath>/<folder>/<id>`` where the id is the file
   name without its number prefix (``01-intro`` → ``intro``) or front-matter
   ``id:``; ``index``, ``README`` and a file named after its folder publish the
@@ -29,7 +31,10 @@ generator's content folder: Hugo ``content/``, Docusaurus ``docs/``, MkDocs ``do
   (``/docs/next/…``) and, as the same doc id, the last release's ``/docs/…``.
 * **MkDocs**: ``a/b.md`` → ``/a/b/`` (``use_directory_urls``, the default) or
   ``/a/b.html``; ``index.md`` and ``README.md`` → the folder URL; a post of
-  Material's blog plugin where the plugin moves it (:mod:`recall_gate.core.mkdocs_blog`).
+  Material's blog plugin where the plugin moves it (:mod:`recall_gate.core.mkdocs_blog`);
+  with the i18n plugin, a locale other than the default one under ``/<locale>/``,
+  and a default-language page also under the ``/<locale>/`` of each locale that
+  has no page of its own there (the plugin's ``fallback_to_default``).
 
 Every URL is published under the site's base path too (``baseURL``, ``baseUrl``,
 ``site_url``). :func:`address_key` makes a URL comparable: scheme and host,
@@ -104,6 +109,10 @@ class SiteLayout:
     # root; every other locale under /<locale>/).
     i18n: str | None = None
     i18n_default: str | None = None
+    # MkDocs with the i18n plugin's `fallback_to_default` (its default): each other
+    # locale it builds, as written, with the pages it has of its own (paths without
+    # extension and locale); a default-language page it lacks is served there too.
+    i18n_fallbacks: tuple[tuple[str, frozenset[str]], ...] = ()
     # MkDocs with Material's blog plugin: where it publishes the posts.
     blog: MkDocsBlog | None = None
     # Hugo: module mounts that publish one language's pages in another language's
@@ -289,26 +298,41 @@ def _docusaurus(
     ]
 
 
+def _i18n_page(parts: list[str], site: SiteLayout) -> tuple[list[str], str]:
+    """A page of an MkDocs i18n site: its path without the locale (suffix or folder)
+    and its locale as written ("" for a file that names none)."""
+    if site.i18n == "suffix":
+        stem, suffix = strip_language_suffix(parts[-1], site.languages)
+        return [*parts[:-1], stem], suffix or ""
+    if site.i18n == "folder" and len(parts) > 1 and parts[0] in site.languages:
+        return parts[1:], parts[0]
+    return parts, ""
+
+
 def _mkdocs(
     parts: list[str], meta: Mapping[str, Any], title: str | None, site: SiteLayout
 ) -> list[str]:
+    source, written = _i18n_page(parts, site)
     if site.blog is not None and (post := blog_post_path(parts, meta, title, site.blog)):
         parts = post.split("/")  # a blog post, where the blog plugin moves it
-    locale = ""
-    if site.i18n == "suffix":
-        stem, suffix = strip_language_suffix(parts[-1], site.languages)
-        parts = [*parts[:-1], stem]
-        locale = suffix or ""
-    elif site.i18n == "folder" and len(parts) > 1 and parts[0] in site.languages:
-        locale, parts = parts[0], parts[1:]
+    parts, locale = _i18n_page(parts, site)
     if locale == site.i18n_default:
         locale = ""  # the default language is at the site's root
-    stem = parts[-1]
-    if stem.lower() in ("index", "readme"):
-        return [_join(locale, *parts[:-1])]
+    urls = [_mkdocs_url(locale, parts, site)]
+    if written in ("", site.i18n_default):
+        # The i18n plugin's fallback_to_default: a default-language page is served
+        # in each other language's site that has no page of its own there.
+        key = "/".join(source)
+        urls += [_mkdocs_url(o, parts, site) for o, own in site.i18n_fallbacks if key not in own]
+    return urls
+
+
+def _mkdocs_url(locale: str, parts: list[str], site: SiteLayout) -> str:
+    if parts[-1].lower() in ("index", "readme"):
+        return _join(locale, *parts[:-1])
     if site.use_directory_urls:
-        return [_join(locale, *parts)]
-    return [_join(locale, *parts).rstrip("/") + ".html"]
+        return _join(locale, *parts)
+    return _join(locale, *parts).rstrip("/") + ".html"
 
 
 def published_urls(
