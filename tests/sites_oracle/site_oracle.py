@@ -100,4 +100,5 @@ def differences(published: Iterable[Published], kb: Kb) -> list[str]:
 def assert_same_map(published: Sequence[Published], kb_root: Path) -> None:
     """recall-gate's map of the KB at ``kb_root`` equals the generator's."""
     assert published, "the generator published no page"
-    assert differences(published, read_kb(kb_root)) == []
+    found = differences(published, read_kb(kb_root))
+    assert not found, "recall-gate's map differs from the generator's:\n" + "\n".join(found)
