@@ -49,6 +49,8 @@ class Change:
     # which answers what ``capture`` holds (no logged query when it holds none),
     # instead of handing over a capture written here.
     captured_by_the_pr: bool = False
+    # How many unanswered cases and logged queries the capture job may record.
+    max_failures: int = 1000
     # A worse change: the gate that must catch it (a kind of the comparison's
     # `gates`), or REFUSED: the judge must refuse the capture (exit 2).
     caught_by: str | None = None
@@ -379,6 +381,11 @@ def hit_slips_below_the_floor(world: World) -> Capture:
     return _rankings(world, without_gold)
 
 
+def spanish_unanswered(world: World) -> Capture:
+    """The retriever times out on every Spanish case."""
+    return replace(world.capture, order=tuple(c for c in world.capture.order if not _in("es", c)))
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -399,10 +406,12 @@ def build():
 '''
 
 
-def install_retriever(world: World, capture: Capture, repo: Path) -> None:
+def install_retriever(
+    world: World, capture: Capture, repo: Path, *, max_failures: int = 1000
+) -> None:
     """The pull request's retriever (``pr_search:build``, named by its config), answering
-    each case and logged query as ``capture`` holds it; the config lets the capture
-    record a failure per logged query (a flaky endpoint)."""
+    each case (of ``capture.order``) and logged query as ``capture`` holds it, timing out
+    on the others; the config lets the capture record ``max_failures`` of those."""
     layout = world.layout
     answers = {
         case["query"]: [
@@ -410,6 +419,7 @@ def install_retriever(world: World, capture: Capture, repo: Path) -> None:
             for d in capture.rankings[case["id"]]
         ]
         for case in world.cases
+        if case["id"] in capture.order
     }
     logged = capture.logged or {}
     for query in world.logged:
@@ -418,7 +428,9 @@ def install_retriever(world: World, capture: Capture, repo: Path) -> None:
     (repo / "answers.json").write_text(json.dumps(answers, ensure_ascii=False), encoding="utf-8")
     (repo / "pr_search.py").write_text(PR_RETRIEVER, encoding="utf-8")
     with (repo / "recall-gate.yaml").open("a", encoding="utf-8") as config:
-        config.write("capture: {retriever: 'pr_search:build', retries: 0, max_failures: 1000}\n")
+        config.write(
+            f"capture: {{retriever: 'pr_search:build', retries: 0, max_failures: {max_failures}}}\n"
+        )
 
 
 # --- the changes ---------------------------------------------------------------------------
@@ -484,6 +496,12 @@ WORSE: dict[str, Change] = {
         missed_cases_deleted_from_capture, caught_by="capture"
     ),
     "cases-answered-twice": Change(answered_twice, caught_by=REFUSED),
+    "cases-failed-through-the-capture-job": Change(
+        spanish_unanswered, captured_by_the_pr=True, caught_by="capture"
+    ),
+    "capture-job-failed-and-handed-over-its-error": Change(
+        spanish_unanswered, captured_by_the_pr=True, max_failures=0, caught_by=REFUSED
+    ),
     "cases-failed-in-the-capture": Change(cases_failed_in_capture, caught_by="capture"),
     "query-snapshot-deleted": Change(snapshot_deleted, caught_by="traffic"),
     "logged-queries-moved-beyond-max-moved-share": Change(
@@ -610,7 +628,7 @@ def judge_pair(worlds: Mapping[str, World], change: Change, folder: Path) -> Jud
         if change.edit is not None:
             change.edit(world, repo)
         if change.captured_by_the_pr:
-            install_retriever(world, capture, repo)
+            install_retriever(world, capture, repo, max_failures=change.max_failures)
 
     repo = open_pull_request(world, folder, commit)
     if change.captured_by_the_pr:

@@ -453,16 +453,25 @@ def _pull_request_environ(repo: Path, folder: Path) -> dict[str, str]:
 
 def capture_job(repo: Path, folder: Path) -> Path:
     """The action's capture job (``role: capture``) in the pull request's checkout:
-    ``capture --out folder/capture.jsonl --no-score`` with the config's retriever."""
+    ``capture --out folder/capture.jsonl --no-score --error-json …`` with the config's
+    retriever; ``folder`` is what it hands the judge (its ``capture-dir``)."""
     folder.mkdir(parents=True)
+    runner = folder.with_name(f"{folder.name}-runner")
+    runner.mkdir()
     done = run_cli(
-        ["capture", "--out", str(folder / "capture.jsonl"), "--no-score"],
+        ["capture", "--out", str(folder / "capture.jsonl"), "--no-score",
+         "--error-json", str(folder / "capture.error.json")],
         cwd=repo,
-        environ=_pull_request_environ(repo, folder),
-    )
-    # The capture step hands nothing over unless it exits 0 with a capture.
-    assert done.code == 0, done.out + done.err
-    return folder / "capture.jsonl"
+        environ=_pull_request_environ(repo, runner),
+    )  # fmt: skip
+    capture = folder / "capture.jsonl"
+    if done.code != 0 or not capture.is_file() or not capture.stat().st_size:
+        # A capture that did not complete hands over why it failed, alone.
+        assert (folder / "capture.error.json").is_file(), done.out + done.err
+        for leftover in folder.iterdir():
+            if leftover.name != "capture.error.json":
+                shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
+    return capture
 
 
 def _judge_step(argv: list[str], environ: Mapping[str, str], folder: Path) -> CliRun:
@@ -477,9 +486,10 @@ def _judge_step(argv: list[str], environ: Mapping[str, str], folder: Path) -> Cl
 
 
 def judge(repo: Path, artifacts: Path) -> Judged:
-    """The action's judge job (``role: judge``) over ``artifacts`` for the pull
-    request checked out at ``repo``, whose base is ``main``."""
-    out = artifacts.parent / "judge"
+    """The action's judge job (``role: judge``) over ``artifacts`` (a capture job's
+    ``capture.jsonl``, in the folder it handed over) for the pull request checked out
+    at ``repo``, whose base is ``main``."""
+    out = artifacts.parent.with_name(f"{artifacts.parent.name}-judge")
     out.mkdir()
     environ = {
         **_pull_request_environ(repo, out),
@@ -488,7 +498,7 @@ def judge(repo: Path, artifacts: Path) -> Judged:
     }
     # "Evaluate and compare with the baseline"
     scored = _judge_step(
-        ["score", "--artifacts", str(artifacts), "--json", str(out / "results.json"),
+        ["score", "--capture-dir", str(artifacts.parent), "--json", str(out / "results.json"),
          "--comparison-json", str(out / "comparison.json"),
          "--comment-markdown", str(out / "comment.md"), "--markdown", str(out / "report.md")],
         environ,
