@@ -1,29 +1,33 @@
-"""Seeded base → pull-request pairs, and the action's judge job run over them.
+"""Seeded base → pull-request pairs, and the action's jobs run over them.
 
 A **world** is a small synthetic docs repository (all text invented): 3 languages
 × 24 cards, 20 golden cases per language whose gold is the card of their topic in
 their language, a query log of 30 logged queries, and a ``recall-gate.yaml``
-whose gate is set (``max_regression``, ``min_group_n``, ``max_moved_share``). Its
-``main`` commit holds a baseline (and the logged queries' snapshot) written by
-``recall-gate baseline update`` from the base's capture, as the update-baseline
-workflow writes it. Two layouts of the KB:
+whose every gate is set (a hit floor, ``max_regression``, ``min_group_n``,
+``max_moved_share``, ``min_new_card_coverage``, ``min_reader_language_share``).
+Its ``main`` commit holds a baseline (and the logged queries' snapshot) written
+by ``recall-gate baseline update`` from the base's capture, as the
+update-baseline workflow writes it. Two layouts of the KB:
 
 - ``site``: a Docusaurus site, English in ``docs/``, Chinese and Spanish under
   ``i18n/<locale>/docusaurus-plugin-content-docs/current/``: a translation is the
-  **same card id** in another language, and every page has a URL;
+  **same card id** in another language, every page has a URL, and three Chinese
+  pages are untranslated (their cases are answered by the English page);
 - ``folders``: plain Markdown in language folders (``docs/en/``, ``docs/zh/``,
   ``docs/es/``): the language is part of the id, and no page has a URL.
 
-A **capture** is what the capture job hands the judge: JSONL lines (case id and
-the retrieved documents, best first, each written as a card id, a file path or a
-page URL, as chunks of their card or bare) and, beside it, the snapshot of the
-logged queries' top k. A **pull request** is the base's repository with a commit
-of its own on a branch, plus a capture of its own.
+A **capture** is what the capture job hands the judge: a folder with JSONL lines
+(case id and the retrieved documents, best first, each written as a card id, a
+file path or a page URL, as chunks of their card or bare) and, beside them, the
+snapshot of the logged queries' top k. A **pull request** is the base's
+repository with a commit of its own on a branch, plus a capture of its own,
+written here or made by :func:`capture_job` running the pull request's retriever.
 
 :func:`judge` runs what the action's judge job runs, in process: ``score
---artifacts … --comparison-json …`` in the pull request's checkout with the
-pull request event's base SHA, then ``actions-report``, and exits as its
-"Enforce the verdict" step does, from the ``verdict`` output.
+--capture-dir … --comparison-json …`` from an empty folder, the checkout named by
+``RECALL_GATE_WORKING_DIRECTORY`` and the base by the pull request event, then
+``actions-report``, and exits as its "Enforce the verdict" step does, from the
+``verdict`` output.
 """
 
 from __future__ import annotations

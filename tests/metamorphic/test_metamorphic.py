@@ -7,14 +7,16 @@ baseline update``) and changes ONE thing in the pull request:
 
 - a change that makes retrieval worse in a way the gate promises to see must end
   the judge job with exit 1 (the gate failed) or 2 (the input was refused), never
-  0 (``test_worse_pr_is_never_passed``);
+  0, and a failed verdict must name, among its failing gates, the one that
+  promises to see the change (``test_worse_pr_is_never_passed``);
 - a change that leaves every card in every top k where it was must pass (exit 0)
   with Δ 0 on every metric in every group and no traffic moved
   (``test_noop_pr_passes_with_zero_delta``).
 
-Every pair runs through the commands the action's judge job runs (``score
---comparison-json``, ``actions-report``, the verdict it enforces), in the pull
-request's checkout with the event's base SHA, in process.
+Every pair runs through the commands the action's jobs run (``capture`` where the
+pull request's retriever runs; ``score --capture-dir … --comparison-json``,
+``actions-report`` and the verdict it enforces where it is judged), with the pull
+request event's base SHA, in process.
 
 When a new gate or input lands, it joins this suite: a planted change it must
 catch, and a no-op it must let pass.
