@@ -421,3 +421,51 @@ def test_the_reader_language_gate_passes_each_language_answered_from_its_own_pag
     assert [g["outcome"] for g in gates if g["kind"] == "reader_language"] == ["passes"] * 2
     settings = run_cli(["settings"], cwd=root)
     assert "min_reader_language_share" in settings.out
+
+
+def site_repo(tmp_path: Path, name: str) -> Path:
+    """A real site as a repository: its ``main`` the base, a branch the pull request."""
+    from git_repo import pull_request_repo
+
+    root = tmp_path / name
+    shutil.copytree(SITES / name, root)
+    return pull_request_repo(root, {})
+
+
+@pytest.mark.parametrize(
+    ("name", "page", "cited"),
+    [
+        ("docusaurus-eventmesh", f"{ZH_CURRENT}/introduction.md", "'introduction' (zh)"),
+        ("mkdocs-static-i18n", "docs/index.fr.md", "'index' (fr)"),
+    ],
+)
+def test_a_pull_request_deleting_a_translation_names_the_cases_of_its_language_only(
+    tmp_path: Path, name: str, page: str, cited: str
+) -> None:
+    from git_repo import commit_all, git
+
+    root = site_repo(tmp_path, name)
+    git(root, "rm", "-q", page)
+    commit_all(root)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=root)
+    assert run.code == 1, run.err
+    # The page in the other language is still there: its case is not named.
+    case = "zh-intro" if name.startswith("docusaurus") else "fr-home"
+    assert f"card {cited} is deleted by this change but is still cited by 1 case(s): {case}" in (
+        run.err
+    )
+
+
+def test_a_pull_request_editing_a_docs_sites_page_reads_it_by_the_sites_rules(
+    tmp_path: Path,
+) -> None:
+    # The page's language is the site config's default locale, as in the KB itself.
+    from git_repo import commit_all
+
+    root = site_repo(tmp_path, "docusaurus-react-native")
+    page = root / "docs" / "introduction.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    commit_all(root)
+    run = run_cli(["check", "--baseline-ref", "main"], cwd=root)
+    assert run.code == 0, run.err
+    assert "KB changes since main: 1 edited" in run.out

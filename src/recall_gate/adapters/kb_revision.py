@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from recall_gate.adapters.dataset import KbFiles, kb_files, load_kb
+from recall_gate.adapters.dataset import KbFiles, kb_files, read_kb
 from recall_gate.adapters.git import (
     BaseTree,
     changed_files,
@@ -25,6 +25,7 @@ from recall_gate.adapters.git import (
     read_files_at,
     work_tree_root,
 )
+from recall_gate.adapters.site_layout import Site, detect_site
 from recall_gate.core.kb_diff import CardFile, FileChange, KbDiff, diff_kb
 from recall_gate.errors import InputError
 
@@ -52,22 +53,57 @@ def read_card_files(
     tree: BaseTree, kb: Path, files: KbFiles, *, head: str = HEAD
 ) -> list[FileChange] | None:
     """Each card file that differs between ``tree``'s revision and ``head``, both
-    sides parsed (``None``: the KB is no folder inside the work tree)."""
+    sides parsed (``None``: the KB is no folder inside the work tree). The files
+    of a docs site's translation folders (Docusaurus ``i18n/<locale>/…``) are
+    the KB's too, each the card of its locale."""
     folder = tree.relative(kb) if kb.is_dir() else None
     if folder is None:
         return None
-    listed = changed_files(
-        tree.root, tree.ref, head, folder, needed_by=tree.needed_by, fix=tree.fix
-    )
+    # The checkout's site config tells how a file is a card (its language, its
+    # URL): read once, for both sides.
+    site = detect_site(kb)
+    roots = [_Root(folder=folder, locale=None)]
+    for locale, path in site.translations.items() if site is not None else ():
+        translated = tree.relative(path)
+        if translated is not None:
+            roots.append(_Root(folder=translated, locale=locale))
+    listed: list[tuple[str | None, str | None]] = []
+    for root in roots:
+        listed += [
+            (old, new)
+            for _, old, new in changed_files(
+                tree.root, tree.ref, head, root.folder, needed_by=tree.needed_by, fix=tree.fix
+            )
+        ]
     if not listed:
         return []
-    prefix = "" if folder in ("", ".") else folder + "/"
-    base = _cards_at(tree, tree.ref, (old for _, old, _ in listed if old), prefix, files)
-    mine = _cards_at(tree, head, (new for _, _, new in listed if new), prefix, files)
+    olds = (old for old, _ in listed if old)
+    base = _cards_at(tree, tree.ref, olds, roots=roots, files=files, site=site)
+    news = (new for _, new in listed if new)
+    mine = _cards_at(tree, head, news, roots=roots, files=files, site=site)
     return [
         FileChange(base=base.get(old) if old else None, head=mine.get(new) if new else None)
-        for _, old, new in listed
+        for old, new in listed
     ]
+
+
+@dataclass(frozen=True)
+class _Root:
+    """A folder of the KB's files, as the repository names it: the KB folder
+    (``locale`` None) or a docs site's translation folder of ``locale``."""
+
+    folder: str
+
+    locale: str | None
+
+    @property
+    def prefix(self) -> str:
+        return "" if self.folder in ("", ".") else self.folder + "/"
+
+    @property
+    def scratch(self) -> str:
+        """Its folder in the scratch copy: ``kb``, or ``i18n/<locale>``."""
+        return "kb" if self.locale is None else f"i18n/{self.locale}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -126,31 +162,59 @@ def read_label_history(
 
 
 def _cards_at(
-    tree: BaseTree, ref: str, paths: Iterable[str], prefix: str, files: KbFiles
+    tree: BaseTree,
+    ref: str,
+    paths: Iterable[str],
+    *,
+    roots: Sequence[_Root],
+    files: KbFiles,
+    site: Site | None,
 ) -> dict[str, CardFile]:
     """The cards of ``paths`` (repository paths) at ``ref``, by repository path:
-    the files are laid out as under the KB root in a scratch folder and read by
-    the KB reader; a path that is no card file at ``ref`` is left out."""
-    wanted = [(ref, p) for p in paths if p.startswith(prefix)]
-    blobs = read_files_at(tree.root, wanted, needed_by=tree.needed_by, fix=tree.fix)
+    the files are laid out as under the KB root (and its translation folders) in
+    a scratch folder and read by the KB reader with the checkout's ``site``; a
+    path that is no card file at ``ref`` is left out."""
+    # Deepest folder first: a translation folder inside the KB folder is its own.
+    ordered = sorted(roots, key=lambda r: len(r.prefix), reverse=True)
+    placed: dict[str, tuple[_Root, str]] = {}
+    for path in paths:
+        for root in ordered:
+            if path.startswith(root.prefix):
+                placed[path] = (root, path[len(root.prefix) :])
+                break
+    blobs = read_files_at(
+        tree.root, [(ref, p) for p in placed], needed_by=tree.needed_by, fix=tree.fix
+    )
     if not blobs:
         return {}
     with tempfile.TemporaryDirectory(prefix="recall-gate-kb.") as scratch:
-        root = Path(scratch)
+        top = Path(scratch)
+        back: dict[str, str] = {}
         for (_, path), data in blobs.items():
-            target = root / path[len(prefix) :]
+            root, rest = placed[path]
+            target = top / root.scratch / rest
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        if not kb_files(root, include=files.include, exclude=files.exclude):
+            back[str(target)] = path
+        kb_root = top / "kb"
+        kb_root.mkdir(exist_ok=True)
+        translations = {
+            r.locale: top / r.scratch
+            for r in roots
+            if r.locale is not None and (top / r.scratch).is_dir()
+        }
+        if not translations and not kb_files(kb_root, include=files.include, exclude=files.exclude):
             return {}
+        scratch_site = None if site is None else replace(site, translations=translations)
         try:
-            entries = load_kb(root, files)
+            entries = read_kb(kb_root, files, site=scratch_site).cards
         except InputError as exc:
-            raise InputError(
-                exc.message.replace(scratch + "/", f"{ref}:{prefix}"), fix=exc.fix
-            ) from None
+            message = exc.message
+            for written, path in back.items():
+                message = message.replace(written, f"{ref}:{path}")
+            raise InputError(message, fix=exc.fix) from None
     return {
-        prefix + entry.path: CardFile(card=entry.card, path=prefix + entry.path)
+        back[entry.where]: CardFile(card=entry.card, path=back[entry.where])
         for entry in entries
-        if entry.path
+        if entry.path and entry.where in back
     }

@@ -509,9 +509,17 @@ def _kb_files(
     return sorted(files), unmatched
 
 
-def _markdown_kb(root: Path, files: KbFiles) -> Kb:
+class _Detected:
+    """The site a KB folder's own config names (:func:`detect_site`): the default."""
+
+
+DETECTED = _Detected()
+
+
+def _markdown_kb(root: Path, files: KbFiles, site: Site | _Detected | None = DETECTED) -> Kb:
     paths, unmatched = _kb_files(root, include=files.include, exclude=files.exclude)
-    site = detect_site(root)
+    if isinstance(site, _Detected):
+        site = detect_site(root)
     translations: list[tuple[str | None, Path, Path]] = []
     for tag, translated in site.translations.items() if site is not None else ():
         found, missed = _kb_files(translated, include=files.include, exclude=files.exclude)
@@ -580,15 +588,19 @@ def _record_card(where: str, obj: Any) -> KbCard:
     return KbCard(where=where, card=card, size=len(card.body.encode("utf-8")))
 
 
-def read_kb(path: Path, files: KbFiles | None = None) -> Kb:
+def read_kb(
+    path: Path, files: KbFiles | None = None, *, site: Site | _Detected | None = DETECTED
+) -> Kb:
     """The KB as read: its cards with where each came from, the pages skipped, the
-    globs that matched nothing; see the module docstring for formats.
+    globs that matched nothing; see the module docstring for formats. ``site``:
+    the docs site whose rules read a KB folder (default: the one its own config
+    names; the KB diff reads a scratch copy of changed files with the checkout's).
 
     Every bad Markdown file of a KB directory is reported in one error.
     """
     files = files or KbFiles()
     if path.is_dir():
-        return _markdown_kb(path, files)
+        return _markdown_kb(path, files, site)
     if path.suffix in MARKDOWN_SUFFIXES:
         entry = _card_from_markdown(path, root=path.parent, files=files)
         if isinstance(entry, SkippedPage):
