@@ -205,7 +205,16 @@ def test_a_kill_anywhere_in_the_write_leaves_both_old_or_both_new(
         check=False,
     )
     assert done.returncode == -signal.SIGKILL, done.stderr
+    plan = project / "baselines" / TEMP_FOLDER / file_set.PLAN
+    committed = plan.exists()
     assert _state(project) == after
+    # Reading wrote nothing (a reader never changes the folder it reads) …
+    assert plan.exists() == committed == (kill_at > 1)
+    # … and the next update completes what was committed, then writes its own.
+    again = run_cli(_update(results, new_snapshot), cwd=project)
+    assert again.code == 0, again.err
+    assert _state(project) == ("new", "new")
+    assert not (project / "baselines" / TEMP_FOLDER).exists()
 
 
 def test_a_plan_this_module_did_not_write_is_never_acted_on(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from recall_gate.adapters.file_set import TEMP_FOLDER as FILE_SET_TEMP
-from recall_gate.adapters.file_set import settle_file_set, write_file_set
+from recall_gate.adapters.file_set import current_file, settle_file_set, write_file_set
 from recall_gate.adapters.files import (
     atomic_write_text,
     describe_validation_error,
@@ -160,10 +160,11 @@ def parse_baseline(text: str, *, source: str, path_hint: str | None = None) -> B
 def read_baseline(path: Path, *, display: str | None = None) -> StoredBaseline | None:
     """The baseline at ``path``; ``None`` when no file is there (no baseline yet)."""
     source = display or str(path)
-    settle_file_set(path.parent)  # a baseline and snapshot cut short land together first
-    if not path.exists() and not path.is_symlink():
+    # A baseline and snapshot cut short read as the set they will be (never half of it).
+    current = current_file(path)
+    if current is None or (not current.exists() and not current.is_symlink()):
         return None
-    text = read_text(path, what="baseline file")
+    text = read_text(current, what="baseline file")
     baseline = parse_baseline(text, source=source)
     return StoredBaseline(baseline=baseline, text=text, source=source)
 

@@ -22,10 +22,12 @@ files in one folder is written in three steps, and read by one rule:
 not fully) applied, so it is rolled *forward*: each temp file still there is
 renamed onto its file (the ones already renamed are gone from the temp
 folder), each removal done, the plan deleted. Temp files without a plan are a
-set that never committed: they are deleted (rolled *back*). Every reader of a
-baseline or a snapshot, and every writer of a set, applies the rule to the
-folder first (:func:`settle_file_set`), so no reader sees half a set, even
-after a kill between two renames.
+set that never committed: they are deleted (rolled *back*). The next writer of
+the folder applies the rule first (:func:`settle_file_set`, under the baseline
+folder's lock for a baseline). A reader never writes: it reads each file as the
+plan will leave it (:func:`current_file`: the temp file a committed plan puts in
+its place), so no reader sees half a set, even after a kill between two renames,
+and reading a folder (a pull request's checkout, say) never changes it.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from typing import Final, NamedTuple
 from recall_gate.adapters.files import write_error
 from recall_gate.errors import InputError
 
-__all__ = ["PLAN", "TEMP_FOLDER", "settle_file_set", "write_file_set"]
+__all__ = ["PLAN", "TEMP_FOLDER", "current_file", "settle_file_set", "write_file_set"]
 
 TEMP_FOLDER: Final = ".recall-gate-tmp"
 PLAN: Final = "pending.json"
@@ -138,6 +140,22 @@ def _apply(folder: Path, temp: Path, plan: _Plan) -> None:
 def _clear(temp: Path) -> None:
     """Remove the temp folder (what an uncommitted set left behind goes with it)."""
     shutil.rmtree(temp, ignore_errors=True)
+
+
+def current_file(path: Path) -> Path | None:
+    """The file to read for ``path``: the temp file a committed plan of its folder
+    puts in its place when that rename is still to run, None when the plan removes
+    it, else ``path`` itself. Reads only (one ``stat`` when there is no plan)."""
+    temp = path.parent / TEMP_FOLDER
+    if not (temp / PLAN).is_file():
+        return path
+    plan = _plan_of(temp)
+    if plan is None:
+        return path
+    for source, target in plan.renames:
+        if target == path.name and (temp / source).is_file():
+            return temp / source
+    return None if path.name in plan.removes else path
 
 
 def settle_file_set(folder: Path, *, clear: bool = False) -> None:

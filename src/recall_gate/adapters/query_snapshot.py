@@ -30,7 +30,7 @@ from typing import Any, overload
 
 from recall_gate.adapters import capture_limits
 from recall_gate.adapters.capture_limits import MAX_LINE_CHARS, MAX_SNAPSHOT_HEADER_BYTES
-from recall_gate.adapters.file_set import settle_file_set, write_file_set
+from recall_gate.adapters.file_set import current_file, write_file_set
 from recall_gate.adapters.files import atomic_write_text, encode_text
 from recall_gate.adapters.git import BaseTree
 from recall_gate.core.logged_query import MAX_LOGGED_QUERIES
@@ -259,11 +259,13 @@ def write_with_snapshot(path: Path, text: str, snapshot: QuerySnapshot | None) -
 
 def _read_capped(path: Path) -> bytes:
     """The file's bytes; one larger than the decompressed cap is refused unread."""
-    settle_file_set(path.parent)  # a set cut short is completed first
+    current = current_file(path)  # a set cut short reads as the set it will be
+    if current is None:
+        raise FileNotFoundError(path)
     cap = capture_limits.MAX_SNAPSHOT_BYTES
-    if path.stat().st_size > cap:
+    if current.stat().st_size > cap:
         raise _too_large(str(path), cap)
-    return path.read_bytes()
+    return current.read_bytes()
 
 
 def load_snapshot(path: Path) -> QuerySnapshot:
