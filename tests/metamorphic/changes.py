@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from cli_runner import run_cli
+
 from .pairs import (
     CARDS_PER_LANGUAGE,
     DEPTH,
@@ -386,6 +388,25 @@ def spanish_unanswered(world: World) -> Capture:
     return replace(world.capture, order=tuple(c for c in world.capture.order if not _in("es", c)))
 
 
+def lower_the_baseline_to(capture: Callable[[World], Capture]) -> Callable[[World, Path], None]:
+    """The pull request writes its own capture's scores (and snapshot) into the
+    committed baseline with ``baseline update``, as a maintainer would."""
+
+    def lower(world: World, repo: Path) -> None:
+        folder = repo.parent / "lowered"
+        write_capture(world.layout, capture(world), folder)
+        for argv in (
+            ["score", "--artifacts", str(folder / "capture.jsonl"), "--json",
+             str(folder / "results.json")],
+            ["baseline", "update", "--results", str(folder / "results.json"),
+             "--queries-snapshot", str(folder / "capture.queries.jsonl"), "--reason", "noise"],
+        ):  # fmt: skip
+            made = run_cli(argv, cwd=repo)
+            assert made.code in (0, 1), made.out + made.err
+
+    return lower
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -472,6 +493,16 @@ WORSE: dict[str, Change] = {
     ),
     "pr-raises-its-unanswered-share-and-empties-the-snapshot": Change(
         snapshot_emptied, edit=raise_max_unanswered_share, caught_by="traffic"
+    ),
+    "pr-lowers-its-baseline-to-its-own-scores": Change(
+        language_pages_dropped,
+        edit=lower_the_baseline_to(language_pages_dropped),
+        caught_by="tolerance",
+    ),
+    "pr-rewrites-the-base-snapshot-and-moves-the-traffic": Change(
+        logged_queries_moved,
+        edit=lower_the_baseline_to(logged_queries_moved),
+        caught_by="traffic",
     ),
     "pr-deletes-the-baseline": Change(
         language_pages_dropped, edit=delete_the_baseline, caught_by="tolerance"
