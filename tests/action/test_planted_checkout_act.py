@@ -238,3 +238,44 @@ def test_the_planted_files_run_in_the_judge_job_when_its_install_starts_in_the_c
 
     ran = {line.split()[0] for line in judge_markers(pr.markers, job="judge")}
     assert {"bin-uv", "uv-toml-python"} <= ran, run.text[-6000:]
+
+
+def test_a_capture_past_the_judges_line_cap_is_refused_never_judged(
+    tmp_path: Path, fake_github: FakeGitHub, action_release: Path
+) -> None:
+    """The same planted pull request, whose retriever answers one case with a 2 MB id: the
+    capture job writes and uploads it; the judge refuses the line past its cap (exit 2,
+    naming the file and the cap: docs/security.md, "Caps on what the capture hands
+    over"), comments error, and runs no planted file. (A deeply nested line cannot come
+    out of `recall-gate capture`: it keeps no retrieved metadata past 2,048 bytes.)"""
+    pr = _planted_pull_request(tmp_path)
+    rag = pr.app / "app" / "rag.py"
+    rag.write_text(
+        rag.read_text(encoding="utf-8").replace(
+            "        return [card for card, _ in ranked[:k]]",
+            '        if "zurücksenden" in query:\n'
+            '            return ["x" * 2_000_000]  # one huge id\n'
+            "        return [card for card, _ in ranked[:k]]",
+        ),
+        encoding="utf-8",
+    )
+    git(pr.app, "commit", "-q", "-am", "One answer, at length")
+    huge = _PlantedPullRequest(**{**vars(pr), "head_sha": git(pr.app, "rev-parse", "HEAD")})
+    token = f"ghs_planted-huge-{secrets.token_hex(8)}"
+    fake_github.add_actions_token(token)
+
+    run, number = _run(
+        huge,
+        fake_github,
+        action_release,
+        scratch=tmp_path / "scratch",
+        path_prefix=[*PLANTED_PATH, pr.tools],
+        token=token,
+    )
+
+    assert _job_results(run.events) == {"capture": "success", "judge": "failure"}, run.text[-8000:]
+    [comment] = [c for c in fake_github.comments(REPO, number) if c.body.startswith(MARKER)]
+    assert "**error**" in comment.body
+    assert "1,048,576" in comment.body, comment.body
+    assert judge_markers(pr.markers, job="judge") == []
+    assert token not in comment.body
