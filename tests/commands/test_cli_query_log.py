@@ -569,3 +569,49 @@ def test_a_set_gate_fails_when_the_capture_answered_no_case(app: Path) -> None:
         "could not be judged: 12 of 12 cases not answered (more than max_unanswered_share 10.0 %)"
     )
     assert f"the floors and tolerances {gate['reason']}" in (app / "c.md").read_text()
+
+
+@needs_git
+def test_a_pull_request_that_drops_the_query_log_is_still_judged_on_the_bases(
+    app: Path,
+) -> None:
+    """`queries:` is a gate setting: the base's log and its traffic gate judge a
+    pull request that removes the log from its config."""
+    make_base(app)
+    config = app / "recall-gate.yaml"
+    config.write_text(config.read_text() + "gate:\n  max_moved_share: 0.2\n")
+    git(app, "init", "-q", "-b", "main")
+    git(app, "add", "-A")
+    git(app, "commit", "-qm", "base")
+    git(app, "checkout", "-qb", "pr")
+    config.write_text(config.read_text().replace("queries: queries.jsonl\n", ""))
+    code, err = capture(
+        app, "v2", "pr.jsonl", "--baseline-ref", "main", "--comparison-json", "cmp.json"
+    )
+    assert code == 1, err
+    doc = json.loads((app / "cmp.json").read_text())
+    (gate,) = [g for g in doc["gates"] if g["kind"] == "traffic"]
+    assert gate["outcome"] == "fails"
+
+
+def test_the_traffic_gate_fails_on_a_snapshot_shallower_than_its_k(app: Path) -> None:
+    """A capture's snapshot cut to its top 1 hides every move below rank 1: the
+    gate, comparing the top 3, could not be judged."""
+    make_base(app)
+    assert capture(app, "v2", "pr.jsonl")[0] == 0
+    snapshot = app / "pr.queries.jsonl"
+    header, *rest = (json.loads(line) for line in snapshot.read_text().splitlines())
+    cut = [json.dumps(header | {"k": 1})] + [json.dumps([q, ranks[:1]]) for q, ranks in rest]
+    snapshot.write_text("\n".join(cut) + "\n")
+    run = run_cli(
+        ["score", "--artifacts", "pr.jsonl", "--set", "gate.max_moved_share=0.9",
+         "--comparison-json", "s.json"],
+        cwd=app,
+    )  # fmt: skip
+    assert run.code == 1, run.err
+    doc = json.loads((app / "s.json").read_text())
+    (gate,) = [g for g in doc["gates"] if g["kind"] == "traffic"]
+    assert gate["reason"] == (
+        "could not be judged: the capture's snapshot holds the top 1 of each logged query, "
+        "the gate compares the top 3"
+    )

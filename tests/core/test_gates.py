@@ -254,3 +254,12 @@ def test_new_cards_without_the_pull_requests_kb_changes_could_not_be_judged() ->
 def test_a_pull_request_that_adds_no_card_passes_the_new_card_gate() -> None:
     judged = new_cards_rule({"min_new_card_coverage": 0.5}, {"cards": 0, "cited": 0})
     assert (judged.outcome, judged.reason) == ("passes", "the pull request adds no card")
+
+
+def test_traffic_on_a_snapshot_shallower_than_the_gates_k_could_not_be_judged() -> None:
+    judged = traffic_rule(TRAFFIC, {"moved": 0.0, "compared": 30, "k": 1, "k_asked": 5})
+    assert (judged.outcome, judged.reason) == (
+        "unjudged",
+        "could not be judged: the capture's snapshot holds the top 1 of each logged query, "
+        "the gate compares the top 5",
+    )

@@ -292,6 +292,8 @@ def _traffic(doc: ComparisonDocument) -> Iterator[Subject]:
             "compared": overall.n if overall is not None else 0,
             "not_captured": traffic.not_captured,
             "not_in_base": traffic.not_in_base,
+            "k": traffic.k,
+            "k_asked": traffic.k_asked,
         },
     )
 

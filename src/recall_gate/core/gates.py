@@ -219,14 +219,8 @@ def _failing_drop(
     return f"{beyond}, not called likely real ({noise}) but held to it"
 
 
-def traffic_rule(setting: Figures, observed: Figures) -> Judgement:
-    """``max_moved_share`` on the traffic-weighted share of logged queries whose
-    top k changed. It judges what it compared: no answers to the log, no logged
-    query in both snapshots, or more unanswered logged queries than
-    ``max_unanswered_share`` cannot be judged."""
-    limit = _num(setting, "max_moved_share")
-    if limit is None:
-        return Judgement("passes", "no max_moved_share")
+def _traffic_unjudged(setting: Figures, observed: Figures) -> Judgement | None:
+    """Why the traffic gate cannot judge what it compared (None: it can)."""
     if observed.get("answered") is False:
         return Judgement(
             "unjudged",
@@ -235,13 +229,36 @@ def traffic_rule(setting: Figures, observed: Figures) -> Judgement:
     compared = _count(observed, "compared")
     unanswered = _count(observed, "not_captured")
     allowed = _num(setting, "max_unanswered_share")
-    asked = compared + unanswered
-    if allowed is not None and (bad := _unanswered(unanswered, asked, "logged queries", allowed)):
+    if allowed is not None and (
+        bad := _unanswered(unanswered, compared + unanswered, "logged queries", allowed)
+    ):
         return bad
+    k, asked = _count(observed, "k"), _count(observed, "k_asked")
+    if k and asked and k < asked:
+        return Judgement(
+            "unjudged",
+            f"could not be judged: the capture's snapshot holds the top {k} of each logged "
+            f"query, the gate compares the top {asked}",
+        )
     if not compared:
         not_in_base = _count(observed, "not_in_base")
         why = f" ({not_in_base:,} not in the base's snapshot)" if not_in_base else ""
         return Judgement("unjudged", f"could not be judged: no logged query was compared{why}")
+    return None
+
+
+def traffic_rule(setting: Figures, observed: Figures) -> Judgement:
+    """``max_moved_share`` on the traffic-weighted share of logged queries whose
+    top k changed. It judges what it compared: no answers to the log, more
+    unanswered logged queries than ``max_unanswered_share``, a capture's
+    snapshot shallower than the top k it compares, or no logged query in both
+    snapshots cannot be judged."""
+    limit = _num(setting, "max_moved_share")
+    if limit is None:
+        return Judgement("passes", "no max_moved_share")
+    unjudged = _traffic_unjudged(setting, observed)
+    if unjudged is not None:
+        return unjudged
     moved = _num(observed, "moved") or 0.0
     if moved > limit:
         return Judgement(

@@ -72,6 +72,10 @@ class TrafficRecord(_Part):
     not_captured: int
     max_moved_share: float | None
     failed: bool
+    # The top k the gate compares (the run's k, or the base snapshot's when
+    # smaller); ``k`` is less when the capture's snapshot holds fewer. Absent in
+    # older documents.
+    k_asked: int | None = None
 
 
 class UnansweredLog(_Part):
@@ -108,6 +112,7 @@ def traffic_record(
     titles: Mapping[str, str],
     max_moved_share: float | None,
     max_unanswered_share: float = DEFAULT_MAX_UNANSWERED_SHARE,
+    k_asked: int | None = None,
 ) -> TrafficRecord:
     """The diff as recorded, its gate judged by
     :func:`~recall_gate.core.gates.traffic_rule` (``failed``: it did not pass: the
@@ -123,6 +128,8 @@ def traffic_record(
             "compared": diff.overall.n,
             "not_captured": len(diff.not_captured),
             "not_in_base": len(diff.not_in_base),
+            "k": diff.k,
+            "k_asked": k_asked,
         },
     )
     return TrafficRecord(
@@ -156,4 +163,5 @@ def traffic_record(
         not_captured=len(diff.not_captured),
         max_moved_share=max_moved_share,
         failed=max_moved_share is not None and judged.outcome != "passes",
+        k_asked=k_asked,
     )

@@ -87,11 +87,14 @@ def judge_traffic(
             return None
     else:
         queries = load_query_log(config.queries)
+    # The gate compares the top k the run and the base's snapshot both hold; a
+    # capture's snapshot shallower than that cannot judge it (said, and failed).
+    asked = min(settings.k, base.k)
     diff = diff_traffic(
         queries,
         base=base.rankings,
         current=current.rankings,
-        k=min(settings.k, base.k, current.k),
+        k=min(asked, current.k),
         p=config.traffic.rbo_p,
     )
     titles = card_titles(settings) if diff.movers else {}
@@ -100,6 +103,7 @@ def judge_traffic(
         titles=titles,
         max_moved_share=settings.value("max_moved_share"),
         max_unanswered_share=settings.value("max_unanswered_share"),
+        k_asked=asked,
     )
 
 

@@ -27,10 +27,12 @@ from recall_gate.settings.table import row
 __all__ = ["GATE_KEYS", "BaseJudge", "JudgedSettings", "resolve_judged"]
 
 # The config keys that make the gate: in a pull request the base revision's
-# values apply (a key a newer config adds joins by being listed here).
+# values apply (a key a newer config adds joins by being listed here). The query
+# log is one: a pull request that drops `queries:` must not switch the base's
+# traffic gate off.
 GATE_KEYS: tuple[str, ...] = tuple(
     key
-    for key in ("profile", "k", "baseline", "gate", "floors", "metrics")
+    for key in ("profile", "k", "baseline", "gate", "floors", "metrics", "queries")
     if key in Config.model_fields
 )
 
@@ -76,8 +78,10 @@ def _gate_view(
     if config is None:
         config = Config()
     dumped = config.model_dump(mode="json", include=set(GATE_KEYS))
-    if config.baseline is not None:
-        dumped["baseline"] = os.path.relpath(config.baseline, folder)
+    for key in ("baseline", "queries"):
+        path = getattr(config, key)
+        if path is not None:
+            dumped[key] = os.path.relpath(path, folder)
     one = config.gate.max_regression
     if tolerance_by_metric and isinstance(one, float | int) and "gate" in dumped:
         dumped["gate"]["max_regression"] = {m.name: one for m in GATED_METRICS}
