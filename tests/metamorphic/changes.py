@@ -642,6 +642,7 @@ NOOP: dict[str, Change] = {
     "query-snapshot-gzipped": Change(lambda w: replace(w.capture, snapshot="gzipped")),
     "each-card-retrieved-as-two-chunks": Change(split_into_two_chunks),
     "captured-by-the-capture-job": Change(lambda w: w.capture, captured_by_the_pr=True),
+    "captured-by-the-capture-job-as-urls": Change(as_urls, captured_by_the_pr=True),
     # Δ 0 on the cases both sides hold; the new case is judged after merge.
     "pr-adds-a-page-and-a-case-citing-it": Change(
         answered_with_the_new_case, edit=add_a_page_and_its_case
