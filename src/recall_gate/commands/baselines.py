@@ -365,6 +365,7 @@ def _tolerance_suggestion(aggregates: Aggregates, *, k: int, min_group_n: int) -
     from recall_gate.core.gate_calibration import POWER, suggest_tolerances
     from recall_gate.core.metric_registry import metric_label
     from recall_gate.core.metrics import HIT
+    from recall_gate.core.stats import FAMILY_LEVEL
     from recall_gate.report.markup import table
     from recall_gate.report.phrases import group_phrase
 
@@ -385,7 +386,8 @@ def _tolerance_suggestion(aggregates: Aggregates, *, k: int, min_group_n: int) -
     overall = groups[0]
     return (
         f"\nrecall-gate: the smallest {hit} drop each group can enforce (lost hits alone, none "
-        f"gained; {cells} rows tested together at 5 %, bounded by Bonferroni)\n\n"
+        f"gained; {cells} rows tested together at {FAMILY_LEVEL * 100:.0f} %, bounded by "
+        "Bonferroni)\n\n"
         + table(
             ["group", "n", "fewest lost", "smallest tolerance", f"caught {POWER:.0%} from"],
             rows,

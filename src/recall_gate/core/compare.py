@@ -22,9 +22,9 @@ Rules, each with a named test:
   with the n, the on-changed-cards rows excepted) are tested together too,
   by the report-level step-down max-T sign-flip test
   (:func:`~recall_gate.core.stats.family_drop_p`): a row's ``p_family`` is
-  its adjusted one-sided p of a drop, so a no-op pull request fails at most
-  :data:`~recall_gate.core.stats.SIGNIFICANCE` of the time however many rows
-  are gated. See :mod:`recall_gate.core.stats`.
+  its adjusted one-sided p of a drop, called likely real below
+  :data:`~recall_gate.core.stats.FAMILY_LEVEL`, so a no-op pull request fails
+  at most that often however many rows are gated. See :mod:`recall_gate.core.stats`.
 * **Staleness**: a different dataset, KB or retrieval-config fingerprint (or
   embedder, or retrieval mode) makes the baseline *stale*: deltas are still
   computed (they then measure the change too) and said so loudly. A different
@@ -56,6 +56,7 @@ from recall_gate.core.records import (
 )
 from recall_gate.core.staleness import SettingChange, SettingValue, diff_settings
 from recall_gate.core.stats import (
+    FAMILY_LEVEL,
     MIN_GROUP_N,
     PERMUTATION_SEED,
     SIGNIFICANCE,
@@ -151,7 +152,7 @@ class Noise:
         (what the gate reads); ``None`` when the row is untested or not gated."""
         if self.small_n or self.p_family is None:
             return None
-        return self.p_family < SIGNIFICANCE
+        return self.p_family < FAMILY_LEVEL
 
 
 @dataclass(frozen=True, kw_only=True)

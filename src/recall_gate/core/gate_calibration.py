@@ -4,14 +4,14 @@ it fails a no-op pull request, and the smallest hit@k drop it catches.
 * **False fails.** With ``require-significance`` on, a drop fails only when the
   report-level test (:func:`~recall_gate.core.stats.family_drop_p`) calls it
   likely real, and that test holds the family-wise level: a pull request of
-  equal quality fails at most :data:`~recall_gate.core.stats.SIGNIFICANCE` of
+  equal quality fails at most :data:`~recall_gate.core.stats.FAMILY_LEVEL` of
   the time, however many rows are gated (measured by ``python -m benchmarks
   gate-calibration``). With it off, every drop beyond the tolerance fails,
   noise or not: no bound.
 * **The smallest drop caught.** Assumption: the drop is hit@k lost hits alone,
   nothing gained, elsewhere the changes this run made. L lost hits standardise
   to √L, which must exceed the report-level test's critical value at this run
-  (and 2^−L < 0.05); a group of n cases whose cases each lose their hit with
+  (and 2^−L < 0.04); a group of n cases whose cases each lose their hit with
   probability δ loses at least that many (and more than the tolerance) 80 % of
   the time from the smallest δ :func:`~recall_gate.core.stats.smallest_drop_caught`
   finds. Without a run to draw from (``floors suggest``), the critical value
@@ -31,7 +31,7 @@ from recall_gate.core.comparison_records import CalibrationRecord
 from recall_gate.core.metric_registry import METRIC_KEYS
 from recall_gate.core.metrics import HIT
 from recall_gate.core.records import Aggregates
-from recall_gate.core.stats import SIGNIFICANCE, fewest_lost_caught, smallest_drop_caught
+from recall_gate.core.stats import FAMILY_LEVEL, fewest_lost_caught, smallest_drop_caught
 
 __all__ = [
     "POWER",
@@ -46,7 +46,7 @@ __all__ = [
 POWER = 0.8
 
 
-def bonferroni_critical(cells: int, *, alpha: float = SIGNIFICANCE) -> float:
+def bonferroni_critical(cells: int, *, alpha: float = FAMILY_LEVEL) -> float:
     """The standardised drop a row must reach when ``cells`` rows are tested with
     Bonferroni's α / cells on the normal curve (0 cells: one row)."""
     return NormalDist().inv_cdf(1.0 - alpha / max(1, cells))
@@ -91,7 +91,7 @@ def calibration(
     return CalibrationRecord(
         cells=family.cells,
         method=family.method,
-        false_fail=SIGNIFICANCE if require_significance else None,
+        false_fail=FAMILY_LEVEL if require_significance else None,
         critical=family.critical,
         fewest_lost=lost,
         tolerance=tolerance,

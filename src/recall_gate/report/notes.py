@@ -11,7 +11,12 @@ from recall_gate.core.coverage import render_coverage, render_never_retrieved
 from recall_gate.core.metric_registry import GATED_METRICS
 from recall_gate.core.metrics import HIT, NDCG, RECALL
 from recall_gate.core.records import KbCoverageCounts, Latency, LatencyStats, OutsideKb
-from recall_gate.core.stats import NORMAL_MIN_CHANGED, RESAMPLES, min_detectable_lost
+from recall_gate.core.stats import (
+    FAMILY_LEVEL,
+    NORMAL_MIN_CHANGED,
+    RESAMPLES,
+    min_detectable_lost,
+)
 from recall_gate.report import phrases
 from recall_gate.report.kb_changes import kb_turnover_note
 from recall_gate.report.label_audit import label_rot_note
@@ -239,8 +244,9 @@ def notes_block(doc: ComparisonDocument, style: Style, *, legend: Sequence[str])
             f"permutation test (exact, {RESAMPLES:,} seeded draws, or its normal "
             f"approximation from {NORMAL_MIN_CHANGED} changed cases). “likely real” = "
             f"p < 0.05; groups with n < {min_group_n} are not tested. The gate tests the "
-            "rows it holds to a tolerance together (a one-sided report-level p), so a "
-            "no-op pull request fails at most 5 % of the time."
+            "rows it holds to a tolerance together (a one-sided report-level p, likely "
+            f"real below {FAMILY_LEVEL:g}), so a no-op pull request fails at most "
+            f"{FAMILY_LEVEL * 100:.0f} % of the time."
         )
         overall = phrases.delta_for(doc, HIT)
         if doc.calibration is not None:
