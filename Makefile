@@ -114,12 +114,14 @@ check: lint types zizmor docs test
 # / overhead ratio on the reference set). bench-scale: 10k cards, dense vs hybrid
 # (the embedding cache is kept in .recall-gate-cache-scale: only the first run is cold).
 # capture: 600 cases on a retriever sleeping 50 ms, --concurrency 1/4/16/32 and async.
+# gate-calibration: the gate's false-fail rate and power per n, through the commands.
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks scoring
 	$(BIN)/python -m benchmarks capture
 	$(BIN)/python -m benchmarks traffic
 	$(BIN)/python -m benchmarks traffic --qps
 	$(BIN)/python -m benchmarks front-matter
+	$(BIN)/python -m benchmarks gate-calibration
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m benchmarks runner
 
 bench-scale: $(STAMP)

@@ -12,7 +12,10 @@
 * ``pr-check`` — the action's PR check under act (score and capture mode): pip,
   uv and a kept environment, against act alone;
 * ``kb-diff`` — the KB diff of a pull request on a 700-page KB (target ≤ 0.5 s)
-  (``python -m benchmarks kb-diff --help``).
+  (``python -m benchmarks kb-diff --help``);
+* ``gate-calibration`` — how often the gate fails a pull request of equal
+  quality, and catches a planted drop, per n, through the commands the action
+  runs (``python -m benchmarks gate-calibration --help``).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ BENCHMARKS = {
     "front-matter": "benchmarks.bench_front_matter",
     "traffic": "benchmarks.bench_traffic",
     "kb-diff": "benchmarks.bench_kb_diff",
+    "gate-calibration": "benchmarks.bench_gate_calibration",
 }
 
 
