@@ -25,7 +25,7 @@ ZH_CURRENT = "i18n/zh/docusaurus-plugin-content-docs/current"
 OWN_LANGUAGE = {
     "What is EventMesh?": "/docs/introduction",
     "Does EventMesh speak HTTPS?": "/docs/design-document/event-handling-and-integration/https",
-    "How do I upgrade?": "https://eventmesh.apache.org/docs/upgrade-guide/",
+    "How do I upgrade?": "https://eventmesh.apache.org/docs/upgrade-guide/upgrade-guide/",
     "什么是 EventMesh？": "/zh/docs/introduction",
     "如何部署存储？": "https://eventmesh.apache.org/zh/docs/instruction/store",
     "Java SDK 介绍": "/zh/docs/sdk-java/intro/",
@@ -469,3 +469,27 @@ def test_a_pull_request_editing_a_docs_sites_page_reads_it_by_the_sites_rules(
     run = run_cli(["check", "--baseline-ref", "main"], cwd=root)
     assert run.code == 0, run.err
     assert "KB changes since main: 1 edited" in run.out
+
+
+def test_a_pull_request_deleting_translations_and_answering_from_english_fails_its_capture(
+    tmp_path: Path,
+) -> None:
+    # Judged at its base, whose Chinese cases cite the Chinese pages the pull
+    # request deletes: the English pages that now answer them are not theirs.
+    from git_repo import commit_all, git
+
+    root = site_repo(tmp_path, "docusaurus-eventmesh")
+    (root / "site_search.py").write_text(RETRIEVER, encoding="utf-8")
+    pages = json.dumps(ENGLISH_FOR_CHINESE, ensure_ascii=False)
+    (root / "pages.json").write_text(pages, encoding="utf-8")
+    sys.modules.pop("site_search", None)
+    git(root, "rm", "-q", "-r", "i18n")
+    commit_all(root)
+    run = capture(root, "--baseline-ref", "main")
+    assert run.code == 1, run.err
+    assert "dataset integrity failed" in run.err
+    assert (
+        "card 'introduction' (zh) is deleted by this change but is still cited by 1 case(s): "
+        "zh-intro" in run.err
+    )
+    assert "en-intro" not in run.err

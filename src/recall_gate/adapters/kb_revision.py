@@ -63,7 +63,7 @@ def read_card_files(
     # URL): read once, for both sides.
     site = detect_site(kb)
     roots = [_Root(folder=folder, locale=None)]
-    for locale, path in site.translations.items() if site is not None else ():
+    for locale, path in site.locale_folders.items() if site is not None else ():
         translated = tree.relative(path)
         if translated is not None:
             roots.append(_Root(folder=translated, locale=locale))

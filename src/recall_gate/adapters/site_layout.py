@@ -64,6 +64,9 @@ class Site:
     layout: SiteLayout
     config: Path
     translations: Mapping[str, Path] = field(default_factory=dict)
+    # Every locale's translation folder, whether it exists or not (the KB diff
+    # of a pull request that deletes one reads it at the base).
+    locale_folders: Mapping[str, Path] = field(default_factory=dict)
     # The pages the site does not publish, by rule (paths relative to the KB, and
     # to each translation folder): Docusaurus' `exclude`, MkDocs' `exclude_docs`.
     excluded: tuple[Exclusion, ...] = ()
@@ -406,10 +409,11 @@ def _docusaurus(site_root: Path, config: Path, text: str, docs: DocsInstance) ->
     route = docs.route_base_path
     base = js_string(text, "baseUrl") or "/"
     translations = {}
+    folders = {}
     for locale in locales:
         if locale == default:
             continue
-        folder = site_root / "i18n" / locale / docs.translations
+        folder = folders[locale] = site_root / "i18n" / locale / docs.translations
         if folder.is_dir():
             translations[locale] = folder
     layout = SiteLayout(
@@ -425,7 +429,13 @@ def _docusaurus(site_root: Path, config: Path, text: str, docs: DocsInstance) ->
     excluded: tuple[Exclusion, ...] = (_DOCUSAURUS_PARTIALS,)
     if docs.exclude:
         excluded += (Exclusion("site exclude", docs.exclude),)
-    return Site(layout=layout, config=config, translations=translations, excluded=excluded)
+    return Site(
+        layout=layout,
+        config=config,
+        translations=translations,
+        locale_folders=folders,
+        excluded=excluded,
+    )
 
 
 _DOCUSAURUS_PARTIALS = Exclusion("partial", ("_*",))

@@ -52,7 +52,11 @@ from recall_gate.core.records import (
 from recall_gate.core.self_agreement import SelfAgreement
 from recall_gate.core.unwinnable import UnwinnableTally
 from recall_gate.errors import GateFailure, InputError
-from recall_gate.judging.kb_judging import gold_read_as_cards, read_kb_noted
+from recall_gate.judging.kb_judging import (
+    deleted_translations,
+    gold_read_as_cards,
+    read_kb_noted,
+)
 from recall_gate.judging.oracle import (
     new_case_results,
     unique_cases,
@@ -302,7 +306,8 @@ def score_labelled(
             fail_on_integrity_problems(
                 find_problems(
                     cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids
-                ),
+                )
+                + deleted_translations(settings, labels or [c for _, c in located], card_ids),
                 console,
             )
     elif located is not None:
@@ -363,7 +368,8 @@ def cards_checked(
     card_ids = card_ids_of(read.cards)
     located, plan = gold_read_as_cards(located, card_ids, console, plan=plan)
     fail_on_integrity_problems(
-        find_problems(cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids),
+        find_problems(cards=cards, cases=located, skipped=read.skipped_ids(), card_ids=card_ids)
+        + deleted_translations(settings, [c for _, c in located], card_ids),
         console,
     )
     return cards, card_ids, located, plan

@@ -27,10 +27,11 @@ from recall_gate.console import Console
 from recall_gate.core.base_judging import CasePlan
 from recall_gate.core.comparison_records import LabelRotRecord
 from recall_gate.core.coverage import cited_ids, languages_held
-from recall_gate.core.integrity import gold_as_card_ids
+from recall_gate.core.integrity import Problem, gold_as_card_ids
 from recall_gate.core.kb_diff import (
     KbDiff,
     KbTurnover,
+    deleted_gold,
     follow_renames,
     kb_turnover,
     new_card_coverage,
@@ -44,6 +45,7 @@ from recall_gate.report.label_audit import SHALLOW_HISTORY, rotten_labels_line
 
 __all__ = [
     "baseline_kb_turnover",
+    "deleted_translations",
     "follow_located",
     "gold_read_as_cards",
     "judge_label_rot",
@@ -104,6 +106,25 @@ def pull_request_kb(settings: JudgedSettings) -> KbDiff | None:
             diff = dataclasses.replace(diff, held=held)
         read[key] = diff
     return read[key]
+
+
+def deleted_translations(
+    settings: JudgedSettings, cases: Sequence[CaseLabel], card_ids: frozenset[str]
+) -> list[Problem]:
+    """When a base revision judges: each translation the pull request deletes (its
+    id still a card, in another language) that a case of its language still
+    cites, as an integrity problem naming those cases. A card is (language, id):
+    the page its reader asked for is gone, though the id still resolves (a card
+    deleted outright is named by the gold check)."""
+    if settings.base is None:
+        return []
+    diff = pull_request_kb(settings)
+    if diff is None:
+        return []
+    gone = tuple(c for c in diff.of("deleted") if c.card_id in card_ids)
+    if not gone:
+        return []
+    return deleted_gold(dataclasses.replace(diff, changes=gone), cases, ref=settings.base.ref)
 
 
 def baseline_kb_turnover(
