@@ -59,7 +59,7 @@ from recall_gate.core.gate import (
 )
 from recall_gate.core.gate_calibration import calibration
 from recall_gate.core.gate_list import gate_entries
-from recall_gate.core.gates import decide
+from recall_gate.core.gates import METRIC_GATES, decide
 from recall_gate.core.kb_diff import KbChanges, KbTurnover, NewCardCoverage, new_card_coverage
 from recall_gate.core.metric_registry import GATED_METRICS, METRIC_KEYS, floor_key, shown_metrics
 from recall_gate.core.metrics import HIT
@@ -142,16 +142,25 @@ def judged(doc: ComparisonDocument) -> tuple[ComparisonDocument, bool]:
     query-log diff, the KB changes, the run's unanswered cases), and the
     verdict decided by :func:`~recall_gate.core.gates.decide` — the same list
     and functions that judged the run. ``regressions`` counts the enforced
-    tolerance gates that fail."""
+    tolerance gates that fail; ``would_fail`` the floors and tolerances that,
+    unset, would fail at the suggested floors and the reference tolerance."""
     gates = gate_entries(doc)
     verdict = decide(gates)
     regressions = sum(
         1 for g in gates if g.kind == "tolerance" and g.enforced and g.outcome == "fails"
     )
+    would_fail = sum(
+        1 for g in gates if g.kind in METRIC_GATES and not g.enforced and g.outcome != "passes"
+    )
     edited = (verdict, regressions) != (doc.verdict, doc.regressions) or (
         bool(doc.gates) and _outcomes(gates) != _outcomes(doc.gates)
     )
-    update = {"verdict": verdict, "regressions": regressions, "gates": gates}
+    update = {
+        "verdict": verdict,
+        "regressions": regressions,
+        "would_fail": would_fail,
+        "gates": gates,
+    }
     return doc.model_copy(update=update), edited
 
 
