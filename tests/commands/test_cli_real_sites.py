@@ -31,11 +31,12 @@ HUGO_URLS = {
     "Stordata": "/no/docs/big-data/",
     "مرور کلی": "https://example.docsy.dev/fa/docs/overview/?utm=x#top",
 }
-# Docusaurus: number prefixes dropped, a page named after its folder at the folder URL.
+# Docusaurus: number prefixes dropped (upgrade-guide/01-upgrade-guide.md is no folder
+# index: its name as written is not its folder's; Docusaurus 3.10's own permalink).
 DOCUSAURUS_URLS = {
     "What is EventMesh?": "/docs/introduction",
     "Does EventMesh speak HTTPS?": "/docs/design-document/event-handling-and-integration/https",
-    "How do I upgrade?": "https://eventmesh.apache.org/docs/upgrade-guide/",
+    "How do I upgrade?": "https://eventmesh.apache.org/docs/upgrade-guide/upgrade-guide/",
     "什么是 EventMesh？": "/zh/docs/introduction",
     "如何部署存储？": "https://eventmesh.apache.org/zh/docs/instruction/store",
     "Java SDK 介绍": "/zh/docs/sdk-java/intro/",

@@ -423,6 +423,11 @@ def _docusaurus(site_root: Path, config: Path, text: str, docs: DocsInstance) ->
         version_path=_current_version_path(site_root, docs),
         base_path=base.strip("/"),
         languages=tuple(locales),
+        i18n_fallbacks=tuple(
+            (locale, _translated_docs(translations.get(locale)))
+            for locale in locales
+            if locale != default
+        ),
     )
     # Files and folders starting with `_` are partials the pages import, never
     # pages (the docs plugin's default `exclude`, kept whatever `exclude` says).
@@ -439,6 +444,18 @@ def _docusaurus(site_root: Path, config: Path, text: str, docs: DocsInstance) ->
 
 
 _DOCUSAURUS_PARTIALS = Exclusion("partial", ("_*",))
+
+
+def _translated_docs(folder: Path | None) -> frozenset[str]:
+    """The docs a locale's translation folder holds (paths without extension); a
+    doc it lacks is served in that locale in the default language."""
+    if folder is None:
+        return frozenset()
+    return frozenset(
+        p.relative_to(folder).with_suffix("").as_posix()
+        for p in folder.rglob("*")
+        if p.suffix in (".md", ".mdx", ".markdown") and p.is_file()
+    )
 
 
 def _docusaurus_of(kb_root: Path, site_root: Path) -> Site | None:

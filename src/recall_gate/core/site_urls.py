@@ -24,9 +24,11 @@ generator's content folder: Hugo ``content/``, Docusaurus ``docs/``, MkDocs ``do
   :class:`HugoFallback`) publishes its pages in that language's site too.
 * **Docusaurus**: ``<routeBasePath>/<folder>/<id>`` where the id is the file
   name without its number prefix (``01-intro`` → ``intro``) or front-matter
-  ``id:``; ``index``, ``README`` and a file named after its folder publish the
-  folder URL; ``slug:`` replaces the path (absolute) or the last part
-  (relative); a locale other than the default one under ``/<locale>/``; on a
+  ``id:``; ``index``, ``README`` and a file named after its folder (the names
+  as written: ``01-guide.md`` in ``guide/`` is no index) publish the folder
+  URL; ``slug:`` replaces the path (absolute) or the last part
+  (relative); a locale other than the default one under ``/<locale>/``, where a
+  doc it has no translation of is served in the default language; on a
   versioned site (``versions.json``) the current docs under their version path
   (``/docs/next/…``) and, as the same doc id, the last release's ``/docs/…``.
 * **MkDocs**: ``a/b.md`` → ``/a/b/`` (``use_directory_urls``, the default) or
@@ -109,9 +111,11 @@ class SiteLayout:
     # root; every other locale under /<locale>/).
     i18n: str | None = None
     i18n_default: str | None = None
-    # MkDocs with the i18n plugin's `fallback_to_default` (its default): each other
-    # locale it builds, as written, with the pages it has of its own (paths without
-    # extension and locale); a default-language page it lacks is served there too.
+    # Each other locale that serves a default-language page it has no page of its
+    # own for (MkDocs' i18n plugin with `fallback_to_default`, its default, as
+    # written; Docusaurus, each locale), with the pages it has of its own (paths
+    # without extension and locale): a default-language page it lacks is served
+    # there too.
     i18n_fallbacks: tuple[tuple[str, frozenset[str]], ...] = ()
     # MkDocs with Material's blog plugin: where it publishes the posts.
     blog: MkDocsBlog | None = None
@@ -281,20 +285,33 @@ def _docusaurus(
     folder = [_NUMBER_PREFIX.sub("", p) for p in parts[:-1]]
     stem = _NUMBER_PREFIX.sub("", parts[-1])
     ident = _text(meta, "id") or stem
-    index = stem.lower() in ("index", "readme") or (bool(folder) and stem == folder[-1])
-    path = folder if index and _text(meta, "id") is None else [*folder, ident]
+    # The docs plugin's category index: the file's own name (number prefix and
+    # all) is index, README or its folder's name, whatever its front-matter id.
+    name = parts[-1].lower()
+    index = name in ("index", "readme") or (len(parts) > 1 and name == parts[-2].lower())
+    path = folder if index else [*folder, ident]
     slug = _text(meta, "slug")
     if slug is not None:
         path = [slug] if slug.startswith("/") else [*folder, slug]
     locale = "" if language == site.default_language else language
+    locales = [locale]
+    if not locale:
+        # A doc a locale has no translation of is served there in the default
+        # language (the same card: the text a reader of that locale is given).
+        key = "/".join(parts)
+        locales += [other for other, own in site.i18n_fallbacks if key not in own]
     if not site.version_path:
-        return [_join(locale, site.route_base, *path)]
+        return [_join(at, site.route_base, *path) for at in locales]
     # A versioned site: the current docs under their version path, and the same doc
     # id at the version-less URL of the last released version (the same card, as a
     # translation is; a page that version lacks is no URL of the live site anyway).
     return [
-        _join(locale, site.route_base, site.version_path, *path),
-        _join(locale, site.route_base, *path),
+        url
+        for at in locales
+        for url in (
+            _join(at, site.route_base, site.version_path, *path),
+            _join(at, site.route_base, *path),
+        )
     ]
 
 
