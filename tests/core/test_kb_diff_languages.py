@@ -52,6 +52,10 @@ def test_a_deleted_translation_names_the_cases_of_its_language_and_its_language(
     assert problem.message == (
         "card 'index' (fr) is deleted by this change but is still cited by 1 case(s): fr-home"
     )
+    assert problem.hint == (
+        "keep the translation, or remove those cases (or write them in a language that has "
+        "the page) in a pull request of its own first: the base's cases judge this one"
+    )
 
 
 def test_without_the_kbs_languages_every_case_citing_the_id_is_concerned() -> None:

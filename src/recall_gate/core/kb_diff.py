@@ -273,12 +273,20 @@ def deleted_gold(diff: KbDiff, cases: Sequence[CaseLabel], *, ref: str) -> list[
         if not citing:
             continue
         target = _likely_target(gone, added)
-        moved = (
-            f"if it moved to {target.card_id!r}, keep the move a rename git follows "
-            "(`git mv`, the text mostly unchanged), or relabel them to that id"
-            if target is not None
-            else "relabel them to the card that now answers, or keep the card"
-        )
+        if gone.card_id in diff.held:
+            # A translation: its id still names the page in another language, which
+            # is not the page these cases' readers asked for.
+            moved = (
+                "keep the translation, or remove those cases (or write them in a language "
+                "that has the page)"
+            )
+        elif target is not None:
+            moved = (
+                f"if it moved to {target.card_id!r}, keep the move a rename git follows "
+                "(`git mv`, the text mostly unchanged), or relabel them to that id"
+            )
+        else:
+            moved = "relabel them to the card that now answers, or keep the card"
         # The base's cases judge a pull request: a relabel applies after its merge.
         moved += " in a pull request of its own first: the base's cases judge this one"
         problems.append(
