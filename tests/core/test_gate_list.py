@@ -6,8 +6,11 @@ figures with the same rules, whatever its verdict, regressions or gates say."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 from factories import baseline_of, case, results
+from recall_gate.adapters.files import atomic_write_text, dump_json
+from recall_gate.adapters.results_store import read_comparison
 from recall_gate.core.compare import compare_to_baseline
 from recall_gate.core.comparison_json import ComparisonDocument, comparison_document, judged
 from recall_gate.core.comparison_records import GateEntryRecord
@@ -175,3 +178,18 @@ def test_a_floor_on_a_run_that_scored_nothing_fails() -> None:
     assert doc.verdict == "fail"
     (hit,) = [g for g in entries(doc, "floor") if g.subject == "hit"]
     assert hit.outcome == "unjudged"
+
+
+def test_a_written_document_read_back_is_judged_the_same(tmp_path: Path) -> None:
+    """What actions-report does: the JSON file read back and judged again gives
+    the verdict, the counts and every gate's outcome the command gave."""
+    moved = {f"q{i}": [f"other-{i}"] for i in range(30)}
+    for doc in (regressed(), unchanged(), with_traffic(unchanged(), current=moved)):
+        path = tmp_path / "comparison.json"
+        atomic_write_text(path, dump_json(doc.model_dump(mode="json")))
+        redone, changed = judged(read_comparison(path))
+        assert not changed
+        assert (redone.verdict, redone.regressions) == (doc.verdict, doc.regressions)
+        assert [(g.kind, g.subject, g.outcome, g.reason) for g in redone.gates] == [
+            (g.kind, g.subject, g.outcome, g.reason) for g in doc.gates
+        ]
