@@ -48,3 +48,32 @@ def test_an_mkdocs_i18n_default_page_is_served_in_each_locale_that_has_none_of_i
 
 def test_an_mkdocs_i18n_translation_is_served_in_its_own_locale_only() -> None:
     assert published_urls("index.fr.md", language="fr", meta={}, site=MKDOCS) == ("/fr/",)
+
+
+DOCUSAURUS = SiteLayout(
+    generator="docusaurus",
+    default_language="en",
+    languages=("en", "zh"),
+    i18n_fallbacks=(("zh", frozenset({"intro"})),),
+)
+
+
+def test_a_docusaurus_doc_a_locale_has_not_translated_is_served_there_in_english() -> None:
+    assert published_urls("guide/up.md", language="en", meta={}, site=DOCUSAURUS) == (
+        "/docs/guide/up/",
+        "/zh/docs/guide/up/",
+    )
+    assert published_urls("intro.md", language="en", meta={}, site=DOCUSAURUS) == ("/docs/intro/",)
+
+
+def test_a_docusaurus_folder_index_is_named_as_its_folder_before_number_prefixes_go() -> None:
+    # Docusaurus compares the file's name as written: 01-guide.md in guide/ is no index.
+    assert published_urls("guide/01-guide.md", language="en", meta={}, site=DOCUSAURUS)[0] == (
+        "/docs/guide/guide/"
+    )
+    assert published_urls("guide/Guide.md", language="en", meta={}, site=DOCUSAURUS)[0] == (
+        "/docs/guide/"
+    )
+    assert published_urls("guide/index.md", language="en", meta={"id": "x"}, site=DOCUSAURUS)[
+        0
+    ] == ("/docs/guide/")
