@@ -1,7 +1,7 @@
 """The verdict: the run compared with the baseline (the base's, at its ref,
 when a base revision judges), judged by the resolved floors and tolerances,
-written where asked and printed from one document; and the exit code of a
-verdict."""
+written where asked and printed from one document, whose verdict (decided
+from its list of gates) is the exit code."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from recall_gate.console import Console, display_path
 from recall_gate.core.base_judging import CasePlan, PullRequestChanges
 from recall_gate.core.compare import BaselineEdit, Comparison, compare_to_baseline
 from recall_gate.core.comparison_json import RunTotals, comparison_document, judged
-from recall_gate.core.gate import ComparisonVerdict, GateResult, judge_comparison
+from recall_gate.core.gate import ComparisonVerdict, judge_comparison
 from recall_gate.core.github_limits import COMMENT_BUDGET
 from recall_gate.core.kb_diff import follow_renames_in_results, kb_changes
 from recall_gate.core.records import Results
@@ -164,7 +164,3 @@ def report_comparison(
     write_settings_header(settings, console)
     console.stdout.write(render_comparison_text(doc))
     return 1 if doc.verdict == "fail" else 0
-
-
-def exit_for(gate: GateResult) -> int:
-    return 1 if gate.verdict == "fail" else 0
