@@ -407,6 +407,16 @@ def lower_the_baseline_to(capture: Callable[[World], Capture]) -> Callable[[Worl
     return lower
 
 
+def delete_a_translation(world: World, repo: Path) -> None:
+    """The pull request deletes the Chinese page of topic 3."""
+    (repo / world.layout.path(("zh", 3))).unlink()
+
+
+def chinese_topic_3_in_english(world: World) -> Capture:
+    """The Chinese cases get the English page of topic 3 where they got the Chinese."""
+    return _rankings(world, lambda c, r: tuple(("en", 3) if d == ("zh", 3) else d for d in r))
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -542,6 +552,9 @@ WORSE: dict[str, Change] = {
         language_pages_dropped, edit=delete_config_cases_and_baseline, caught_by="tolerance"
     ),
     "overall-hit-slips-below-the-floor": Change(hit_slips_below_the_floor, caught_by="floor"),
+    "pr-deletes-a-translation-and-answers-in-english": Change(
+        chinese_topic_3_in_english, edit=delete_a_translation, caught_by="integrity"
+    ),
     "readers-lose-pages-in-their-language": Change(
         readers_lose_pages_in_their_language, caught_by="reader_language"
     ),
