@@ -25,7 +25,7 @@ from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE, judgment_labels, re
 from recall_gate.core.records import Case
 from recall_gate.errors import InputError
 
-__all__ = ["load_cases"]
+__all__ = ["holds_no_case", "load_cases"]
 
 _CASE_FIX = (
     "a case needs id, language (a BCP-47 tag such as en, de, es-419, pt-BR), case_type "
@@ -122,3 +122,28 @@ def load_cases(paths: Sequence[Path]) -> list[tuple[str, Case]]:
         [r for _, r in results if isinstance(r, InputError)], total=len(results), what="cases"
     )
     return [(where, case) for where, case in results if isinstance(case, Case)]
+
+
+# A file longer than this holds something: no need to read it to know.
+_BLANK_AT_MOST = 4096
+
+
+def holds_no_case(path: Path) -> bool:
+    """Whether a cases path holds no case yet: it does not exist, is empty, holds an
+    empty list (``[]``, ``cases: []``), or is a folder of such files. What lists the
+    KB before labelling (``recall-gate cards``) reads such a path as no cases."""
+    if path.is_dir():
+        found = [p for p in path.iterdir() if p.suffix in (*YAML_SUFFIXES, *JSONL_SUFFIXES)]
+        return all(holds_no_case(p) for p in found)
+    if not path.exists():
+        return True
+    if path.suffix == ".tsv" or path.stat().st_size > _BLANK_AT_MOST:
+        return False
+    if not path.read_bytes().strip():
+        return True
+    if path.suffix in JSONL_SUFFIXES:
+        return False
+    text = read_text(path, what="cases file")
+    data = parse_yaml(text, source=str(path))
+    items = data.get("cases") if isinstance(data, dict) else data
+    return isinstance(items, list) and not items

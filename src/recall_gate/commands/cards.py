@@ -1,7 +1,9 @@
 """``recall-gate cards``: the KB as recall-gate sees it, so a user can check the
 mapping (ids, languages and where each came from, titles, files) before
 trusting a score; with cases at hand, how many cite each card (KB coverage,
-:mod:`recall_gate.core.coverage`) and, with ``--uncovered``, the cards none does."""
+:mod:`recall_gate.core.coverage`) and, with ``--uncovered``, the cards none does.
+A configured cases file that holds no case yet lists the KB all the same ("no
+cases yet"): listing the KB is the first step of labelling."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from recall_gate.adapters.case_files import holds_no_case
 from recall_gate.adapters.dataset import Kb, KbCard, load_cases
 from recall_gate.adapters.files import atomic_write_text, dump_json
 from recall_gate.commands.arguments import Parser, add_config
@@ -126,6 +129,14 @@ def cards_json(
     return document
 
 
+_NO_CASES_YET = "KB coverage: no cases yet: 0 of {0.overall.cards} cards cited by a case"
+
+
+def _citing(coverage: KbCoverage, entry: KbCard, *, no_cases: bool) -> str:
+    """The citation column: how many cases cite the card, or that none is written yet."""
+    return "no cases yet" if no_cases else str(len(coverage.cases_citing(entry.card)))
+
+
 def _size(size: int) -> str:
     return f"{size} B" if size < 1024 else f"{size / 1024:.1f} KB"
 
@@ -136,11 +147,16 @@ def _short(text: str, width: int) -> str:
 
 
 def render_cards(
-    entries: Sequence[KbCard], *, coverage: KbCoverage | None = None, uncovered: bool = False
+    entries: Sequence[KbCard],
+    *,
+    coverage: KbCoverage | None = None,
+    uncovered: bool = False,
+    no_cases: bool = False,
 ) -> str:
     """The plain-text listing: languages and their folders, then one line per card
-    (with ``coverage``, a column of the cases citing it and the coverage line;
-    with ``uncovered``, only the cards no case cites)."""
+    (with ``coverage``, a column of the cases citing it and the coverage line, which
+    say "no cases yet" with ``no_cases``; with ``uncovered``, only the cards no case
+    cites)."""
     lines = []
     for lang, folders in _by_language(entries).items():
         sources = sorted({e.language_source for e in entries if e.card.language == lang})
@@ -161,7 +177,7 @@ def render_cards(
             e.path or e.where,
             _size(e.size),
             " ".join(e.urls),
-            *(() if coverage is None else (str(len(coverage.cases_citing(e.card))),)),
+            *(() if coverage is None else (_citing(coverage, e, no_cases=no_cases),)),
         )
         for e in entries
         if not uncovered or coverage is None or not coverage.cases_citing(e.card)
@@ -170,7 +186,7 @@ def render_cards(
         : 7 if coverage is None else 8
     ]
     if coverage is not None:
-        lines += ["", render_coverage(coverage)]
+        lines += ["", _NO_CASES_YET.format(coverage) if no_cases else render_coverage(coverage)]
         if uncovered:
             lines.append(f"Uncovered: {len(rows)} card{'' if len(rows) == 1 else 's'}")
     widths = [max(display_width(str(r[i])) for r in (header, *rows)) for i in range(len(header))]
@@ -191,8 +207,12 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
     read = read_kb_noted(settings.kb, settings.kb_files(), console)
     entries = read.cards
     coverage = None
+    # Listing the KB is the first step of labelling: a cases file not written yet
+    # (missing, empty, an empty list) is no cases, every card uncovered.
+    with_cases = [p for p in settings.cases or () if not holds_no_case(p)]
+    no_cases = bool(settings.cases) and not with_cases
     if settings.cases:
-        cases = [case for _, case in load_cases(settings.cases)]
+        cases = [case for _, case in load_cases(with_cases)] if with_cases else []
         coverage = kb_coverage([e.card for e in entries], cases)
     elif args.uncovered:
         raise InputError(
@@ -215,7 +235,9 @@ def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
     if args.skipped:
         console.stdout.write(render_skipped(read))
         return 0
-    console.stdout.write(render_cards(entries, coverage=coverage, uncovered=args.uncovered))
+    console.stdout.write(
+        render_cards(entries, coverage=coverage, uncovered=args.uncovered, no_cases=no_cases)
+    )
     return 0
 
 
