@@ -26,7 +26,8 @@ EXAMPLE_WORKFLOWS = ROOT / "examples" / "workflows"
 ACTION_DOCS = ROOT / "docs" / "reference" / "action.md"
 WORKFLOWS = ROOT / ".github" / "workflows"
 
-# The contract of DESIGN.md ("The action"); more inputs may exist, none of these may go.
+# The contract of docs/reference/action.md ("Inputs"); more inputs may exist, none of these
+# may go.
 CONTRACT_INPUTS = {
     "mode",
     "config",

@@ -1,6 +1,6 @@
 """`recall-gate check` and `recall-gate score`, in process, with files under tmp_path.
 
-Exit codes (DESIGN.md): 0 passed or report-only, 1 a gate failed (integrity, a
+Exit codes (docs/reference/cli.md): 0 passed or report-only, 1 a gate failed (integrity, a
 set floor), 2 unusable input — one message naming the file/line/case and a
 `fix:` hint, never a traceback.
 """

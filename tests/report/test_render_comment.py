@@ -4,7 +4,8 @@ Golden files live in tests/golden/ and are rewritten only on request:
 
     RECALL_GATE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/test_render_comment.py
 
-Each state of DESIGN.md "The PR comment" has one file; review its diff like code.
+Each state of the PR comment (docs/what-reviewers-see.md) has one file; review its diff
+like code.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Domain records: cards, chunks, cases, captured artifacts and results.
 
 Frozen pydantic models with ``extra="forbid"``: a typo in a field name is an
-error, not a silently ignored key. Field names are the contract of DESIGN.md.
+error, not a silently ignored key. Field names are the contract docs/reference/formats.md
+states.
 """
 
 from __future__ import annotations
