@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -97,11 +98,14 @@ def logged_queries_moved(world: World) -> Capture:
     """Every logged query of the first half of the log (most of the traffic) gets
     other cards in its top k."""
     logged = world.capture.logged or {}
-    moved = {
-        q: tuple((lang, (t + 7) % CARDS_PER_LANGUAGE) for lang, t in r) if q < "q15" else r
-        for q, r in logged.items()
-    }
-    return replace(world.capture, logged=moved)
+
+    def moved(ranking: tuple[Card, ...]) -> tuple[Card, ...]:
+        cards = world.layout.cards(ranking[0][0])
+        return tuple(cards[(cards.index(c) + 7) % len(cards)] for c in ranking)
+
+    return replace(
+        world.capture, logged={q: moved(r) if q < "q15" else r for q, r in logged.items()}
+    )
 
 
 def _hitting(world: World, language: str) -> list[str]:
@@ -417,6 +421,28 @@ def chinese_topic_3_in_english(world: World) -> Capture:
     return _rankings(world, lambda c, r: tuple(("en", 3) if d == ("zh", 3) else d for d in r))
 
 
+def unset_the_query_log(world: World, repo: Path) -> None:
+    """One line of the pull request's config: the base's traffic gate stays set."""
+    _edit_config(repo, "queries: queries.jsonl\n", "")
+
+
+def snapshot_cut_to_top_1(world: World) -> Capture:
+    """Most of the traffic moves below rank 1, and the snapshot is cut to k = 1."""
+    logged = world.capture.logged or {}
+    moved = logged_queries_moved(world).logged or {}
+    return replace(
+        world.capture,
+        logged={q: (r[0], *moved[q][1:]) for q, r in logged.items()},
+        snapshot_k=1,
+    )
+
+
+def delete_the_translations(world: World, repo: Path) -> None:
+    """The pull request deletes the Chinese and Spanish pages (its index answers with
+    the English ones): the base's cards judge it."""
+    shutil.rmtree(repo / "i18n")
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -552,6 +578,13 @@ WORSE: dict[str, Change] = {
         language_pages_dropped, edit=delete_config_cases_and_baseline, caught_by="tolerance"
     ),
     "overall-hit-slips-below-the-floor": Change(hit_slips_below_the_floor, caught_by="floor"),
+    "pr-deletes-the-translations-and-answers-in-english": Change(
+        answered_in_english, edit=delete_the_translations, caught_by="integrity"
+    ),
+    "query-snapshot-cut-to-top-1": Change(snapshot_cut_to_top_1, caught_by="traffic"),
+    "pr-unsets-its-query-log-and-moves-the-traffic": Change(
+        logged_queries_moved, edit=unset_the_query_log, caught_by="traffic"
+    ),
     "pr-deletes-a-translation-and-answers-in-english": Change(
         chinese_topic_3_in_english, edit=delete_a_translation, caught_by="integrity"
     ),
