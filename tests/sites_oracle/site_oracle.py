@@ -12,11 +12,13 @@ under CI (``CI`` set), else skips with the command that installs it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -50,9 +52,20 @@ class Published:
 def generator_path(relative: str, *, what: str) -> Path:
     """A generator installed by ``make generators`` (``relative`` to .generators/)."""
     path = GENERATORS / relative
-    if path.exists():
-        return path
-    message = f"{what} is not installed at {path.relative_to(REPO)}: run `make generators`"
+    if not path.exists():
+        _missing(f"{what} is not installed at {path.relative_to(REPO)}: run `make generators`")
+    return path
+
+
+def generator_module(name: str, *, what: str) -> None:
+    """A generator installed into the environment by ``make generators``."""
+    if importlib.util.find_spec(name) is None:
+        _missing(f"{what} (Python module {name}) is not installed: run `make generators`")
+
+
+def _missing(message: str) -> NoReturn:
+    """A generator the suite needs is missing: a failure under CI (``CI`` set), where
+    nothing may pass by being skipped; locally, a skip naming the fix."""
     if os.environ.get("CI"):
         pytest.fail(message, pytrace=False)
     pytest.skip(message)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from site_oracle import Published, assert_same_map, site_copy
+from site_oracle import Published, assert_same_map, generator_module, site_copy
 
 from recall_gate.adapters.site_layout import locale_language
 
@@ -47,7 +47,7 @@ def mkdocs_published(root: Path, *, default_language: str) -> list[Published]:
     """What ``mkdocs build`` publishes for the site at ``root``: one row per page and
     language site. ``default_language``: the language of a page the i18n plugin
     names no locale for (the site's theme language)."""
-    pytest.importorskip("mkdocs_static_i18n", reason="run `make generators`")
+    generator_module("mkdocs_static_i18n", what="mkdocs-static-i18n")
     _stand_ins(root)
     out = root / "pages.jsonl"
     done = subprocess.run(
