@@ -443,6 +443,28 @@ def delete_the_translations(world: World, repo: Path) -> None:
     shutil.rmtree(repo / "i18n")
 
 
+def _rewrite_query_log(world: World, repo: Path, queries: list[dict[str, object]]) -> None:
+    text = "".join(json.dumps(q, ensure_ascii=False) + "\n" for q in queries)
+    (repo / "queries.jsonl").write_text(text, encoding="utf-8")
+
+
+def reweigh_the_moved_queries(world: World, repo: Path) -> None:
+    """The pull request's query log gives the queries it moves (q00..q14) weight 1 and
+    the others 1,000: by its weights, almost no traffic moved."""
+    _rewrite_query_log(
+        world, repo, [{**q, "weight": 1 if q["id"] < "q15" else 1000} for q in world.logged]
+    )
+
+
+def drop_the_moved_queries(world: World, repo: Path) -> None:
+    """The pull request's query log no longer holds the queries it moves."""
+    _rewrite_query_log(world, repo, [q for q in world.logged if q["id"] >= "q15"])
+
+
+def delete_the_query_log(world: World, repo: Path) -> None:
+    (repo / "queries.jsonl").unlink()
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -584,6 +606,15 @@ WORSE: dict[str, Change] = {
     "query-snapshot-cut-to-top-1": Change(snapshot_cut_to_top_1, caught_by="traffic"),
     "pr-unsets-its-query-log-and-moves-the-traffic": Change(
         logged_queries_moved, edit=unset_the_query_log, caught_by="traffic"
+    ),
+    "pr-reweighs-its-query-log-and-moves-the-traffic": Change(
+        logged_queries_moved, edit=reweigh_the_moved_queries, caught_by="traffic"
+    ),
+    "pr-drops-the-moved-queries-from-its-log": Change(
+        logged_queries_moved, edit=drop_the_moved_queries, caught_by="traffic"
+    ),
+    "pr-deletes-its-query-log-and-moves-the-traffic": Change(
+        logged_queries_moved, edit=delete_the_query_log, caught_by="traffic"
     ),
     "pr-deletes-a-translation-and-answers-in-english": Change(
         chinese_topic_3_in_english, edit=delete_a_translation, caught_by="integrity"
