@@ -465,6 +465,12 @@ def delete_the_query_log(world: World, repo: Path) -> None:
     (repo / "queries.jsonl").unlink()
 
 
+def exclude_the_chinese_folder(world: World, repo: Path) -> None:
+    """The pull request's recall-gate.yaml leaves the Chinese folder out of the KB."""
+    with (repo / "recall-gate.yaml").open("a", encoding="utf-8") as config:
+        config.write("kb_exclude: [zh]\n")
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -615,6 +621,12 @@ WORSE: dict[str, Change] = {
     ),
     "pr-deletes-its-query-log-and-moves-the-traffic": Change(
         logged_queries_moved, edit=delete_the_query_log, caught_by="traffic"
+    ),
+    "pr-excludes-a-language-folder-and-drops-its-pages": Change(
+        language_pages_dropped,
+        edit=exclude_the_chinese_folder,
+        layout="folders",
+        caught_by="tolerance",
     ),
     "pr-deletes-a-translation-and-answers-in-english": Change(
         chinese_topic_3_in_english, edit=delete_a_translation, caught_by="integrity"
