@@ -493,3 +493,29 @@ def test_a_pull_request_deleting_translations_and_answering_from_english_fails_i
         "zh-intro" in run.err
     )
     assert "en-intro" not in run.err
+
+
+def test_an_items_language_is_a_tag_read_in_canonical_case_and_a_bad_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    root = site(tmp_path, {})
+
+    def score(language: str) -> Any:
+        item = {"id": "c1", "parent_id": "introduction", "language": language}
+        line = {"case_id": "zh-intro", "retrieved": [item]}
+        (root / "a.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+        cases = root / "one.yaml"
+        cases.write_text(
+            "- {id: zh-intro, language: zh, case_type: golden, query: q, "
+            "must_cite_one_of: [introduction]}\n",
+            encoding="utf-8",
+        )
+        argv = ["score", "--artifacts", "a.jsonl", "--cases", "one.yaml", "--json", "r.json"]
+        return run_cli(argv, cwd=root)
+
+    assert score("ZH").code == 0
+    assert hits(root) == {"zh-intro": 1.0}
+    bad = score("chinese")
+    assert bad.code == 2
+    assert "a.jsonl:1" in bad.err
+    assert "language" in bad.err

@@ -54,7 +54,12 @@ from recall_gate.adapters.knowledge_base import (
     load_kb,
     read_kb,
 )
-from recall_gate.core.capture_line import ArtifactLine, decode_line, needs_full_validation
+from recall_gate.core.capture_line import (
+    ArtifactLine,
+    decode_line,
+    items_may_tell_language,
+    needs_full_validation,
+)
 from recall_gate.core.records import Artifact
 from recall_gate.errors import InputError
 
@@ -151,7 +156,7 @@ def iter_capture_lines(path: Path) -> Iterator[tuple[int, ArtifactLine]]:
                 artifact = decode(raw)
             except (msgspec.DecodeError, RecursionError):
                 artifact = None
-            if artifact is None or flagged(artifact):
+            if artifact is None or flagged(artifact, items=items_may_tell_language(artifact, raw)):
                 line = decoded_line(path, raw, what=ARTIFACTS_WHAT)
                 if line.isspace():  # blank as text (U+00A0, U+2028 …), as iter_artifacts skips it
                     continue
@@ -205,7 +210,12 @@ def _decoded_chunk(lines: list[bytes]) -> list[ArtifactLine] | None:
         return None
     if b'"metadata"' in joined and any(map(nested_too_deep, lines)):
         return None  # read line by line, to name the line
-    if len(decoded) != len(lines) or any(map(needs_full_validation, decoded)):
+    if len(decoded) != len(lines):
+        return None
+    # An item's language is looked at only when the block names "language" more
+    # often than its lines' own field (a count in C).
+    items = joined.count(b'"language"') > sum(d.language is not None for d in decoded)
+    if any(needs_full_validation(d, items=items) for d in decoded):
         return None
     return decoded
 
@@ -219,7 +229,7 @@ def parse_capture_line(line: str, *, number: int, source: str) -> ArtifactLine:
         artifact = decode_line(line)
     except (msgspec.DecodeError, RecursionError):
         return _fully_validated(line, number=number, source=source)
-    if needs_full_validation(artifact):
+    if needs_full_validation(artifact, items=items_may_tell_language(artifact, line)):
         return _fully_validated(line, number=number, source=source)
     return artifact
 

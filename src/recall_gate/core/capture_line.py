@@ -43,6 +43,7 @@ __all__ = [
     "capture_line_schema",
     "decode_line",
     "derive_struct",
+    "items_may_tell_language",
     "needs_full_validation",
     "with_fields",
 ]
@@ -234,25 +235,39 @@ def _uncanonical(language: str | None) -> bool:
     return False
 
 
-def needs_full_validation(line: ArtifactLine) -> bool:
+def items_may_tell_language(line: ArtifactLine, raw: bytes | str) -> bool:
+    """Whether the line's text names ``"language"`` more often than its own field:
+    only then may an item carry one (a count in C, instead of a look at each item)."""
+    told = raw.count(b'"language"') if isinstance(raw, bytes) else raw.count('"language"')
+    return told > (line.language is not None)
+
+
+def needs_full_validation(line: ArtifactLine, *, items: bool = True) -> bool:
     """Whether a decoded line holds what only the full validation may judge: a
     language (the line's or an item's) not in canonical form, an empty retrieved
-    id, a coverage to check."""
+    id, a coverage to check. ``items=False``: no item carries a language
+    (:func:`items_may_tell_language` said so), their check is skipped."""
     if _uncanonical(line.language):
         return True
     retrieved = line.retrieved
     if "" in retrieved:
         return True
+    if items and _item_uncanonical(retrieved):
+        return True
+    return line.coverage is not None and not _coverage_fits(line.coverage)
+
+
+def _item_uncanonical(retrieved: tuple[Any, ...]) -> bool:
+    """Whether an item's language is not a tag in canonical form."""
     try:  # bare ids only (the usual capture): str.join refuses any item, in C
-        "".join(retrieved)  # type: ignore[arg-type]
+        "".join(retrieved)
     except TypeError:
         try:  # items only (a chunk capture): their languages read at C speed
             told = set(map(_LANGUAGE, retrieved))
         except AttributeError:  # bare ids among them
             told = {item.language for item in retrieved if not isinstance(item, str)}
-        if any(_uncanonical(language) for language in told):
-            return True
-    return line.coverage is not None and not _coverage_fits(line.coverage)
+        return any(_uncanonical(language) for language in told)
+    return False
 
 
 # One line's JSON → an ArtifactLine; msgspec.DecodeError (or its ValidationError) if refused.

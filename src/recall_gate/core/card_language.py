@@ -84,9 +84,17 @@ def told_language(item: Any) -> str | None:
         return None
     language: str | None = getattr(item, "language", None)
     if language:
-        return language
+        return _tag(language)
     metadata = getattr(item, "metadata", None)
     return metadata_language(metadata) if metadata else None
+
+
+def _tag(value: str) -> str | None:
+    """``value`` as a tag in canonical case (``zh_CN`` read as ``zh-CN``), or None."""
+    try:
+        return canonical_language(value.strip().replace("_", "-"))
+    except ValueError:
+        return None
 
 
 def metadata_language(metadata: Mapping[str, Any]) -> str | None:
@@ -95,10 +103,7 @@ def metadata_language(metadata: Mapping[str, Any]) -> str | None:
     for key in LANGUAGE_KEYS:
         value = metadata.get(key)
         if isinstance(value, str) and value.strip():
-            try:
-                return canonical_language(value.strip().replace("_", "-"))
-            except ValueError:
-                return None
+            return _tag(value)
     return None
 
 
