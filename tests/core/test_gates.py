@@ -263,3 +263,11 @@ def test_traffic_on_a_snapshot_shallower_than_the_gates_k_could_not_be_judged() 
         "could not be judged: the capture's snapshot holds the top 1 of each logged query, "
         "the gate compares the top 5",
     )
+
+
+def test_a_tolerance_with_no_delta_to_check_is_reported_not_failed() -> None:
+    judged = tolerance_rule(TOLERANCE, {"delta": None})
+    assert (judged.outcome, judged.reason) == (
+        "passes",
+        "not checked: the baseline or this run lacks it (reported, not failed)",
+    )

@@ -251,6 +251,17 @@ def _tolerances(doc: ComparisonDocument) -> Iterator[Subject]:
             setting=setting(tolerance),
             observed=_drop_figures(doc, d, tolerance, record),
         )
+    # A tolerance with no delta row to apply to (the baseline or this run lacks its
+    # metric) is set, and said: not checked, reported, not failed.
+    checked = {floor_key(metric) for metric, _ in seen}
+    for name, tolerance in gate.tolerances.items():
+        if name not in checked:
+            yield Subject(
+                subject=name,
+                enforced=True,
+                setting=setting(tolerance),
+                observed={"delta": None},
+            )
     for key, r in listed.items():
         name = floor_key(r.metric)
         listed_tolerance = gate.tolerances.get(name)

@@ -193,7 +193,9 @@ def tolerance_rule(setting: Figures, observed: Figures) -> Judgement:
         return Judgement("passes", "not checked: no comparable baseline (reported, not failed)")
     delta = _num(observed, "delta")
     if tolerance is None or delta is None:
-        return Judgement("passes", "nothing to compare")
+        return Judgement(
+            "passes", "not checked: the baseline or this run lacks it (reported, not failed)"
+        )
     if not beyond_tolerance(delta, tolerance):
         return Judgement("passes", f"{delta:+.3f} within the {tolerance:.3f} tolerance")
     noise = _noise_words(observed)
