@@ -40,3 +40,10 @@ def test_a_fallback_mount_leaves_out_a_page_the_language_has_of_its_own() -> Non
 
 def test_a_fallback_mounts_exclude_files_are_published_in_the_default_language_only() -> None:
     assert _cards()["en/docs/specs/protocol.md"][2] == ("/docs/specs/protocol/",)
+
+
+def test_a_site_config_cascade_that_renders_nothing_makes_its_target_no_card() -> None:
+    # hugo.yaml: cascade {build: {render: never}, _target: {path: '{,/**}/_includes{,/**}'}}
+    skipped = {s.path: s.reason for s in read_kb(SITE / "content").skipped}
+    assert skipped == {"en/_includes/snippet.md": "link only"}
+    assert "en/_includes/snippet.md" not in _cards()

@@ -43,6 +43,7 @@ from urllib.parse import urlsplit
 
 from recall_gate.adapters.docusaurus_config import DocsInstance, docs_instances, js_string
 from recall_gate.adapters.files import parse_yaml
+from recall_gate.adapters.front_matter import cascades_unrendered
 from recall_gate.core.ignore_patterns import pattern_lines
 from recall_gate.core.language import canonical_language, language_error
 from recall_gate.core.mkdocs_blog import MkDocsBlog
@@ -218,6 +219,7 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
         fallbacks=_fallbacks(site_root, kb_root, mounts, content_dirs, default=default),
     )
     excluded = _language_exclusions(_disabled_languages(keys), content_dirs)
+    excluded += _unrendered_targets(keys.get("cascade"), content_dirs)
     if mounts:
         excluded += _unmounted(site_root, kb_root, [mount.source for mount in mounts])
     return Site(layout=layout, config=config, excluded=excluded)
@@ -251,6 +253,39 @@ def _fallbacks(
         target = mount.target.removeprefix("content").strip("/")
         found.append(HugoFallback(source, target, tag, mount.exclude, own))
     return tuple(found)
+
+
+def _unrendered_targets(cascade: Any, content_dirs: Mapping[str, str]) -> tuple[Exclusion, ...]:
+    """The pages a cascade of the site's config tells not to render, by its target's
+    path glob (opentelemetry.io: ``cascade: {build: {render: never}, _target: {path:
+    '{,/**}/_includes{,/**}'}}``), in each language's content folder."""
+    patterns: list[str] = []
+    for entry in cascade if isinstance(cascade, list) else [cascade]:
+        if not isinstance(entry, Mapping):
+            continue
+        target = entry.get("_target", entry.get("target"))
+        if not (isinstance(target, Mapping) and set(target) == {"path"}):
+            continue  # a target by kind, language or environment: not followed
+        path = target["path"]
+        rest = {k: v for k, v in entry.items() if k not in ("_target", "target")}
+        if not isinstance(path, str) or not cascades_unrendered({"cascade": rest}):
+            continue
+        for folder in sorted(set(content_dirs.values())) or [""]:
+            patterns += [
+                "/".join(p for p in (folder, glob.strip("/")) if p)
+                for glob in _braces(path)
+                if glob.strip("/")
+            ]
+    return (Exclusion("link only", tuple(dict.fromkeys(patterns))),) if patterns else ()
+
+
+def _braces(glob: str) -> list[str]:
+    """``{,/**}/x`` → ``/x``, ``/**/x`` (nested braces too)."""
+    match = re.search(r"\{([^{}]*)\}", glob)
+    if match is None:
+        return [glob.replace("//", "/")]
+    head, tail = glob[: match.start()], glob[match.end() :]
+    return [g for option in match.group(1).split(",") for g in _braces(head + option + tail)]
 
 
 def _disabled_languages(keys: Mapping[str, Any]) -> set[str]:
