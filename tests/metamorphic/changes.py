@@ -471,6 +471,18 @@ def exclude_the_chinese_folder(world: World, repo: Path) -> None:
         config.write("kb_exclude: [zh]\n")
 
 
+def relabel_pages(folder: str, language: str) -> Callable[[World, Path], None]:
+    """The pull request gives every page under ``folder`` the front matter
+    ``language: <language>``."""
+
+    def relabel(world: World, repo: Path) -> None:
+        for page in (repo / folder).rglob("*.md"):
+            text = page.read_text(encoding="utf-8")
+            page.write_text(text.replace("---\n", f"---\nlanguage: {language}\n", 1), "utf-8")
+
+    return relabel
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -627,6 +639,12 @@ WORSE: dict[str, Change] = {
         edit=exclude_the_chinese_folder,
         layout="folders",
         caught_by="tolerance",
+    ),
+    "pr-relabels-the-translations-as-english-and-answers-in-english": Change(
+        answered_in_english, edit=relabel_pages("i18n", "en"), caught_by="integrity"
+    ),
+    "pr-relabels-the-english-pages-as-chinese-and-answers-in-english": Change(
+        answered_in_english, edit=relabel_pages("docs", "zh"), caught_by="integrity"
     ),
     "pr-deletes-a-translation-and-answers-in-english": Change(
         chinese_topic_3_in_english, edit=delete_a_translation, caught_by="integrity"
