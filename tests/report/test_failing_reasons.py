@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from factories import baseline_of, case, results
 from recall_gate.core.compare import compare_to_baseline
-from recall_gate.core.comparison_json import ComparisonDocument, comparison_document
+from recall_gate.core.comparison_json import ComparisonDocument, comparison_document, judged
 from recall_gate.core.gate import Floors, Tolerances, judge_comparison
+from recall_gate.core.traffic_record import UnansweredLog
+from recall_gate.report.actions import comparison_annotations
 from recall_gate.report.style import MARKDOWN
 from recall_gate.report.verdict_phrases import checks_block
 
@@ -61,3 +63,15 @@ def test_a_language_appears_once_per_bullet_list() -> None:
     assert len(lines) == 1, lines
     assert lines[0].startswith("- ❌ language en: ")
     assert "; and nDCG@5" in lines[0]
+
+
+def test_every_failed_or_unjudged_gate_is_one_error_annotation_with_its_reason() -> None:
+    missing = UnansweredLog(queries="q.jsonl", snapshot="c.queries.jsonl", max_moved_share=0.2)
+    doc, _ = judged(document(lost=0).model_copy(update={"traffic_unanswered": missing}))
+    assert doc.verdict == "fail"
+    (error,) = [a for a in comparison_annotations(doc) if a.level == "error"]
+    assert error.title == "recall-gate: gate could not be judged"
+    assert error.message == (
+        "max_moved_share 20.0 % could not be judged: the capture holds no answers to the "
+        "logged queries"
+    )

@@ -117,8 +117,8 @@ def comparison_annotations(doc: ComparisonDocument) -> list[Annotation]:
     out += [
         Annotation(
             level="error",
-            title=_GATE_TITLES[gate.kind]
-            if gate.outcome == "fails" and gate.kind in _GATE_TITLES
+            title=_GATE_TITLES.get(gate.kind, f"recall-gate: {gate.kind.replace('_', ' ')}")
+            if gate.outcome == "fails"
             else "recall-gate: gate could not be judged",
             message=gate_failure_phrase(gate, doc, limit=_CASES_SHOWN * 2),
         )
