@@ -730,6 +730,19 @@ def lines_carry_their_cases(world: World) -> Capture:
     return replace(world.capture, extra=fields, scores=scores)
 
 
+def snapshot_deeper_than_k(world: World) -> Capture:
+    """The snapshot holds each logged query's top 10, its top 5 the base's."""
+    logged = world.capture.logged or {}
+
+    def deeper(ranking: tuple[Card, ...]) -> tuple[Card, ...]:
+        rest = [c for c in world.layout.cards(ranking[0][0]) if c not in ranking]
+        return (*ranking, *rest[:K])
+
+    return replace(
+        world.capture, logged={q: deeper(r) for q, r in logged.items()}, snapshot_k=2 * K
+    )
+
+
 NOOP: dict[str, Change] = {
     "identical-capture": Change(lambda w: w.capture),
     "ranks-below-k-permuted": Change(ranks_below_k_permuted),
@@ -747,6 +760,7 @@ NOOP: dict[str, Change] = {
     ),
     "lines-carry-their-cases-fields-latency-and-scores": Change(lines_carry_their_cases),
     "query-snapshot-gzipped": Change(lambda w: replace(w.capture, snapshot="gzipped")),
+    "query-snapshot-deeper-than-k": Change(snapshot_deeper_than_k),
     "each-card-retrieved-as-two-chunks": Change(split_into_two_chunks),
     "captured-by-the-capture-job": Change(lambda w: w.capture, captured_by_the_pr=True),
     "captured-by-the-capture-job-as-urls": Change(as_urls, captured_by_the_pr=True),
