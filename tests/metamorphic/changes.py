@@ -22,6 +22,7 @@ from .pairs import (
     DEPTH,
     HIT_FLOOR,
     READER_LANGUAGE_FLOOR,
+    SITE,
     Capture,
     Card,
     Doc,
@@ -743,6 +744,21 @@ def snapshot_deeper_than_k(world: World) -> Capture:
     )
 
 
+def fallback_pages_by_the_readers_url(world: World) -> Capture:
+    """Page URLs, the untranslated pages' English ones in the Chinese cases given by the
+    URL a Chinese reader gets them at (``/zh/docs/…``, the site's fallback content)."""
+
+    def by_url(case_id: str, ranking: tuple[Doc, ...]) -> tuple[Doc, ...]:
+        if not _in("zh", case_id):
+            return ranking
+        return tuple(
+            f"{SITE}/zh/docs/topic-{d[1]:02d}/" if isinstance(d, tuple) and d[0] == "en" else d
+            for d in ranking
+        )
+
+    return replace(_rankings(world, by_url), form="url")
+
+
 NOOP: dict[str, Change] = {
     "identical-capture": Change(lambda w: w.capture),
     "ranks-below-k-permuted": Change(ranks_below_k_permuted),
@@ -761,6 +777,7 @@ NOOP: dict[str, Change] = {
     "lines-carry-their-cases-fields-latency-and-scores": Change(lines_carry_their_cases),
     "query-snapshot-gzipped": Change(lambda w: replace(w.capture, snapshot="gzipped")),
     "query-snapshot-deeper-than-k": Change(snapshot_deeper_than_k),
+    "untranslated-pages-given-by-the-readers-url": Change(fallback_pages_by_the_readers_url),
     "each-card-retrieved-as-two-chunks": Change(split_into_two_chunks),
     "captured-by-the-capture-job": Change(lambda w: w.capture, captured_by_the_pr=True),
     "captured-by-the-capture-job-as-urls": Change(as_urls, captured_by_the_pr=True),

@@ -55,6 +55,7 @@ __all__ = [
     "HIT_FLOOR",
     "LANGUAGES",
     "READER_LANGUAGE_FLOOR",
+    "SITE",
     "Capture",
     "Card",
     "Doc",
