@@ -1,19 +1,26 @@
-// Docusaurus as the oracle: loads a site with Docusaurus' own loader (the first
-// step of `docusaurus build`, which writes .docusaurus/ and no HTML) in each of
-// its locales, and prints one JSON line per doc each docs plugin publishes:
-// locale, plugin id, version, whether it is the last version, and the doc's
-// source, id and permalink.
+// Docusaurus as the oracle: loads each site with Docusaurus' own loader (the
+// first step of `docusaurus build`, which writes .docusaurus/ and no HTML) in
+// each of its locales, and prints one JSON line per doc each docs plugin
+// publishes: the site folder, locale, plugin id, version, whether it is the
+// last version, and the doc's source, id and permalink. One process for every
+// site: Docusaurus is loaded once.
 //
-// node docusaurus_docs.cjs <node_modules folder> <site folder>
+// node docusaurus_docs.cjs <node_modules folder> <site folder>...
 'use strict';
 
 const path = require('path');
 
 async function main() {
-  const [modules, siteDir] = process.argv.slice(2);
+  const [modules, ...siteDirs] = process.argv.slice(2);
   const {loadSite, loadContext} = require(
     path.join(modules, '@docusaurus/core/lib/server/site.js'),
   );
+  for (const siteDir of siteDirs) {
+    await printSite(loadSite, loadContext, siteDir);
+  }
+}
+
+async function printSite(loadSite, loadContext, siteDir) {
   const context = await loadContext({siteDir});
   for (const locale of context.i18n.locales) {
     const site = await loadSite({siteDir, locale});
@@ -22,6 +29,7 @@ async function main() {
       for (const version of plugin.content.loadedVersions) {
         for (const doc of version.docs) {
           const row = {
+            site: siteDir,
             locale,
             plugin: plugin.options.id,
             version: version.versionName,

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from site_oracle import GENERATORS, Published, assert_same_map, generator_path, site_copy
@@ -33,26 +34,35 @@ _I18N = re.compile(r"^i18n/([^/]+)/docusaurus-plugin-content-docs[^/]*/current/(
 _VERSIONED = re.compile(r"^versioned_docs/version-[^/]+/(.+)$")
 
 
-def docusaurus_published(site: Path, kb_root: Path) -> list[Published]:
-    """What Docusaurus publishes for the docs plugin of ``site`` reading ``kb_root``:
-    one row per doc, locale and version (the released ones marked)."""
+def docusaurus_docs(sites: list[Path]) -> dict[Path, list[dict[str, Any]]]:
+    """Each doc Docusaurus publishes for each site folder, one loader process for all."""
     modules = generator_path("npm/node_modules/@docusaurus/core", what="Docusaurus")
-    (site / "node_modules").symlink_to(GENERATORS / "npm" / "node_modules")
+    for site in sites:
+        (site / "node_modules").symlink_to(GENERATORS / "npm" / "node_modules")
     done = subprocess.run(
-        ["node", str(SCRIPT), str(modules.parents[1]), str(site)],
+        ["node", str(SCRIPT), str(modules.parents[1]), *map(str, sites)],
         capture_output=True,
         text=True,
         check=False,
         timeout=600,
     )
     assert done.returncode == 0, done.stderr
+    docs: dict[Path, list[dict[str, Any]]] = {site: [] for site in sites}
+    for line in done.stdout.splitlines():
+        doc = json.loads(line)
+        docs[Path(doc["site"])].append(doc)
+    return docs
+
+
+def docusaurus_published(docs: list[dict[str, Any]], site: Path, kb_root: Path) -> list[Published]:
+    """What Docusaurus published (``docs``) for the docs plugin of ``site`` reading
+    ``kb_root``: one row per doc, locale and version (the released ones marked)."""
     found = detect_site(kb_root)
     assert found is not None
     default = found.layout.default_language
     kb = os.path.relpath(kb_root, site).replace(os.sep, "/")
     rows = []
-    for line in done.stdout.splitlines():
-        doc = json.loads(line)
+    for doc in docs:
         source = doc["source"].removeprefix("@site/")
         language = default
         if match := _I18N.match(source):
@@ -62,8 +72,6 @@ def docusaurus_published(site: Path, kb_root: Path) -> list[Published]:
             continue
         else:
             source = source.removeprefix(f"{kb}/")
-        # recall-gate keeps a file's number prefixes in its card id (the id is the
-        # path; Docusaurus' doc id drops them): compared without them.
         rows.append(Published(source, language or "", doc["id"], doc["permalink"]))
     return rows
 
@@ -107,11 +115,21 @@ def _oracle_site(root: Path, name: str) -> Path:
     return site
 
 
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path, list[Any]]]:
+    """Every Docusaurus fixture, loaded by Docusaurus once: name → (fixture copy, its
+    site folder, the docs published)."""
+    tmp = tmp_path_factory.mktemp("docusaurus")
+    roots = {name: site_copy(tmp, name) for name in SITE_FOLDERS}
+    sites = {name: _oracle_site(root, name) for name, root in roots.items()}
+    docs = docusaurus_docs(list(sites.values()))
+    return {name: (roots[name], sites[name], docs[sites[name]]) for name in SITE_FOLDERS}
+
+
 @pytest.mark.parametrize("name", sorted(SITE_FOLDERS))
 def test_recall_gates_map_of_a_docusaurus_site_is_what_docusaurus_publishes(
-    tmp_path: Path, name: str
+    built: dict[str, tuple[Path, Path, list[Any]]], name: str
 ) -> None:
-    root = site_copy(tmp_path, name)
-    site = _oracle_site(root, name)
-    rows = docusaurus_published(site, root / "docs")
+    root, site, docs = built[name]
+    rows = docusaurus_published(docs, site, root / "docs")
     assert_same_map(recall_gate_ids(rows, root / "docs"), root / "docs")
