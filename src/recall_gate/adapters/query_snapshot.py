@@ -151,40 +151,63 @@ def _too_large(source: str, cap: int) -> InputError:
 _SEGMENT = re.compile(rb"[^\n]+")
 
 
-def _lines(blocks: Iterator[bytes], *, source: str) -> Iterator[tuple[int, bytes]]:
-    """The numbered non-empty lines of the inflated blocks, each refused past its cap
-    before it is held whole (the first line, the card table, may be longer). Runs of
-    newlines are counted in C: a block of them costs no Python step per line."""
+def _parts(block: bytes, number: int) -> tuple[bytes, list[tuple[int, bytes]], int, bytes]:
+    """A block holding a newline, its first line numbered ``number``: the text before
+    its first newline, the numbered non-empty lines between its first and last
+    newline, its newline count, and the text after its last newline. A block that is
+    mostly newlines (a bomb of them) is walked by a pattern in C, else split: neither
+    takes a Python step per empty line."""
+    breaks = block.count(b"\n")
+    if breaks * 4 <= len(block):
+        parts = block.split(b"\n")
+        inner = [(at, line) for at, line in enumerate(parts[1:-1], number + 1) if line]
+        return parts[0], inner, breaks, parts[-1]
+    first, last = block.find(b"\n"), block.rfind(b"\n")
+    inner = []
+    at, seen = first + 1, number + 1
+    for segment in _SEGMENT.finditer(block, first + 1, last):
+        seen += block.count(b"\n", at, segment.start())
+        inner.append((seen, segment.group()))
+        at = segment.end()
+    return block[:first], inner, breaks, block[last + 1 :]
+
+
+def _line_chunks(
+    blocks: Iterator[bytes], *, source: str
+) -> Iterator[list[tuple[int, bytes]]]:
+    """The numbered non-empty lines of the inflated blocks, a block's worth at a time,
+    each line refused past its cap before it is held whole (the first line, the card
+    table, may be longer)."""
     number, held = 1, 0
     pieces: list[bytes] = []  # the line begun and not yet ended
     for block in blocks:
-        at = 0
-        for segment in _SEGMENT.finditer(block):
-            start, end = segment.span()
-            breaks = block.count(b"\n", at, start)
-            if breaks:
-                if pieces:
-                    yield number, b"".join(pieces)
-                    held, pieces = 0, []
-                number += breaks
-            pieces.append(segment.group())
-            held += end - start
-            cap = MAX_SNAPSHOT_HEADER_BYTES if number == 1 else MAX_LINE_CHARS
-            if held > cap:
-                raise InputError(
-                    f"{source}: line {number} is longer than {cap:,} bytes (the cap of a "
-                    "line of a query snapshot)",
-                    fix=_FIX,
-                )
-            at = end
-        breaks = block.count(b"\n", at)
-        if breaks:
-            if pieces:
-                yield number, b"".join(pieces)
-                held, pieces = 0, []
+        rest = block
+        if b"\n" in block:
+            head, inner, breaks, rest = _parts(block, number)
+            pieces.append(head)
+            if held or head:
+                inner.insert(0, (number, b"".join(pieces)))
+            if inner:
+                yield inner
             number += breaks
-    if pieces:
-        yield number, b"".join(pieces)
+            held, pieces = 0, []
+        if rest:
+            pieces.append(rest)
+            held += len(rest)
+        cap = MAX_SNAPSHOT_HEADER_BYTES if number == 1 else MAX_LINE_CHARS
+        if held > cap:
+            raise InputError(
+                f"{source}: line {number} is longer than {cap:,} bytes (the cap of a line "
+                "of a query snapshot)",
+                fix=_FIX,
+            )
+    if held:
+        yield [(number, b"".join(pieces))]
+
+
+def _lines(blocks: Iterator[bytes], *, source: str) -> Iterator[tuple[int, bytes]]:
+    for chunk in _line_chunks(blocks, source=source):
+        yield from chunk
 
 
 def decode_snapshot(data: bytes, *, source: str) -> QuerySnapshot:
