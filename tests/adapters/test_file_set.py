@@ -103,7 +103,7 @@ def test_a_failed_second_rename_lands_the_set_whole_on_the_next_read(
     monkeypatch.setattr(os, "replace", real)
     assert done.code == 2, done.err
     assert "Traceback" not in done.err
-    assert "completes them" in done.err
+    assert "the next write to this folder puts them in place" in done.err
     assert calls[1].name == "default.json"
     # On disk the pair is torn until a reader applies the recovery rule …
     assert json.loads((project / BASELINE).read_text())["aggregates"]["overall"][

@@ -128,7 +128,7 @@ def _plan_of(temp: Path) -> _Plan | None:
 
 def _apply(folder: Path, temp: Path, plan: _Plan) -> None:
     for source, target in plan.renames:
-        # Renamed already (before a kill, or by a reader rolling forward): gone from temp.
+        # Renamed already (before a kill, or by another writer completing it): gone.
         with contextlib.suppress(FileNotFoundError):
             os.replace(temp / source, folder / target)
     for name in plan.removes:
@@ -159,10 +159,10 @@ def current_file(path: Path) -> Path | None:
 
 
 def settle_file_set(folder: Path, *, clear: bool = False) -> None:
-    """Apply the recovery rule to ``folder`` (see the module docstring): a committed
-    set is completed. ``clear`` (a writer, holding the folder): the temp files of a
-    set that never committed are removed too; a reader leaves them, as they may be
-    a writer's at work. Cheap when there is nothing to do (one ``stat``)."""
+    """Apply the recovery rule to ``folder`` (see the module docstring), as a writer
+    of it does first: a committed set is completed; with ``clear`` (the folder is
+    the caller's: no other writer at work in it), the temp files of a set that
+    never committed are removed too. Cheap when there is nothing to do."""
     temp = folder / TEMP_FOLDER
     if not temp.is_dir():
         return
@@ -218,8 +218,8 @@ def write_file_set(files: Sequence[tuple[Path, bytes]], *, remove: Sequence[Path
     except OSError as exc:
         raise InputError(
             f"{folder}: the files were written but not all put in place "
-            f"({exc.strerror or exc}); the next recall-gate that reads or writes this folder "
-            "completes them",
+            f"({exc.strerror or exc}); a reader reads them as written, and the next write "
+            "to this folder puts them in place",
             fix="check the folder is writable, then run the command again",
         ) from None
     _clear(temp)
