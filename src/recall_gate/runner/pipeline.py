@@ -28,6 +28,7 @@ either way, never a bar in CI logs.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -178,7 +179,9 @@ def _bar(
 
 
 def _item(chunk: ScoredChunk, card_of: dict[str, str]) -> RetrievedItem:
-    score = None if chunk.score is None else round(chunk.score, _SCORE_DIGITS)
+    # A capture's numbers are finite (a NaN distance, from a zero vector, is no score).
+    raw = chunk.score
+    score = round(raw, _SCORE_DIGITS) if raw is not None and math.isfinite(raw) else None
     parent = card_of.get(chunk.parent_id, chunk.parent_id)
     # A translation's store key is ``id@language``: the item names the card's language.
     language = chunk.parent_id.removeprefix(f"{parent}@") if chunk.parent_id != parent else None
