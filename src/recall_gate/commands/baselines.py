@@ -29,7 +29,6 @@ from recall_gate.settings.values import fraction, non_negative_seconds, optional
 if TYPE_CHECKING:
     from recall_gate.adapters.baseline_store import StoredBaseline
     from recall_gate.core.baseline import Baseline
-    from recall_gate.core.records import Aggregates
 
 # Each handler imports what it runs when it runs: `compare --help` loads no model.
 
@@ -360,51 +359,15 @@ def _report_update(
     console.stdout.write(render_baseline_update(doc, new=baseline, path=shown, fmt="text"))
 
 
-def _tolerance_suggestion(aggregates: Aggregates, *, k: int, min_group_n: int) -> str:
-    """The smallest tolerance each group of the set can enforce (hit@k, only lost hits)."""
-    from recall_gate.core.gate_calibration import POWER, suggest_tolerances
-    from recall_gate.core.metric_registry import metric_label
-    from recall_gate.core.metrics import HIT
-    from recall_gate.core.stats import FAMILY_LEVEL
-    from recall_gate.report.markup import table
-    from recall_gate.report.phrases import group_phrase
-
-    groups, cells = suggest_tolerances(aggregates, min_group_n=min_group_n)
-    if not groups:
-        return ""
-    hit = metric_label(HIT, k)
-    rows = [
-        [
-            group_phrase(g.group),
-            str(g.n),
-            str(g.fewest_lost),
-            f"{g.enforceable:.2f}",
-            "never" if g.caught is None else f"{g.caught:.3f}",
-        ]
-        for g in groups
-    ]
-    overall = groups[0]
-    return (
-        f"\nrecall-gate: the smallest {hit} drop each group can enforce (lost hits alone, none "
-        f"gained; {cells} rows tested together at {FAMILY_LEVEL * 100:.0f} %, bounded by "
-        "Bonferroni)\n\n"
-        + table(
-            ["group", "n", "fewest lost", "smallest tolerance", f"caught {POWER:.0%} from"],
-            rows,
-            "text",
-        )
-        + f"\n\nmax-regression: {overall.enforceable:.2f}  ({overall.group}: a smaller tolerance "
-        "gates no drop more with require-significance on; a group's own row says what it can "
-        "enforce)\n"
-    )
-
-
 def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.baseline_store import read_baseline
     from recall_gate.adapters.config_edit import write_floors
     from recall_gate.core.gate import suggest_floors
+    from recall_gate.core.gate_calibration import suggest_tolerances
     from recall_gate.core.metric_registry import floor_flag, floor_key, metric_label
+    from recall_gate.core.metrics import HIT
     from recall_gate.report.markup import table
+    from recall_gate.report.noise_floor import enforceable_tolerances
     from recall_gate.settings import resolve_settings
 
     settings = resolve_settings(args, console)
@@ -436,9 +399,8 @@ def _cmd_floors(args: argparse.Namespace, console: Console) -> int:
         + table(["flag", "metric", "observed", "n", "margin", "floor"], rows, "text")
         + "\n"
     )
-    console.stdout.write(
-        _tolerance_suggestion(stored.baseline.aggregates, k=k, min_group_n=settings.min_group_n)
-    )
+    groups, cells = suggest_tolerances(stored.baseline.aggregates, min_group_n=settings.min_group_n)
+    console.stdout.write(enforceable_tolerances(groups, cells=cells, hit=metric_label(HIT, k)))
     if args.write is not None:
         floors = {floor_key(s.metric): s.floor for s in suggested}
         write_floors(args.write, floors)

@@ -5,15 +5,24 @@ request, the smallest drop it catches)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from recall_gate.core.comparison_records import CalibrationRecord
+from recall_gate.core.gate_calibration import POWER, SuggestedTolerance
 from recall_gate.core.self_agreement import SelfAgreement
+from recall_gate.core.stats import FAMILY_LEVEL
+from recall_gate.report.markup import table
 
 if TYPE_CHECKING:  # comparison.py imports this module
     from recall_gate.report.style import Style
 
-__all__ = ["calibration_line", "describe_self_agreement", "self_agreement_section"]
+__all__ = [
+    "calibration_line",
+    "describe_self_agreement",
+    "enforceable_tolerances",
+    "self_agreement_section",
+]
 
 
 def describe_self_agreement(a: SelfAgreement) -> str:
@@ -75,3 +84,34 @@ def calibration_line(c: CalibrationRecord, hit: str) -> str:
         else ""
     )
     return f"This gate at this n: {fails}{caught}."
+
+
+def enforceable_tolerances(groups: Sequence[SuggestedTolerance], *, cells: int, hit: str) -> str:
+    """``floors suggest``'s tolerance table: the smallest ``hit`` (``hit@5``) drop
+    each group can enforce, and the ``max-regression`` the overall row suggests."""
+    if not groups:
+        return ""
+    rows = [
+        [
+            _group(g.group),
+            str(g.n),
+            str(g.fewest_lost),
+            f"{g.enforceable:.2f}",
+            "never" if g.caught is None else f"{g.caught:.3f}",
+        ]
+        for g in groups
+    ]
+    overall = groups[0]
+    return (
+        f"\nrecall-gate: the smallest {hit} drop each group can enforce (lost hits alone, none "
+        f"gained; {cells} rows tested together at {FAMILY_LEVEL * 100:.0f} %, bounded by "
+        "Bonferroni)\n\n"
+        + table(
+            ["group", "n", "fewest lost", "smallest tolerance", f"caught {POWER:.0%} from"],
+            rows,
+            "text",
+        )
+        + f"\n\nmax-regression: {overall.enforceable:.2f}  ({_group(overall.group)}: a smaller "
+        "tolerance gates no drop more with require-significance on; a group's own row says "
+        "what it can enforce)\n"
+    )
