@@ -172,9 +172,7 @@ def _parts(block: bytes, number: int) -> tuple[bytes, list[tuple[int, bytes]], i
     return block[:first], inner, breaks, block[last + 1 :]
 
 
-def _line_chunks(
-    blocks: Iterator[bytes], *, source: str
-) -> Iterator[list[tuple[int, bytes]]]:
+def _line_chunks(blocks: Iterator[bytes], *, source: str) -> Iterator[list[tuple[int, bytes]]]:
     """The numbered non-empty lines of the inflated blocks, a block's worth at a time,
     each line refused past its cap before it is held whole (the first line, the card
     table, may be longer)."""
