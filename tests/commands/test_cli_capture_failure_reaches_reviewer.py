@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_runner import run_cli
+from cli_runner import run_cli, write_capture
 from recall_gate.adapters.capture_folder import ERROR_FILE, MAX_ERROR_CHARS
 from synthetic_kb import write_kb
 
@@ -190,3 +190,38 @@ def test_no_runner_path_reaches_the_comment_of_a_failed_evaluation(tmp_path: Pat
         assert str(tmp_path) not in plain
         assert "capture/capture.jsonl:3: field `retrieved`" in plain
         assert "recall-gate.yaml" in plain
+
+
+def test_no_runner_path_reaches_the_job_summary_of_a_judged_run(tmp_path: Path) -> None:
+    """A report naming a file in the runner's temp folder (the capture's snapshot the
+    judge looked for, say) reaches the job summary as the reviewer knows the file."""
+    from recall_gate.report.error import without_runner_paths
+    from recall_gate.report.markup import escape_markdown
+
+    runner_temp = tmp_path / "work" / "_temp"
+    environ = {"RUNNER_TEMP": str(runner_temp), "HOME": str(tmp_path / "home")}
+    snapshot = f"{runner_temp}/capture/capture.queries.jsonl"
+    report = f"no answers to the query log: {escape_markdown(snapshot)} is missing (`{snapshot}`)\n"
+    scrubbed = without_runner_paths(report, environ, markdown=True)
+    assert str(tmp_path) not in scrubbed.replace("\\", "")
+    assert escape_markdown("capture/capture.queries.jsonl") in scrubbed
+    assert "`capture/capture.queries.jsonl`" in scrubbed
+    # Through the command that appends the job summary.
+    comparison = tmp_path / "c.json"
+    capture = write_capture(tmp_path / "capture.jsonl", hits=3, n=5)
+    scored = run_cli(
+        ["score", "--artifacts", str(capture), "--comparison-json", str(comparison)], cwd=tmp_path
+    )
+    assert scored.code == 0, scored.err
+    summary_in = tmp_path / "report.md"
+    summary_in.write_text(report, encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    summary.write_text("", encoding="utf-8")
+    done = run_cli(
+        ["actions-report", "--comparison", str(comparison), "--summary", str(summary_in)],
+        cwd=tmp_path,
+        environ={**environ, "GITHUB_STEP_SUMMARY": str(summary)},
+    )
+    assert done.code == 0, done.err
+    assert "capture/capture.queries.jsonl" in summary.read_text(encoding="utf-8")
+    assert str(tmp_path) not in summary.read_text(encoding="utf-8").replace("\\", "")

@@ -91,11 +91,14 @@ def _cmd_comment(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.github_comment import upsert_comment
     from recall_gate.adapters.github_pulls import find_pr_for_head_sha
     from recall_gate.core.profile import comment_marker
+    from recall_gate.report.error import without_runner_paths
 
     runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
     token = console.environ.get("GITHUB_TOKEN", "")
     marker = comment_marker(args.profile)
-    body = read_text(args.body, what="comment body")
+    body = without_runner_paths(
+        read_text(args.body, what="comment body"), console.environ, markdown=True
+    )
     event_path = console.environ.get("GITHUB_EVENT_PATH", "")
     event = load_event(Path(event_path)) if event_path else EventContext()
     head_sha = args.head_sha or event.head_sha
@@ -232,6 +235,7 @@ def _cmd_actions_report(args: argparse.Namespace, console: Console) -> int:
     from recall_gate.adapters.results_store import read_comparison
     from recall_gate.core.comparison_json import judged
     from recall_gate.report.actions import comparison_annotations, comparison_outputs
+    from recall_gate.report.error import without_runner_paths
 
     runner = ActionsRunner.from_environ(console.environ, stream=console.stdout)
     if args.error_log is not None:
@@ -254,7 +258,8 @@ def _cmd_actions_report(args: argparse.Namespace, console: Console) -> int:
     outputs = comparison_outputs(comparison)
     runner.set_outputs(outputs)
     if args.summary is not None:
-        runner.append_summary(read_text(args.summary, what="report"))
+        report = read_text(args.summary, what="report")
+        runner.append_summary(without_runner_paths(report, console.environ, markdown=True))
     for note in comparison_annotations(comparison):
         runner.annotate(note.level, note.message, title=note.title)
     console.stdout.write(

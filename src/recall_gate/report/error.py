@@ -29,9 +29,10 @@ _RUNNER_FOLDERS = (
 )
 
 
-def without_runner_paths(text: str, environ: Mapping[str, str]) -> str:
+def without_runner_paths(text: str, environ: Mapping[str, str], *, markdown: bool = False) -> str:
     """``text`` with each path under a runner folder of ``environ`` shown without
-    the folder (the longest folder first: the workspace lies under HOME)."""
+    the folder (the longest folder first: the workspace lies under HOME);
+    ``markdown``: escaped as user text too (``/home/runner/work/\\_temp/``)."""
     folders = sorted(
         (
             (environ[name].rstrip("/") + "/", shown)
@@ -43,6 +44,8 @@ def without_runner_paths(text: str, environ: Mapping[str, str]) -> str:
     )
     for folder, shown in folders:
         text = text.replace(folder, shown)
+        if markdown:
+            text = text.replace(escape_markdown(folder), escape_markdown(shown))
     return text
 
 
