@@ -71,6 +71,13 @@ MKDOCS_I18N_URLS = {
     "How do I start?": "/getting-started/quick-start",
 }
 
+# opentelemetry.io's mount layout (synthetic pages): English mounted with no `lang`
+# is the default language, at the root.
+HUGO_MOUNTS_URLS = {
+    "How do I send my first span?": "https://otel.example.org/docs/a/",
+    "¿Cómo envío mi primer span?": "/es/docs/a/",
+}
+
 RETRIEVER = """
 import json
 from pathlib import Path
@@ -134,6 +141,7 @@ def test_check_passes_a_real_site_as_it_is(tmp_path: Path, name: str) -> None:
         ("docusaurus-eventmesh", DOCUSAURUS_URLS),
         ("docusaurus-react-native", REACT_NATIVE_URLS),
         ("mkdocs-static-i18n", MKDOCS_I18N_URLS),
+        ("hugo-mounts", HUGO_MOUNTS_URLS),
     ],
 )
 def test_a_url_returning_retriever_maps_every_published_page(
