@@ -519,3 +519,27 @@ def test_an_items_language_is_a_tag_read_in_canonical_case_and_a_bad_one_is_refu
     assert bad.code == 2
     assert "a.jsonl:1" in bad.err
     assert "language" in bad.err
+
+
+def test_a_pull_request_dropping_a_locale_from_the_site_config_fails_like_deleting_it(
+    tmp_path: Path,
+) -> None:
+    # Its translations stay on disk, but the site no longer builds them: the
+    # Chinese cases' pages are gone, whatever the English pages answer.
+    from git_repo import commit_all
+
+    root = site_repo(tmp_path, "docusaurus-eventmesh")
+    (root / "site_search.py").write_text(RETRIEVER, encoding="utf-8")
+    pages = json.dumps(ENGLISH_FOR_CHINESE, ensure_ascii=False)
+    (root / "pages.json").write_text(pages, encoding="utf-8")
+    sys.modules.pop("site_search", None)
+    config = root / "docusaurus.config.js"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("locales: ['en', 'zh']", "locales: ['en']"), encoding="utf-8")
+    commit_all(root)
+    run = capture(root, "--baseline-ref", "main")
+    assert run.code == 1, run.err
+    assert "card 'introduction' (zh) is deleted by this change" in run.err
+    check = run_cli(["check", "--baseline-ref", "main"], cwd=root)
+    assert check.code == 1
+    assert "zh-store" in check.err

@@ -22,6 +22,7 @@ from recall_gate.adapters.git import (
     changed_files,
     is_shallow,
     last_commit,
+    read_file_at,
     read_files_at,
     work_tree_root,
 )
@@ -75,6 +76,17 @@ def read_card_files(
                 tree.root, tree.ref, head, root.folder, needed_by=tree.needed_by, fix=tree.fix
             )
         ]
+    # A locale the base's site config builds and the pull request's does not: its
+    # pages are cards no more (each listed against the empty tree, as deleted).
+    for locale, dropped in _locales_dropped(tree, kb, site, head=head).items():
+        roots.append(_Root(folder=dropped, locale=locale))
+        listed += [
+            (old, None)
+            for _, old, _ in changed_files(
+                tree.root, tree.ref, _EMPTY_TREE, dropped, needed_by=tree.needed_by, fix=tree.fix
+            )
+            if old
+        ]
     if not listed:
         return []
     olds = (old for old, _ in listed if old)
@@ -85,6 +97,48 @@ def read_card_files(
         FileChange(base=base.get(old) if old else None, head=mine.get(new) if new else None)
         for old, new in listed
     ]
+
+
+# git's empty tree: a diff against it lists every file of a revision's folder.
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+
+def _locales_dropped(tree: BaseTree, kb: Path, site: Site | None, *, head: str) -> dict[str, str]:
+    """The translation folders (as the repository names them) of the locales the
+    base's site config builds and ``head``'s does not (Docusaurus ``locales``);
+    read only when the pull request changes the config."""
+    if site is None:
+        return {}
+    config = tree.relative(site.config)
+    top = tree.relative(site.config.parent)
+    if (
+        config is None
+        or top is None
+        or not changed_files(
+            tree.root, tree.ref, head, config, needed_by=tree.needed_by, fix=tree.fix
+        )
+    ):
+        return {}
+    text = read_file_at(tree.root, tree.ref, config, needed_by=tree.needed_by, fix=tree.fix)
+    try:
+        inside = kb.resolve().relative_to(site.config.parent.resolve())
+    except ValueError:
+        return {}
+    if text is None:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="recall-gate-site.") as scratch:
+        copy = Path(scratch)
+        (copy / site.config.name).write_bytes(text)
+        (copy / inside).mkdir(parents=True, exist_ok=True)
+        base = detect_site(copy / inside)
+        if base is None:
+            return {}
+        prefix = "" if top in ("", ".") else top + "/"
+        return {
+            locale: prefix + folder.relative_to(copy).as_posix()
+            for locale, folder in base.locale_folders.items()
+            if locale not in site.locale_folders
+        }
 
 
 @dataclass(frozen=True)
