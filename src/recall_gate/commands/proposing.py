@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from recall_gate.adapters.baseline_proposal import BRANCH_PREFIX
 from recall_gate.commands.arguments import Parser
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.core.profile import PROFILE_RULE, is_profile_name
@@ -26,11 +27,9 @@ from recall_gate.errors import InputError, RecallGateError
 
 if TYPE_CHECKING:
     from recall_gate.adapters.actions_runner import ActionsRunner
-    from recall_gate.adapters.github_client import GitHubClient
     from recall_gate.core.baseline import Baseline
 
 DEFAULT_API_URL: Final = "https://api.github.com"
-BRANCH_PREFIX: Final = "recall-gate/baseline-"
 _ENV: Final = """environment:
   GITHUB_TOKEN        contents: write and pull-requests: write (required)
   GITHUB_API_URL      REST API root (default https://api.github.com; GHES: https://HOST/api/v3)
@@ -130,6 +129,7 @@ def _reason(args: argparse.Namespace) -> str:
 def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) -> int:
     import requests
 
+    from recall_gate.adapters.baseline_proposal import BaselineProposal
     from recall_gate.adapters.baseline_pull import check_access
     from recall_gate.adapters.github_client import GitHubClient
 
@@ -163,7 +163,7 @@ def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) 
         # The bytes proposed, named in the log: two runs on one commit show one digest.
         console.stdout.write(f"recall-gate: {relative.as_posix()} has sha256 {digest}\n")
         base_sha = check_access(client, repo=repo, base=args.base)
-        proposal = _Proposal(
+        proposal = BaselineProposal(
             client=client,
             repo=repo,
             base=args.base,
@@ -242,149 +242,3 @@ def _run_url(console: Console, repo: str) -> str | None:
         return None
     server = console.environ.get("GITHUB_SERVER_URL", "https://github.com")
     return f"{server}/{repo}/actions/runs/{run_id}"
-
-
-class _Proposal:
-    """One baseline to propose, and the decision: open, update, or nothing."""
-
-    def __init__(
-        self,
-        *,
-        client: GitHubClient,
-        repo: str,
-        base: str,
-        base_sha: str,
-        profile: str,
-        reason: str,
-        path: str,
-        baseline: Baseline,
-        content: bytes,
-        report: str,
-        run_url: str | None,
-    ) -> None:
-        self.client, self.repo, self.base, self.base_sha = client, repo, base, base_sha
-        self.profile, self.reason, self.path = profile, reason, path
-        self.baseline, self.content, self.report, self.run_url = baseline, content, report, run_url
-        self.branch = f"{BRANCH_PREFIX}{profile}"
-
-    def submit(self) -> tuple[str, str, str]:
-        """(status, PR URL, what happened, in a sentence)."""
-        from recall_gate.adapters.baseline_pull import (
-            edit_pull_body,
-            find_baseline_pulls,
-            open_pull,
-        )
-        from recall_gate.report.baseline_pull_body import pull_title, updates_in
-
-        current = self._baseline_on(self.base)
-        pulls = find_baseline_pulls(self.client, repo=self.repo, branch=self.branch, base=self.base)
-        if current is not None and _same(current, self.baseline):
-            said = (
-                f"{self.path} on {self.base} is up to date: the same cases, aggregates, "
-                "fingerprints and settings (only its stamps would change); no pull request "
-                "opened"
-            )
-            if pulls.open is not None:
-                said += (
-                    f". Pull request #{pulls.open.number} is still open and proposes other "
-                    f"content: close it if it is no longer wanted ({pulls.open.url})"
-                )
-            return "up-to-date", "", said
-        title = pull_title(self.profile, self.reason)
-        if pulls.open is not None:
-            proposed = self._baseline_on(self.branch)
-            if (
-                proposed is not None
-                and _same(proposed, self.baseline)
-                and proposed.reason == self.baseline.reason
-            ):
-                return (
-                    "unchanged",
-                    pulls.open.url,
-                    f"pull request #{pulls.open.number} already proposes this baseline "
-                    f"({pulls.open.url}); nothing changed",
-                )
-            self._push(exists=True)
-            body = self._body(updates_in(pulls.open.body))
-            edit_pull_body(
-                self.client, repo=self.repo, number=pulls.open.number, title=title, body=body
-            )
-            return (
-                "updated",
-                pulls.open.url,
-                f"updated pull request #{pulls.open.number}: {pulls.open.url}",
-            )
-        # A branch left by a closed PR, or by a run stopped before it opened one.
-        self._push(exists=self._branch_exists())
-        closed = pulls.closed_unmerged
-        body = self._body([], reopened_after=closed.number if closed else None)
-        opened = open_pull(
-            self.client, repo=self.repo, branch=self.branch, base=self.base, title=title, body=body
-        )
-        said = f"opened pull request #{opened.number}: {opened.url}"
-        if closed is not None:
-            said += (
-                f" (#{closed.number}, the previous proposal, was closed without merging: "
-                "a closed pull request is never reopened)"
-            )
-        return "opened", opened.url, said
-
-    def _baseline_on(self, branch: str) -> Baseline | None:
-        from recall_gate.adapters.baseline_pull import read_file
-        from recall_gate.adapters.baseline_store import parse_baseline
-
-        raw = read_file(self.client, repo=self.repo, branch=branch, path=self.path)
-        if raw is None:
-            return None
-        try:
-            return parse_baseline(raw.decode("utf-8"), source=f"{self.path} on {branch}")
-        except (InputError, UnicodeDecodeError):
-            return None  # not a readable baseline: whatever it is, ours replaces it
-
-    def _branch_exists(self) -> bool:
-        from recall_gate.adapters.github_client import GitHubNotFound
-        from recall_gate.adapters.github_pulls import get_branch_sha
-
-        try:
-            get_branch_sha(self.client, repo=self.repo, branch=self.branch)
-        except GitHubNotFound:
-            return False
-        return True
-
-    def _push(self, *, exists: bool) -> None:
-        from recall_gate.adapters.baseline_pull import write_branch
-
-        write_branch(
-            self.client,
-            repo=self.repo,
-            branch=self.branch,
-            base_sha=self.base_sha,
-            path=self.path,
-            content=self.content,
-            message=f"Update the {self.profile} retrieval baseline: {self.reason}",
-            exists=exists,
-        )
-
-    def _body(self, updates: list[str], *, reopened_after: int | None = None) -> str:
-        from recall_gate.report.baseline_pull_body import Update, pull_body
-
-        latest = Update(
-            created_at=self.baseline.created_at,
-            git_sha=self.baseline.git_sha,
-            reason=self.reason,
-            run_url=self.run_url,
-        )
-        return pull_body(
-            path=self.path,
-            base=self.base,
-            report=self.report,
-            updates=updates,
-            latest=latest,
-            reopened_after=reopened_after,
-        )
-
-
-def _same(old: Baseline, new: Baseline) -> bool:
-    from recall_gate.core.baseline import same_content
-
-    return same_content(old, new)
