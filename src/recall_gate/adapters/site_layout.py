@@ -43,11 +43,16 @@ from urllib.parse import urlsplit
 
 from recall_gate.adapters.docusaurus_config import DocsInstance, docs_instances, js_string
 from recall_gate.adapters.files import parse_yaml
-from recall_gate.adapters.front_matter import cascades_unrendered
+from recall_gate.adapters.hugo_sections import (
+    content_mounts,
+    fallback_mounts,
+    relative_dir,
+    unrendered_targets,
+)
 from recall_gate.core.ignore_patterns import pattern_lines
 from recall_gate.core.language import canonical_language, language_error
 from recall_gate.core.mkdocs_blog import MkDocsBlog
-from recall_gate.core.site_urls import HugoFallback, SiteLayout
+from recall_gate.core.site_urls import SiteLayout
 from recall_gate.errors import InputError
 
 __all__ = ["Exclusion", "Site", "detect_site", "locale_language"]
@@ -151,16 +156,6 @@ def _hugo_settings(site_root: Path) -> tuple[Path, dict[str, Any]] | None:
     return named_by, settings
 
 
-def _relative_dir(site_root: Path, folder: str, kb_root: Path) -> str:
-    """A content folder relative to the KB root ("" when it is the root or outside it)."""
-    try:
-        relative = (site_root / folder).resolve().relative_to(kb_root.resolve())
-    except ValueError:
-        return ""
-    text = relative.as_posix()
-    return "" if text == "." else text
-
-
 def _related(kb_root: Path, content: Path) -> bool:
     """Whether the KB is a content folder, inside one, or holds one."""
     kb, folder = kb_root.resolve(), content.resolve()
@@ -182,19 +177,19 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
             tags.append(tag)
             folder = spec.get("contentDir") if isinstance(spec, Mapping) else None
             folder = folder if isinstance(folder, str) else content
-            content_dirs[tag] = _relative_dir(site_root, folder, kb_root)
+            content_dirs[tag] = relative_dir(site_root, folder, kb_root)
     default = _language(keys.get("defaultcontentlanguage")) or "en"
     # Module mounts of a language's content (`source = "content/ja"`, `target =
     # "content"`, `lang = "ja"`; no `lang`: the default language's, as Hugo reads
     # it): that language's content folder too. A mount of a folder into a deeper
     # target, or a second mount into a language, is a fallback (below).
-    mounts = _content_mounts(keys.get("module"))
+    mounts = content_mounts(keys.get("module"))
     mounted: set[str] = set()
     for mount in mounts:
         tag = mount.language or default
         if mount.target == "content" and tag not in mounted and (tag in tags or not tags):
             mounted.add(tag)
-            content_dirs[tag] = _relative_dir(site_root, mount.source, kb_root)
+            content_dirs[tag] = relative_dir(site_root, mount.source, kb_root)
     folders = [
         content,
         *(
@@ -216,76 +211,14 @@ def _hugo(kb_root: Path, site_root: Path, config: Path, keys: Mapping[str, Any])
         base_path=urlsplit(base).path.strip("/") if isinstance(base, str) else "",
         languages=tuple(tags),
         permalinks=_permalinks(keys.get("permalinks")),
-        fallbacks=_fallbacks(site_root, kb_root, mounts, content_dirs, default=default),
+        fallbacks=fallback_mounts(site_root, kb_root, mounts, content_dirs, default=default),
     )
     excluded = _language_exclusions(_disabled_languages(keys), content_dirs)
-    excluded += _unrendered_targets(keys.get("cascade"), content_dirs)
+    if unrendered := unrendered_targets(keys.get("cascade"), content_dirs):
+        excluded += (Exclusion("link only", unrendered),)
     if mounts:
         excluded += _unmounted(site_root, kb_root, [mount.source for mount in mounts])
     return Site(layout=layout, config=config, excluded=excluded)
-
-
-def _fallbacks(
-    site_root: Path,
-    kb_root: Path,
-    mounts: list[_Mount],
-    content_dirs: Mapping[str, str],
-    *,
-    default: str,
-) -> tuple[HugoFallback, ...]:
-    """The mounts that publish another language's pages in a language's site
-    (opentelemetry.io: ``content/en/docs`` → ``content/docs`` with ``lang: es``):
-    every content mount of a language but the one that is its content folder,
-    whose source is in the KB; with the pages that language has of its own."""
-    found = []
-    for mount in mounts:
-        tag = mount.language or default
-        own_dir = content_dirs.get(tag, "")
-        source = _relative_dir(site_root, mount.source, kb_root)
-        if not source or (mount.target == "content" and source == own_dir):
-            continue
-        own_root = kb_root / own_dir if own_dir else kb_root
-        own = frozenset(
-            p.relative_to(own_root).with_suffix("").as_posix()
-            for p in (own_root.rglob("*") if own_root.is_dir() else ())
-            if p.suffix in (".md", ".markdown", ".mdx")
-        )
-        target = mount.target.removeprefix("content").strip("/")
-        found.append(HugoFallback(source, target, tag, mount.exclude, own))
-    return tuple(found)
-
-
-def _unrendered_targets(cascade: Any, content_dirs: Mapping[str, str]) -> tuple[Exclusion, ...]:
-    """The pages a cascade of the site's config tells not to render, by its target's
-    path glob (opentelemetry.io: ``cascade: {build: {render: never}, _target: {path:
-    '{,/**}/_includes{,/**}'}}``), in each language's content folder."""
-    patterns: list[str] = []
-    for entry in cascade if isinstance(cascade, list) else [cascade]:
-        if not isinstance(entry, Mapping):
-            continue
-        target = entry.get("_target", entry.get("target"))
-        if not (isinstance(target, Mapping) and set(target) == {"path"}):
-            continue  # a target by kind, language or environment: not followed
-        path = target["path"]
-        rest = {k: v for k, v in entry.items() if k not in ("_target", "target")}
-        if not isinstance(path, str) or not cascades_unrendered({"cascade": rest}):
-            continue
-        for folder in sorted(set(content_dirs.values())) or [""]:
-            patterns += [
-                "/".join(p for p in (folder, glob.strip("/")) if p)
-                for glob in _braces(path)
-                if glob.strip("/")
-            ]
-    return (Exclusion("link only", tuple(dict.fromkeys(patterns))),) if patterns else ()
-
-
-def _braces(glob: str) -> list[str]:
-    """``{,/**}/x`` → ``/x``, ``/**/x`` (nested braces too)."""
-    match = re.search(r"\{([^{}]*)\}", glob)
-    if match is None:
-        return [glob.replace("//", "/")]
-    head, tail = glob[: match.start()], glob[match.end() :]
-    return [g for option in match.group(1).split(",") for g in _braces(head + option + tail)]
 
 
 def _disabled_languages(keys: Mapping[str, Any]) -> set[str]:
@@ -312,55 +245,6 @@ def _language_exclusions(
             patterns.append(f"{folder}/**")
         patterns += [f"*.{tag}.{suffix}" for suffix in ("md", "markdown", "mdx")]
     return (Exclusion("disabled language", tuple(patterns)),) if patterns else ()
-
-
-@dataclass(frozen=True)
-class _Mount:
-    """A Hugo module mount of content: its source folder (relative to the site),
-    its target below ``content`` (``content`` itself, or ``content/docs``), its
-    language (None: no ``lang``) and its ``excludeFiles`` globs."""
-
-    source: str
-    target: str
-    language: str | None
-    exclude: tuple[str, ...] = ()
-
-
-def _content_mounts(module: Any) -> list[_Mount]:
-    """Each module mount of content (``[[module.mounts]]``, or ``[[mounts]]`` of
-    ``config/_default/module.toml``, with a target of ``content`` or below it): its
-    language from ``lang = "ja"`` or a one-language ``[sites.matrix] languages =
-    ["ja"]`` (newer Hugo), else None (the default language's)."""
-    mounts = module.get("mounts") if isinstance(module, Mapping) else None
-    found: list[_Mount] = []
-    for mount in mounts if isinstance(mounts, list) else ():
-        if not isinstance(mount, Mapping):
-            continue
-        source, target = mount.get("source"), mount.get("target")
-        if not (isinstance(source, str) and isinstance(target, str)):
-            continue
-        target = target.strip("/")
-        if target != "content" and not target.startswith("content/"):
-            continue
-        lang = mount.get("lang")
-        sites = mount.get("sites")
-        matrix = sites.get("matrix") if isinstance(sites, Mapping) else None
-        listed = matrix.get("languages") if isinstance(matrix, Mapping) else None
-        if lang is None and isinstance(listed, list) and len(listed) == 1:
-            lang = listed[0]
-        exclude = mount.get("excludeFiles", mount.get("excludefiles"))
-        globs = [exclude] if isinstance(exclude, str) else exclude
-        found.append(
-            _Mount(
-                source=source.strip("/"),
-                target=target,
-                language=_language(lang) if isinstance(lang, str) else None,
-                exclude=tuple(g for g in globs if isinstance(g, str))
-                if isinstance(globs, list)
-                else (),
-            )
-        )
-    return found
 
 
 def _unmounted(site_root: Path, kb_root: Path, sources: list[str]) -> tuple[Exclusion, ...]:

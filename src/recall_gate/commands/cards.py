@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections import Counter, defaultdict
 from collections.abc import Sequence
-from pathlib import Path, PurePosixPath
-from typing import Any
+from pathlib import Path
 
 from recall_gate.adapters.case_files import holds_no_case
 from recall_gate.adapters.dataset import Kb, KbCard, load_cases
 from recall_gate.adapters.files import atomic_write_text, dump_json
+from recall_gate.adapters.kb_listing import cards_by_language, cards_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
 from recall_gate.core.coverage import KbCoverage, kb_coverage, render_coverage
@@ -25,7 +24,7 @@ from recall_gate.judging.kb_judging import read_kb_noted
 from recall_gate.report.text_width import display_width, ljust_display
 from recall_gate.settings import resolve_settings
 
-__all__ = ["add_commands", "cards_json"]
+__all__ = ["add_commands"]
 
 _TITLE_WIDTH = 40
 _GENERATORS = {"hugo": "Hugo", "docusaurus": "Docusaurus", "mkdocs": "MkDocs"}
@@ -64,71 +63,6 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     return {"cards": _cmd_cards}
 
 
-def _folder(entry: KbCard) -> str:
-    if entry.path is None:
-        return "(card file)"
-    parent = PurePosixPath(entry.path).parent.as_posix()
-    return "./" if parent == "." else parent + "/"
-
-
-def _by_language(entries: Sequence[KbCard]) -> dict[str, Counter[str]]:
-    """Cards per folder, per language (topic folders under their parent language)."""
-    folders: dict[str, Counter[str]] = defaultdict(Counter)
-    for entry in entries:
-        folders[entry.card.language][_folder(entry)] += 1
-    return {lang: folders[lang] for lang in sorted(folders)}
-
-
-def cards_json(
-    entries: Sequence[KbCard],
-    *,
-    kb: str,
-    coverage: KbCoverage | None = None,
-    read: Kb | None = None,
-) -> dict[str, Any]:
-    """The ``--json`` document: every card (with the URLs its site publishes), the
-    cards per language and folder, and the pages skipped; with ``coverage``, the
-    cases citing each card and the covered shares."""
-    document: dict[str, Any] = {
-        "kb": kb,
-        "site": None if read is None or read.site is None else read.site.layout.generator,
-        "skipped": []
-        if read is None
-        else [{"path": s.path, "reason": s.reason} for s in read.skipped],
-        "cards": [
-            {
-                "id": e.card.id,
-                "language": e.card.language,
-                "language_source": e.language_source,
-                "title": e.card.title,
-                "path": e.path,
-                "source": e.where,
-                "size": e.size,
-                "urls": list(e.urls),
-                "tags": list(e.card.tags),
-                "metadata": e.card.metadata,
-                **({} if coverage is None else {"cases": list(coverage.cases_citing(e.card))}),
-            }
-            for e in entries
-        ],
-        "languages": {
-            lang: {"cards": sum(folders.values()), "folders": dict(sorted(folders.items()))}
-            for lang, folders in _by_language(entries).items()
-        },
-    }
-    if coverage is not None:
-        document["coverage"] = {
-            "covered": coverage.overall.covered,
-            "cards": coverage.overall.cards,
-            "by_language": {
-                lang: {"covered": part.covered, "cards": part.cards}
-                for lang, part in coverage.by_language.items()
-            },
-            "uncovered": list(coverage.uncovered),
-        }
-    return document
-
-
 _NO_CASES_YET = "KB coverage: no cases yet: 0 of {0.overall.cards} cards cited by a case"
 
 
@@ -158,7 +92,7 @@ def render_cards(
     say "no cases yet" with ``no_cases``; with ``uncovered``, only the cards no case
     cites)."""
     lines = []
-    for lang, folders in _by_language(entries).items():
+    for lang, folders in cards_by_language(entries).items():
         sources = sorted({e.language_source for e in entries if e.card.language == lang})
         total = sum(folders.values())
         lines.append(
