@@ -5,6 +5,7 @@ never reopened: a fresh one says why."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
 from recall_gate.errors import InputError
@@ -13,9 +14,12 @@ if TYPE_CHECKING:
     from recall_gate.adapters.github_client import GitHubClient
     from recall_gate.core.baseline import Baseline
 
-__all__ = ["BRANCH_PREFIX", "BaselineProposal"]
+__all__ = ["BRANCH_PREFIX", "BaselineProposal", "BodyRenderer"]
 
 BRANCH_PREFIX: Final = "recall-gate/baseline-"
+# The pull request's body from the open one's body (None: a new pull request) and
+# the number of a proposal closed without merging that this one follows.
+BodyRenderer = Callable[[str | None, int | None], str]
 
 
 class BaselineProposal:
@@ -33,12 +37,13 @@ class BaselineProposal:
         path: str,
         baseline: Baseline,
         content: bytes,
-        report: str,
-        run_url: str | None,
+        title: str,
+        render_body: BodyRenderer,
     ) -> None:
         self.client, self.repo, self.base, self.base_sha = client, repo, base, base_sha
         self.profile, self.reason, self.path = profile, reason, path
-        self.baseline, self.content, self.report, self.run_url = baseline, content, report, run_url
+        self.baseline, self.content = baseline, content
+        self.title, self.render_body = title, render_body
         self.branch = f"{BRANCH_PREFIX}{profile}"
 
     def submit(self) -> tuple[str, str, str]:
@@ -48,7 +53,6 @@ class BaselineProposal:
             find_baseline_pulls,
             open_pull,
         )
-        from recall_gate.report.baseline_pull_body import pull_title, updates_in
 
         current = self._baseline_on(self.base)
         pulls = find_baseline_pulls(self.client, repo=self.repo, branch=self.branch, base=self.base)
@@ -64,7 +68,7 @@ class BaselineProposal:
                     f"content: close it if it is no longer wanted ({pulls.open.url})"
                 )
             return "up-to-date", "", said
-        title = pull_title(self.profile, self.reason)
+        title = self.title
         if pulls.open is not None:
             proposed = self._baseline_on(self.branch)
             if (
@@ -79,7 +83,7 @@ class BaselineProposal:
                     f"({pulls.open.url}); nothing changed",
                 )
             self._push(exists=True)
-            body = self._body(updates_in(pulls.open.body))
+            body = self.render_body(pulls.open.body, None)
             edit_pull_body(
                 self.client, repo=self.repo, number=pulls.open.number, title=title, body=body
             )
@@ -91,7 +95,7 @@ class BaselineProposal:
         # A branch left by a closed PR, or by a run stopped before it opened one.
         self._push(exists=self._branch_exists())
         closed = pulls.closed_unmerged
-        body = self._body([], reopened_after=closed.number if closed else None)
+        body = self.render_body(None, closed.number if closed else None)
         opened = open_pull(
             self.client, repo=self.repo, branch=self.branch, base=self.base, title=title, body=body
         )
@@ -137,24 +141,6 @@ class BaselineProposal:
             content=self.content,
             message=f"Update the {self.profile} retrieval baseline: {self.reason}",
             exists=exists,
-        )
-
-    def _body(self, updates: list[str], *, reopened_after: int | None = None) -> str:
-        from recall_gate.report.baseline_pull_body import Update, pull_body
-
-        latest = Update(
-            created_at=self.baseline.created_at,
-            git_sha=self.baseline.git_sha,
-            reason=self.reason,
-            run_url=self.run_url,
-        )
-        return pull_body(
-            path=self.path,
-            base=self.base,
-            report=self.report,
-            updates=updates,
-            latest=latest,
-            reopened_after=reopened_after,
         )
 
 

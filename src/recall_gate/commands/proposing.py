@@ -27,7 +27,9 @@ from recall_gate.errors import InputError, RecallGateError
 
 if TYPE_CHECKING:
     from recall_gate.adapters.actions_runner import ActionsRunner
+    from recall_gate.adapters.baseline_proposal import BodyRenderer
     from recall_gate.core.baseline import Baseline
+    from recall_gate.report.baseline_pull_body import Update
 
 DEFAULT_API_URL: Final = "https://api.github.com"
 _ENV: Final = """environment:
@@ -132,6 +134,7 @@ def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) 
     from recall_gate.adapters.baseline_proposal import BaselineProposal
     from recall_gate.adapters.baseline_pull import check_access
     from recall_gate.adapters.github_client import GitHubClient
+    from recall_gate.report.baseline_pull_body import Update, pull_title
 
     repo = args.repo or console.environ.get("GITHUB_REPOSITORY", "")
     if not repo:
@@ -173,8 +176,18 @@ def _propose(args: argparse.Namespace, console: Console, runner: ActionsRunner) 
             path=relative.as_posix(),
             baseline=baseline,
             content=content,
-            report=_report(args, reason),
-            run_url=_run_url(console, repo),
+            title=pull_title(profile, reason),
+            render_body=_body_renderer(
+                path=relative.as_posix(),
+                base=args.base,
+                report=_report(args, reason),
+                latest=Update(
+                    created_at=baseline.created_at,
+                    git_sha=baseline.git_sha,
+                    reason=reason,
+                    run_url=_run_url(console, repo),
+                ),
+            ),
         )
         status, url, said = proposal.submit()
     console.stdout.write(f"recall-gate: {said}\n")
@@ -242,3 +255,20 @@ def _run_url(console: Console, repo: str) -> str | None:
         return None
     server = console.environ.get("GITHUB_SERVER_URL", "https://github.com")
     return f"{server}/{repo}/actions/runs/{run_id}"
+
+
+def _body_renderer(*, path: str, base: str, report: str, latest: Update) -> BodyRenderer:
+    """The pull request's body: the report, the updates the open one lists, this one."""
+    from recall_gate.report.baseline_pull_body import pull_body, updates_in
+
+    def render(previous: str | None, reopened_after: int | None) -> str:
+        return pull_body(
+            path=path,
+            base=base,
+            report=report,
+            updates=updates_in(previous) if previous is not None else [],
+            latest=latest,
+            reopened_after=reopened_after,
+        )
+
+    return render
