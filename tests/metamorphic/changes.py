@@ -484,6 +484,14 @@ def relabel_pages(folder: str, language: str) -> Callable[[World, Path], None]:
     return relabel
 
 
+def drop_the_locales(world: World, repo: Path) -> None:
+    """The pull request's site config builds English alone (the translations stay)."""
+    config = repo / "docusaurus.config.js"
+    text = config.read_text(encoding="utf-8")
+    assert "locales: ['en', 'zh', 'es']" in text
+    config.write_text(text.replace("locales: ['en', 'zh', 'es']", "locales: ['en']"), "utf-8")
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -640,6 +648,9 @@ WORSE: dict[str, Change] = {
         edit=exclude_the_chinese_folder,
         layout="folders",
         caught_by="tolerance",
+    ),
+    "pr-drops-its-locales-and-answers-in-english": Change(
+        answered_in_english, edit=drop_the_locales, caught_by="integrity"
     ),
     "pr-relabels-the-translations-as-english-and-answers-in-english": Change(
         answered_in_english, edit=relabel_pages("i18n", "en"), caught_by="integrity"
