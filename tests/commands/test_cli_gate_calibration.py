@@ -59,13 +59,13 @@ def test_the_report_says_how_often_this_gate_fails_a_no_op_and_what_it_catches(
     )  # fmt: skip
     assert run.code == 0, run.out + run.err  # 3 of 20 lost: within noise
     line = (
-        "This gate at this n: a no-op pull request fails at most 4 % of the time (12 gated "
+        "This gate at this n: a no-op pull request fails at most 3 % of the time (12 gated "
         "rows tested together); smallest hit@5 drop caught 80 % of the time: overall −"
     )
     assert line in (tmp_path / "c.md").read_text()
     assert line in run.out
     calibration = json.loads((tmp_path / "c.json").read_text())["calibration"]
-    assert (calibration["cells"], calibration["fewest_lost"]) == (12, 5)
+    assert (calibration["cells"], calibration["fewest_lost"]) == (12, 6)
 
 
 def test_floors_suggest_names_the_smallest_tolerance_each_group_can_enforce(
@@ -74,10 +74,10 @@ def test_floors_suggest_names_the_smallest_tolerance_each_group_can_enforce(
     baseline(tmp_path)
     run = run_cli(["floors", "suggest"], cwd=tmp_path)
     assert run.code == 0, run.err
-    # 4 groups × 3 metrics = 12 rows; Bonferroni z(1 − 0.04/12) = 2.713 < √8.
+    # 4 groups × 3 metrics = 12 rows; Bonferroni z(1 − 0.03/12) = 2.807 < √8.
     assert (
         "recall-gate: the smallest hit@5 drop each group can enforce (lost hits alone, none "
-        "gained; 12 rows tested together at 4 %, bounded by Bonferroni)"
+        "gained; 12 rows tested together at 3 %, bounded by Bonferroni)"
     ) in run.out
     assert re.search(r"\nlanguage en +20 +8 +0\.40 +0\.\d{3}\n", run.out)
     assert "max-regression: 0.20  (overall: a smaller tolerance gates no drop more" in run.out

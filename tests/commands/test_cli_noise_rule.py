@@ -147,15 +147,15 @@ def test_require_significance_false_fails_a_subgroup_drop_within_noise(tmp_path:
 
 
 def test_min_group_n_comes_from_the_config_and_the_flag_wins(tmp_path: Path) -> None:
-    base = {f"en-{i:02d}": ("en", 1) for i in range(6)}
+    base = {f"en-{i:02d}": ("en", 1) for i in range(7)}
     make_baseline(tmp_path, base)
-    # 5 of 6 lost, none gained: report-level p = 2^-5, likely real once tested.
-    current = scored(tmp_path, "cur", base | {f"en-0{i}": ("en", None) for i in range(5)})
+    # 6 of 7 lost, none gained: report-level p = 2^-6, likely real once tested.
+    current = scored(tmp_path, "cur", base | {f"en-0{i}": ("en", None) for i in range(6)})
     (tmp_path / "recall-gate.yaml").write_text("gate:\n  min_group_n: 5\n", encoding="utf-8")
     from_config, _, _ = compare(tmp_path, current, "--max-regression", "0.05")
-    from_flag, _, _ = compare(tmp_path, current, "--max-regression", "0.05", "--min-group-n", "7")
-    assert from_config.code == 1  # overall n = 6 ≥ 5
-    assert from_flag.code == 0  # 6 < 7: exempt
+    from_flag, _, _ = compare(tmp_path, current, "--max-regression", "0.05", "--min-group-n", "8")
+    assert from_config.code == 1  # overall n = 7 ≥ 5
+    assert from_flag.code == 0  # 7 < 8: exempt
 
 
 @pytest.mark.parametrize(
@@ -244,15 +244,15 @@ def cases_file(tmp_path: Path, ranks: Mapping[str, tuple[str, int | None]]) -> P
 def test_the_noise_settings_come_from_the_action_environment_and_are_checked(
     tmp_path: Path,
 ) -> None:
-    base = {f"en-{i:02d}": ("en", 1) for i in range(6)}
+    base = {f"en-{i:02d}": ("en", 1) for i in range(7)}
     make_baseline(tmp_path, base)
-    current = scored(tmp_path, "cur", base | {f"en-0{i}": ("en", None) for i in range(5)})
+    current = scored(tmp_path, "cur", base | {f"en-0{i}": ("en", None) for i in range(6)})
 
     def run_with(environ: dict[str, str]) -> CliRun:
         argv = ["compare", "--current", str(current), "--max-regression", "0.05"]
         return run_cli(argv, cwd=tmp_path, environ=environ)
 
-    assert run_with({"RECALL_GATE_MIN_GROUP_N": "5"}).code == 1  # overall n = 6 ≥ 5
+    assert run_with({"RECALL_GATE_MIN_GROUP_N": "5"}).code == 1  # overall n = 7 ≥ 5
     assert run_with({"RECALL_GATE_MIN_GROUP_N": ""}).code == 0  # empty input: default 10
     bad = run_with({"RECALL_GATE_REQUIRE_SIGNIFICANCE": "perhaps"})
     assert bad.code == 2

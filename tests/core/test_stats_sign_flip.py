@@ -253,7 +253,8 @@ def test_the_report_level_false_alarm_rate_is_at_most_five_percent(
 
 
 def test_the_fewest_lost_hits_caught_follow_the_critical_value() -> None:
-    assert fewest_lost_caught(critical=0.0) == 5  # 2^-5 = 0.031 < 0.05 for one cell
+    assert fewest_lost_caught(critical=0.0) == 6  # 2^-6 = 0.016 < 0.03 ≤ 2^-5 for one cell
+    assert fewest_lost_caught(critical=0.0, alpha=0.05) == 5  # 2^-5 = 0.031 < 0.05
     assert fewest_lost_caught(critical=2.4) == 6  # √6 = 2.45 > 2.4
     assert fewest_lost_caught(critical=3.0) == 10  # √9 = 3 does not exceed it
 

@@ -11,7 +11,7 @@ it fails a no-op pull request, and the smallest hit@k drop it catches.
 * **The smallest drop caught.** Assumption: the drop is hit@k lost hits alone,
   nothing gained, elsewhere the changes this run made. L lost hits standardise
   to √L, which must exceed the report-level test's critical value at this run
-  (and 2^−L < 0.04); a group of n cases whose cases each lose their hit with
+  (and 2^−L < 0.03); a group of n cases whose cases each lose their hit with
   probability δ loses at least that many (and more than the tolerance) 80 % of
   the time from the smallest δ :func:`~recall_gate.core.stats.smallest_drop_caught`
   finds. Without a run to draw from (``floors suggest``), the critical value

@@ -43,7 +43,7 @@ belongs to, so the correlations between metrics and between a group and the
 overall are part of the null distribution, and a cell's adjusted p is the
 share of draws whose largest standardised drop, over the cells not yet
 rejected, reaches its own. The family-wise error rate is at most
-:data:`FAMILY_LEVEL` (4 %, a margin under the 5 % promised): a pull request
+:data:`FAMILY_LEVEL` (3 %, a margin under the 5 % promised): a pull request
 that changes nothing on average fails at most that often, at any n, whatever
 the number of cells. The draws are
 enumerated when cheap, drawn (seeded) otherwise, and drawn from the normal
@@ -86,10 +86,11 @@ __all__ = [
 
 # A change a row's own test gives less than this p-value is called likely real.
 SIGNIFICANCE = 0.05
-# The level of the gate's report-level test: a point under the 5 % a no-op pull
-# request is promised, so that what a team counts over a few hundred pull
-# requests (or `python -m benchmarks gate-calibration` measures) stays under it.
-FAMILY_LEVEL = 0.04
+# The level of the gate's report-level test: two points under the 5 % a no-op
+# pull request is promised. The test is exact, so its false-fail rate is close to
+# its level; the margin keeps what a team counts over a few hundred pull requests
+# (or `python -m benchmarks gate-calibration` measures) under 5 %.
+FAMILY_LEVEL = 0.03
 # The default of the `min-group-n` setting: a group with fewer compared cases
 # is neither tested here nor gated (too few pairs to tell a drop from noise).
 MIN_GROUP_N = 10
