@@ -76,6 +76,7 @@ LANGUAGES = ("en", "zh", "es")
 CASES_PER_LANGUAGE = 20
 CARDS_PER_LANGUAGE = 24  # 20 cited by a case, 4 cited by none
 LOGGED_PER_LANGUAGE = 10
+HEAVIEST_WEIGHT = 200  # q00's: 200 of the log's 635
 K = 5
 DEPTH = 10  # documents per case in a capture: ranks K+1..DEPTH lie below the cut
 SITE = "https://docs.example.org"
@@ -265,7 +266,8 @@ def _logged() -> tuple[dict[str, Any], ...]:
             "id": f"q{n:02d}",
             "query": f"logged question {n}",
             "language": LANGUAGES[n % len(LANGUAGES)],
-            "weight": 3 * LOGGED_PER_LANGUAGE - n,
+            # Skewed like real traffic: the first query is asked most (a third of it).
+            "weight": HEAVIEST_WEIGHT if n == 0 else 3 * LOGGED_PER_LANGUAGE - n,
         }
         for n in range(len(LANGUAGES) * LOGGED_PER_LANGUAGE)
     )
