@@ -492,6 +492,12 @@ def drop_the_locales(world: World, repo: Path) -> None:
     config.write_text(text.replace("locales: ['en', 'zh', 'es']", "locales: ['en']"), "utf-8")
 
 
+def heaviest_query_answered_with_nothing(world: World) -> Capture:
+    """The most asked logged query (a third of the traffic) gets an empty top k."""
+    logged = world.capture.logged or {}
+    return replace(world.capture, logged={q: (() if q == "q00" else r) for q, r in logged.items()})
+
+
 # --- the capture job running the pull request's retriever ----------------------------------
 
 PR_RETRIEVER = '''
@@ -629,6 +635,9 @@ WORSE: dict[str, Change] = {
     "overall-hit-slips-below-the-floor": Change(hit_slips_below_the_floor, caught_by="floor"),
     "pr-deletes-the-translations-and-answers-in-english": Change(
         answered_in_english, edit=delete_the_translations, caught_by="integrity"
+    ),
+    "heaviest-logged-query-answered-with-nothing": Change(
+        heaviest_query_answered_with_nothing, caught_by="traffic"
     ),
     "query-snapshot-cut-to-top-1": Change(snapshot_cut_to_top_1, caught_by="traffic"),
     "pr-unsets-its-query-log-and-moves-the-traffic": Change(
