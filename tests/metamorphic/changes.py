@@ -576,6 +576,18 @@ WORSE: dict[str, Change] = {
     "language-pages-dropped-in-language-folders": Change(
         language_pages_dropped, layout="folders", caught_by="tolerance"
     ),
+    "gold-moved-below-k-in-language-folders": Change(
+        gold_moved_below_k, layout="folders", caught_by="tolerance"
+    ),
+    "cases-deleted-from-the-capture-in-language-folders": Change(
+        cases_deleted_from_capture, layout="folders", caught_by="capture"
+    ),
+    "a-groups-ids-unmapped-in-language-folders": Change(
+        ids_unmapped, layout="folders", caught_by=REFUSED
+    ),
+    "query-snapshot-emptied-in-language-folders": Change(
+        snapshot_emptied, layout="folders", caught_by="traffic"
+    ),
     "gold-at-rank-k-plus-1-with-the-top-score": Change(
         gold_at_k_plus_1_with_the_top_score, caught_by="tolerance"
     ),
