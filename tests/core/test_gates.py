@@ -214,6 +214,40 @@ def test_traffic_unanswered_within_the_share_is_judged_on_what_it_compared() -> 
     assert judged.outcome == "passes"
 
 
+def test_traffic_unanswered_past_the_share_of_the_traffic_could_not_be_judged() -> None:
+    # 1 of 30 queries (3.3 % by count) but 31 of 100 weight units (31 %) unanswered.
+    judged = traffic_rule(
+        TRAFFIC,
+        {
+            "moved": 0.0,
+            "compared": 29,
+            "not_captured": 1,
+            "not_captured_weight": 31.0,
+            "compared_weight": 69.0,
+        },
+    )
+    assert (judged.outcome, judged.reason) == (
+        "unjudged",
+        "could not be judged: the 1 logged queries not answered carry 31.0 % of the logged "
+        "traffic (more than max_unanswered_share 10.0 %)",
+    )
+
+
+def test_traffic_unanswered_within_the_share_of_the_traffic_is_judged() -> None:
+    # 1 of 30 queries carrying 2 of 100 weight units: within 10 % both ways.
+    judged = traffic_rule(
+        TRAFFIC,
+        {
+            "moved": 0.0,
+            "compared": 29,
+            "not_captured": 1,
+            "not_captured_weight": 2.0,
+            "compared_weight": 98.0,
+        },
+    )
+    assert judged.outcome == "passes"
+
+
 def test_traffic_without_answers_to_the_log_could_not_be_judged() -> None:
     judged = traffic_rule(TRAFFIC, {"answered": False})
     assert (judged.outcome, judged.reason) == (

@@ -302,6 +302,8 @@ def _traffic(doc: ComparisonDocument) -> Iterator[Subject]:
             "moved": overall.weighted.moved if overall is not None else None,
             "compared": overall.n if overall is not None else 0,
             "not_captured": traffic.not_captured,
+            "not_captured_weight": traffic.not_captured_weight,
+            "compared_weight": overall.weight if overall is not None else None,
             "not_in_base": traffic.not_in_base,
             "k": traffic.k,
             "k_asked": traffic.k_asked,

@@ -235,6 +235,16 @@ def _traffic_unjudged(setting: Figures, observed: Figures) -> Judgement | None:
         bad := _unanswered(unanswered, compared + unanswered, "logged queries", allowed)
     ):
         return bad
+    # By traffic too: one unanswered query may carry most of it.
+    unanswered_weight = _num(observed, "not_captured_weight") or 0.0
+    total_weight = unanswered_weight + (_num(observed, "compared_weight") or 0.0)
+    if allowed is not None and total_weight > 0 and unanswered_weight / total_weight > allowed:
+        return Judgement(
+            "unjudged",
+            f"could not be judged: the {unanswered:,} logged queries not answered carry "
+            f"{_share(unanswered_weight / total_weight)} of the logged traffic (more than "
+            f"max_unanswered_share {_share(allowed)})",
+        )
     k, asked = _count(observed, "k"), _count(observed, "k_asked")
     if k and asked and k < asked:
         return Judgement(
@@ -252,7 +262,8 @@ def _traffic_unjudged(setting: Figures, observed: Figures) -> Judgement | None:
 def traffic_rule(setting: Figures, observed: Figures) -> Judgement:
     """``max_moved_share`` on the traffic-weighted share of logged queries whose
     top k changed. It judges what it compared: no answers to the log, more
-    unanswered logged queries than ``max_unanswered_share``, a capture's
+    unanswered logged queries than ``max_unanswered_share`` (by count, or by the
+    traffic they carry), a capture's
     snapshot shallower than the top k it compares, or no logged query in both
     snapshots cannot be judged."""
     limit = _num(setting, "max_moved_share")

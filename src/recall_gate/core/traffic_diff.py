@@ -129,6 +129,8 @@ class TrafficDiff:
     # Logged queries the base snapshot lacks (new since), or this capture lacks (failed).
     not_in_base: tuple[str, ...] = ()
     not_captured: tuple[str, ...] = ()
+    # The traffic (summed weight) of the logged queries this capture lacks.
+    not_captured_weight: float = 0.0
 
     @property
     def overall(self) -> TrafficFigures:
@@ -151,12 +153,14 @@ def diff_traffic(
     moves: list[QueryMove] = []
     not_in_base: list[str] = []
     not_captured: list[str] = []
+    not_captured_weight = 0.0
     for logged in queries:
         if logged.id not in base:
             not_in_base.append(logged.id)
             continue
         if logged.id not in current:
             not_captured.append(logged.id)
+            not_captured_weight += logged.weight
             continue
         before = tuple(dict.fromkeys(base[logged.id]))[:k]
         after = tuple(dict.fromkeys(current[logged.id]))[:k]
@@ -187,4 +191,5 @@ def diff_traffic(
         movers=tuple(ranked[:movers]),
         not_in_base=tuple(not_in_base),
         not_captured=tuple(not_captured),
+        not_captured_weight=not_captured_weight,
     )

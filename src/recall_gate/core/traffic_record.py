@@ -76,6 +76,10 @@ class TrafficRecord(_Part):
     # smaller); ``k`` is less when the capture's snapshot holds fewer. Absent in
     # older documents.
     k_asked: int | None = None
+    # The traffic (summed weight) of the logged queries the capture did not
+    # answer: with the compared weight, the unanswered share by traffic. Absent
+    # in older documents.
+    not_captured_weight: float | None = None
 
 
 class UnansweredLog(_Part):
@@ -127,6 +131,8 @@ def traffic_record(
             "moved": moved,
             "compared": diff.overall.n,
             "not_captured": len(diff.not_captured),
+            "not_captured_weight": round(diff.not_captured_weight, FLOAT_DIGITS),
+            "compared_weight": round(diff.overall.weight, FLOAT_DIGITS),
             "not_in_base": len(diff.not_in_base),
             "k": diff.k,
             "k_asked": k_asked,
@@ -164,4 +170,5 @@ def traffic_record(
         max_moved_share=max_moved_share,
         failed=max_moved_share is not None and judged.outcome != "passes",
         k_asked=k_asked,
+        not_captured_weight=round(diff.not_captured_weight, FLOAT_DIGITS),
     )
