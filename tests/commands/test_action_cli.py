@@ -134,6 +134,49 @@ def test_a_failed_capture_is_reported_as_an_error_never_a_pass(tmp_path: Path) -
     assert errors[0].startswith("::error title=recall-gate::the capture failed: case 'en-1'")
 
 
+def test_a_gate_that_failed_before_a_comparison_is_a_fail_verdict_not_an_error(
+    tmp_path: Path,
+) -> None:
+    """Exit 1 with no comparison written (dataset integrity fails before scoring):
+    the verdict is `fail`, the comment says which gate and why, never `error`
+    blaming the capture."""
+    (tmp_path / "stderr.log").write_text(
+        "  case zh-1: gold id 'guide/intro' has no card in zh\n"
+        "recall-gate: error: dataset integrity failed (1 problem(s)); run `recall-gate check`\n"
+        "  fix: fix the ids listed above\n",
+        encoding="utf-8",
+    )
+    environ = {
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_OUTPUT": str(tmp_path / "output"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+    }
+
+    code, out, _ = run(
+        ["actions-report", "--error-log", "stderr.log", "--failed-gate",
+         "--comment-markdown", "comment.md"],
+        environ,
+        cwd=tmp_path,
+    )  # fmt: skip
+
+    assert code == 0, "reporting never fails: the action's last step enforces the verdict"
+    assert "verdict<<" in (output := (tmp_path / "output").read_text())
+    assert "\nfail\n" in output
+    assert "\nerror\n" not in output
+    comment = (tmp_path / "comment.md").read_text()
+    assert "**fail**" in comment
+    assert "**error**" not in comment
+    assert "A gate failed before this run could be compared" in comment
+    assert "dataset integrity failed \\(1 problem\\(s\\)\\)" in comment
+    assert "- case zh-1: gold id 'guide/intro' has no card in zh" in comment, "names the case"
+    assert "the capture" not in comment
+    errors = [line for line in out.splitlines() if line.startswith("::error")]
+    assert errors == [
+        "::error title=recall-gate::a gate failed: dataset integrity failed (1 problem(s)); "
+        "run `recall-gate check` — fix: fix the ids listed above"
+    ]
+
+
 def test_an_error_log_without_recall_gates_own_line_shows_its_last_lines(tmp_path: Path) -> None:
     (tmp_path / "stderr.log").write_text("Traceback (most recent call last):\nBoom\n")
     code, _, _ = run(

@@ -225,6 +225,12 @@ def _add_actions_report(sub: argparse._SubParsersAction[Parser]) -> None:
     )
     report.add_argument("--profile", metavar="NAME", help="with --error-log: the comment's profile")
     report.add_argument(
+        "--failed-gate",
+        action="store_true",
+        help="with --error-log: the evaluation exited 1, a gate failed before a comparison "
+        "could be written (dataset integrity): the verdict is `fail`, not `error`",
+    )
+    report.add_argument(
         "--summary", type=Path, metavar="PATH", help="Markdown to append to the job summary"
     )
 
@@ -283,10 +289,12 @@ def _report_error(args: argparse.Namespace, console: Console, runner: ActionsRun
     error = parse_error_log(without_runner_paths(log, console.environ), what=args.what)
     profile = args.profile or console.environ.get("RECALL_GATE_PROFILE", "").strip()
     profile = profile or DEFAULT_PROFILE
-    markdown = render_error_comment(error, profile=profile, what=args.what)
+    failed = bool(args.failed_gate)
+    verdict = "fail" if failed else "error"
+    markdown = render_error_comment(error, profile=profile, what=args.what, failed_gate=failed)
     runner.set_outputs(
         {
-            "verdict": "error",
+            "verdict": verdict,
             "hit": "",
             "recall": "",
             "ndcg": "",
@@ -296,8 +304,9 @@ def _report_error(args: argparse.Namespace, console: Console, runner: ActionsRun
         }
     )
     runner.append_summary(markdown)
-    runner.annotate("error", f"{args.what} failed: {error.one_line}", title="recall-gate")
+    said = "a gate" if failed else args.what
+    runner.annotate("error", f"{said} failed: {error.one_line}", title="recall-gate")
     if args.comment_markdown is not None:
         atomic_write_text(args.comment_markdown, markdown)
-    console.stdout.write(f"recall-gate: verdict=error ({args.what} failed)\n")
+    console.stdout.write(f"recall-gate: verdict={verdict} ({said} failed)\n")
     return 0

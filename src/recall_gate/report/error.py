@@ -61,6 +61,9 @@ class EvaluationError:
     message: str
     fix: str | None
     tail: tuple[str, ...] = ()  # the log's last lines, when it holds no recall-gate error
+    # The indented lines just above the error line: what it found (e.g. the
+    # integrity problems, one per case), at most _TAIL_LINES of them.
+    details: tuple[str, ...] = ()
 
     @property
     def one_line(self) -> str:
@@ -78,7 +81,16 @@ def parse_error_log(log: str, *, what: str) -> EvaluationError:
             fix = None
             if i + 1 < len(lines) and lines[i + 1].startswith("  fix: "):
                 fix = lines[i + 1][len("  fix: ") :].strip()
-            return EvaluationError(message=message[:_LINE_CHARS], fix=fix and fix[:_LINE_CHARS])
+            above: list[str] = []
+            for previous in reversed(lines[:i]):
+                if not previous.startswith("  ") or not previous.strip():
+                    break
+                above.append(previous.strip()[:_LINE_CHARS])
+            return EvaluationError(
+                message=message[:_LINE_CHARS],
+                fix=fix and fix[:_LINE_CHARS],
+                details=tuple(reversed(above))[:_TAIL_LINES],
+            )
     tail = tuple(line[:_LINE_CHARS] for line in lines if line.strip())[-_TAIL_LINES:]
     return EvaluationError(
         message=f"{what} failed; its log ends with the lines below",
@@ -91,20 +103,36 @@ def _quoted(lines: Sequence[str]) -> list[str]:
     return [f"> {escape_markdown(line)}" for line in lines]
 
 
-def render_error_comment(error: EvaluationError, *, profile: str, what: str) -> str:
-    """The PR comment (and job summary) of an evaluation that did not run."""
+def render_error_comment(
+    error: EvaluationError, *, profile: str, what: str, failed_gate: bool = False
+) -> str:
+    """The PR comment (and job summary) of an evaluation that did not run, or
+    (``failed_gate``) that stopped on a failed gate before it could compare."""
+    if failed_gate:
+        heading = f"### ❌ recall-gate `{escape_markdown(profile)}`: **fail**"
+        said = (
+            "A gate failed before this run could be compared (exit code 1): the "
+            "pull request fails until it passes."
+        )
+    else:
+        heading = f"### ⚠️ recall-gate `{escape_markdown(profile)}`: **error**"
+        said = (
+            f"{what[:1].upper()}{what[1:]} could not run, so nothing was judged: this pull "
+            "request has no retrieval verdict, and the check fails until it runs."
+        )
     body = [
         f"<!-- recall-gate:{profile} -->",
         "",
-        f"### ⚠️ recall-gate `{escape_markdown(profile)}`: **error**",
+        heading,
         "",
-        f"{what[:1].upper()}{what[1:]} could not run, so nothing was judged: this pull "
-        "request has no retrieval verdict, and the check fails until it runs.",
+        said,
         "",
         f"> **{escape_markdown(error.message)}**",
     ]
     if error.fix:
         body += [">", f"> Fix: {escape_markdown(error.fix)}"]
+    if error.details:
+        body += ["", *(f"- {escape_markdown(line)}" for line in error.details)]
     if error.tail:
         body += ["", "<details><summary>The end of the log</summary>", "", *_quoted(error.tail)]
         body += ["", "</details>"]
