@@ -45,11 +45,12 @@ share of draws whose largest standardised drop, over the cells not yet
 rejected, reaches its own. The family-wise error rate is at most
 :data:`FAMILY_LEVEL` (3 %, a margin under the 5 % promised): a pull request
 that changes nothing on average fails at most that often, at any n, whatever
-the number of cells. The draws are
-enumerated when cheap, drawn (seeded) otherwise, and drawn from the normal
-approximation of the joint sign-flip sums when every tested cell has at least
-:data:`NORMAL_MIN_CHANGED` changed cases and drawing case by case would be
-slow (many distinct differences).
+the number of cells. The draws are enumerated when cheap, drawn (seeded)
+otherwise (fewer when each draw is long: the p stays valid), and drawn from
+the normal approximation of the joint sign-flip sums when every tested cell
+has at least :data:`NORMAL_MIN_CHANGED` changed cases and drawing case by case
+would be slow (many distinct differences). Where each regime's level was
+measured: ``tests/core/test_stats_sign_flip.py``.
 """
 
 from __future__ import annotations
