@@ -223,7 +223,8 @@ class GateSettings(_Section):
     # is not tolerance-gated.
     max_regression: Fraction | dict[str, Fraction | None] | None = None
     # A drop beyond max_regression fails only in a group with at least this many
-    # compared cases, and (subgroups) when the noise test calls it likely real.
+    # compared cases, and (require_significance) when the report-level noise test
+    # calls it likely real, overall included.
     min_group_n: int = Field(default=MIN_GROUP_N, ge=1)
     require_significance: StrictBool = REQUIRE_SIGNIFICANCE
     # The query log's diff is report-only unless this is set: the largest share
