@@ -48,7 +48,9 @@ def test_a_tolerance_keyed_by_metric_gates_only_that_metric(comparison: Comparis
     assert verdict.gate.regressions == ()
     assert verdict.gate.exempt == ()
     # nDCG alone, at 0.1: its 0.15 drop fails; hit's and recall's 0.05 are not looked at.
-    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances({NDCG: 0.1}))
+    verdict = judge_comparison(
+        comparison, floors=Floors(), tolerances=Tolerances({NDCG: 0.1}), require_significance=False
+    )
     assert verdict.gate.verdict == "fail"
     assert _failed(verdict.gate.regressions) == {NDCG}
 
@@ -88,7 +90,9 @@ def test_one_tolerance_applies_to_every_gated_metric(comparison: Comparison) -> 
 def test_no_tolerance_is_report_only_and_would_fail_at_the_reference_one_for_every_metric(
     comparison: Comparison,
 ) -> None:
-    verdict = judge_comparison(comparison, floors=Floors(), tolerances=Tolerances())
+    verdict = judge_comparison(
+        comparison, floors=Floors(), tolerances=Tolerances(), require_significance=False
+    )
     assert verdict.gate.verdict == "report-only"
     assert verdict.would_fail is not None
     assert {r.tolerance for r in verdict.would_fail.regressions} == {REFERENCE_TOLERANCE}
