@@ -83,11 +83,10 @@ COMPARISON_KIND = "recall-gate-comparison"
 #    `traffic_unanswered` (a query log the capture holds no answers to),
 #    `run.unwinnable`, `gate.min_new_card_coverage`, `label_rot`,
 #    `retrieved_detail` of a moved or missed case (chunk ids, metadata summaries),
-#    a delta's `p_drop` / `p_family` / `method` and a regression's `p_family` (the
-#    sign-flip and report-level tests), `calibration`.
 #    `gates` (every gate judged: kind, subject, settings, figures, outcome, reason;
 #    recomputed, never trusted, when the document is read back),
-#    `gate.max_unanswered_share`.
+#    `gate.max_unanswered_share`, a delta's `p_drop` / `p_family` / `method` and a
+#    regression's `p_family` (the sign-flip and report-level tests), `calibration`.
 COMPARISON_SCHEMA_VERSION = 5
 
 
