@@ -168,3 +168,88 @@ def test_a_command_s_help_imports_no_reader_nor_model(workdir: Path, command: st
 def test_the_probe_sees_a_reader_once_imported(workdir: Path) -> None:
     done = run_probe(workdir, ["score", "--help"], list(READERS), "pydantic")
     assert done["heavy"] == ["pydantic"]
+
+
+# Every subcommand, from the command table: each one's `--help` loads the parser
+# alone, whatever its handler needs when it runs.
+EVERY_COMMAND = [command for commands in cli.COMMAND_MODULES.values() for command in commands]
+# The parts of recall-gate a parser may load: the line guard and the exit codes
+# (cli.py's own), the proposal's branch prefix and the names of the judge's outputs
+# (constants importing nothing heavy). Every other adapter and the judge's code
+# load when a handler runs.
+PARSER_PARTS = (
+    "recall_gate.adapters",
+    "recall_gate.adapters.baseline_proposal",
+    "recall_gate.adapters.log_lines",
+    "recall_gate.adapters.process_exit",
+    "recall_gate.judging",
+    "recall_gate.judging.outputs",
+)
+HANDLER_PACKAGES = ("recall_gate.adapters.", "recall_gate.judging.")
+
+HELP_SCRIPT = """
+import io, json, sys
+from pathlib import Path
+from recall_gate import cli
+argv, watched, packages, allowed = (json.loads(a) for a in sys.argv[1:5])
+for name in sys.argv[5:]:  # the probe's own check: a module imported on purpose
+    __import__(name)
+code = None
+try:
+    code = cli.main(argv, environ={}, stdout=io.StringIO(), stderr=io.StringIO(), cwd=Path.cwd())
+except SystemExit as exc:
+    code = exc.code
+loaded = [m for m in watched if m in sys.modules]
+loaded += sorted(
+    m for m in sys.modules if m.startswith(tuple(packages)) and m not in allowed
+)
+print(json.dumps({"code": code, "heavy": loaded}))
+"""
+
+
+def run_help_probe(cwd: Path, command: str, *preload: str) -> dict[str, object]:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            HELP_SCRIPT,
+            json.dumps([command, "--help"]),
+            json.dumps([*READERS, *HEAVY]),
+            json.dumps(HANDLER_PACKAGES),
+            json.dumps(PARSER_PARTS),
+            *preload,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    result: dict[str, object] = json.loads(out.stdout.splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize("command", EVERY_COMMAND)
+def test_every_command_s_help_imports_no_reader_adapter_nor_judge(
+    workdir: Path, command: str
+) -> None:
+    done = run_help_probe(workdir, command)
+    assert done["code"] == 0
+    assert done["heavy"] == [], f"{command} --help imported {done['heavy']}"
+
+
+def test_every_command_of_the_table_is_probed() -> None:
+    assert len(EVERY_COMMAND) == len(set(EVERY_COMMAND)) >= 16
+    assert {"cards", "capture", "merge", "queue", "convert", "settings"} <= set(EVERY_COMMAND)
+
+
+def test_the_help_probe_sees_an_adapter_once_imported(workdir: Path) -> None:
+    done = run_help_probe(workdir, "settings", "recall_gate.adapters.files")
+    seen = done["heavy"]
+    assert isinstance(seen, list)
+    assert "recall_gate.adapters.files" in seen
+
+
+def test_the_help_probe_sees_a_reader_once_imported(workdir: Path) -> None:
+    done = run_help_probe(workdir, "score", "msgspec")
+    assert done["heavy"] == ["msgspec"]

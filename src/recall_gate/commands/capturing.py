@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall_gate import __version__
-from recall_gate.adapters.capture_folder import records_failure
-from recall_gate.adapters.config import Config
-from recall_gate.adapters.query_log import load_query_log
 from recall_gate.commands.arguments import (
     RESULT_FLAGS,
     Parser,
@@ -24,26 +21,8 @@ from recall_gate.commands.arguments import (
     refuse_outputs_without_score,
 )
 from recall_gate.commands.context import Console, Handler
-from recall_gate.core.fingerprint import fingerprint_cards, fingerprint_labels, fingerprint_queries
-from recall_gate.core.integrity import label_problems
-from recall_gate.core.logged_query import LoggedQuery
 from recall_gate.core.pacing import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from recall_gate.core.records import Provenance
 from recall_gate.errors import InputError
-from recall_gate.judging.capture_scoring import (
-    cards_checked,
-    fail_on_integrity_problems,
-    score_fresh_capture,
-)
-from recall_gate.judging.oracle import (
-    judged_cases,
-    unique_cases,
-    working_tree_cases,
-)
-from recall_gate.judging.revision import resolve_judged
-from recall_gate.retrievers.capture import fingerprint_case_set
-from recall_gate.retrievers.capture_job import CaptureJob, capture_journaled, repeat_for_agreement
-from recall_gate.retrievers.progress_line import ProgressLine
 from recall_gate.settings.values import (
     non_negative_int,
     positive_int,
@@ -51,6 +30,12 @@ from recall_gate.settings.values import (
     positive_seconds,
     shard_spec,
 )
+
+if TYPE_CHECKING:
+    from recall_gate.adapters.config import Config
+    from recall_gate.core.logged_query import LoggedQuery
+
+# The handler imports what it runs when it runs: `capture --help` loads the parser alone.
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
@@ -162,13 +147,15 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
     add_outputs(p)
     add_gate(p)
     add_baseline_comparison(p)
-    return {"capture": records_failure(_cmd_capture)}
+    return {"capture": _cmd_capture}
 
 
 def _logged_queries(config: Config | None) -> list[LoggedQuery]:
     """The config's query log (``queries:``), asked with the cases; none without one."""
     if config is None or config.queries is None:
         return []
+    from recall_gate.adapters.query_log import load_query_log
+
     return load_query_log(config.queries)
 
 
@@ -185,6 +172,36 @@ def _refuse_outputs_for_a_shard(args: argparse.Namespace) -> None:
 
 
 def _cmd_capture(args: argparse.Namespace, console: Console) -> int:
+    """``capture``, writing why it failed into ``--error-json`` when given."""
+    from recall_gate.adapters.capture_folder import records_failure
+
+    return records_failure(_capture)(args, console)
+
+
+def _capture(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate import __version__
+    from recall_gate.core.fingerprint import (
+        fingerprint_cards,
+        fingerprint_labels,
+        fingerprint_queries,
+    )
+    from recall_gate.core.integrity import label_problems
+    from recall_gate.core.records import Provenance
+    from recall_gate.judging.capture_scoring import (
+        cards_checked,
+        fail_on_integrity_problems,
+        score_fresh_capture,
+    )
+    from recall_gate.judging.oracle import judged_cases, unique_cases, working_tree_cases
+    from recall_gate.judging.revision import resolve_judged
+    from recall_gate.retrievers.capture import fingerprint_case_set
+    from recall_gate.retrievers.capture_job import (
+        CaptureJob,
+        capture_journaled,
+        repeat_for_agreement,
+    )
+    from recall_gate.retrievers.progress_line import ProgressLine
+
     settings = resolve_judged(args, console)
     retriever, label, id_from = (
         settings.value(f"capture.{name}") for name in ("retriever", "label", "id_from")

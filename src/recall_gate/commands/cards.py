@@ -11,18 +11,17 @@ import argparse
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall_gate.adapters.case_files import holds_no_case
-from recall_gate.adapters.dataset import Kb, KbCard, load_cases
-from recall_gate.adapters.files import atomic_write_text, dump_json
-from recall_gate.adapters.kb_listing import cards_by_language, cards_json
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.core.coverage import KbCoverage, kb_coverage, render_coverage
 from recall_gate.errors import InputError
-from recall_gate.judging.kb_judging import read_kb_noted
-from recall_gate.report.text_width import display_width, ljust_display
-from recall_gate.settings import resolve_settings
+
+if TYPE_CHECKING:
+    from recall_gate.adapters.dataset import Kb, KbCard
+    from recall_gate.core.coverage import KbCoverage
+
+# The handler imports what it runs when it runs: `cards --help` loads the parser alone.
 
 __all__ = ["add_commands"]
 
@@ -91,6 +90,10 @@ def render_cards(
     (with ``coverage``, a column of the cases citing it and the coverage line, which
     say "no cases yet" with ``no_cases``; with ``uncovered``, only the cards no case
     cites)."""
+    from recall_gate.adapters.kb_listing import cards_by_language
+    from recall_gate.core.coverage import render_coverage
+    from recall_gate.report.text_width import display_width, ljust_display
+
     lines = []
     for lang, folders in cards_by_language(entries).items():
         sources = sorted({e.language_source for e in entries if e.card.language == lang})
@@ -132,6 +135,14 @@ def render_cards(
 
 
 def _cmd_cards(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate.adapters.case_files import holds_no_case
+    from recall_gate.adapters.dataset import load_cases
+    from recall_gate.adapters.files import atomic_write_text, dump_json
+    from recall_gate.adapters.kb_listing import cards_json
+    from recall_gate.core.coverage import kb_coverage
+    from recall_gate.judging.kb_judging import read_kb_noted
+    from recall_gate.settings import resolve_settings
+
     settings = resolve_settings(args, console)
     if settings.kb is None:
         raise InputError(

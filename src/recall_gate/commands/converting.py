@@ -7,31 +7,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from recall_gate.adapters.beir import read_beir_queries
-from recall_gate.adapters.dataset import iter_artifacts, load_cases
-from recall_gate.adapters.files import atomic_write_text
-from recall_gate.adapters.results_store import dump_jsonl
-from recall_gate.adapters.trec import (
-    UNDETERMINED_LANGUAGE,
-    JudgedRun,
-    check_id,
-    detect_qrels_format,
-    detect_run_format,
-    format_qrels,
-    judgment_labels,
-    read_qrels,
-    read_trec_run,
-    run_artifacts,
-    trec_run_text,
-)
 from recall_gate.commands.arguments import Parser
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.core.records import Artifact, Case, CaseLabel
 from recall_gate.errors import InputError
-from recall_gate.judging.oracle import unique_cases
 from recall_gate.settings.values import language_tag
+
+if TYPE_CHECKING:
+    from recall_gate.adapters.trec import JudgedRun
+    from recall_gate.core.records import Artifact, CaseLabel
+
+# Each helper imports what it runs when it runs: `convert --help` loads the parser alone.
 
 __all__ = ["TARGETS", "add_commands"]
 
@@ -69,6 +56,9 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _rankings(args: argparse.Namespace) -> tuple[str, Iterable[tuple[int, Artifact]]] | None:
+    from recall_gate.adapters.dataset import iter_artifacts
+    from recall_gate.adapters.trec import detect_run_format, read_trec_run, run_artifacts
+
     if args.artifacts is not None and args.run is not None:
         raise InputError("convert takes --artifacts or --run, not both", fix="pass one of them")
     path: Path | None = args.artifacts if args.artifacts is not None else args.run
@@ -80,6 +70,15 @@ def _rankings(args: argparse.Namespace) -> tuple[str, Iterable[tuple[int, Artifa
 
 
 def _judgments(args: argparse.Namespace) -> list[CaseLabel] | None:
+    from recall_gate.adapters.dataset import load_cases
+    from recall_gate.adapters.trec import (
+        UNDETERMINED_LANGUAGE,
+        detect_qrels_format,
+        judgment_labels,
+        read_qrels,
+    )
+    from recall_gate.judging.oracle import unique_cases
+
     if args.cases and args.qrels is not None:
         raise InputError("convert takes --cases or --qrels, not both", fix="pass one of them")
     if args.cases:
@@ -95,6 +94,9 @@ def _judgments(args: argparse.Namespace) -> list[CaseLabel] | None:
 
 
 def _self_labels(artifacts: Sequence[Artifact], source: str) -> list[CaseLabel]:
+    from recall_gate.adapters.trec import UNDETERMINED_LANGUAGE
+    from recall_gate.core.records import CaseLabel
+
     labels = []
     for artifact in artifacts:
         if artifact.must_cite_one_of is None:
@@ -124,6 +126,8 @@ def _relevant(label: CaseLabel) -> tuple[str, ...]:
 
 
 def _qrels(labels: Sequence[CaseLabel], *, fmt: Literal["trec", "beir"], where: str) -> str:
+    from recall_gate.adapters.trec import check_id, format_qrels
+
     for label in labels:
         check_id(label.id, what="case id", where=where)
         for doc in _relevant(label):
@@ -132,6 +136,9 @@ def _qrels(labels: Sequence[CaseLabel], *, fmt: Literal["trec", "beir"], where: 
 
 
 def _labelled(artifacts: Sequence[Artifact], labels: Sequence[CaseLabel] | None) -> str:
+    from recall_gate.adapters.results_store import dump_jsonl
+    from recall_gate.core.records import Case
+
     by_id = {label.id: label for label in labels or ()}
     lines = []
     for captured in artifacts:
@@ -152,6 +159,10 @@ def _labelled(artifacts: Sequence[Artifact], labels: Sequence[CaseLabel] | None)
 
 
 def _cases(labels: Sequence[CaseLabel], args: argparse.Namespace) -> str:
+    from recall_gate.adapters.beir import read_beir_queries
+    from recall_gate.adapters.results_store import dump_jsonl
+    from recall_gate.core.records import Case
+
     queries = read_beir_queries(args.queries) if args.queries is not None else {}
     cases = []
     for label in labels:
@@ -167,6 +178,9 @@ def _cases(labels: Sequence[CaseLabel], args: argparse.Namespace) -> str:
 
 
 def _cmd_convert(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate.adapters.files import atomic_write_text
+    from recall_gate.adapters.trec import JudgedRun, trec_run_text
+
     ranked = _rankings(args)
     labels = _judgments(args)
     target: str = args.to

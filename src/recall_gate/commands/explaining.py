@@ -19,8 +19,6 @@ from recall_gate.commands.arguments import (
     add_tolerance,
 )
 from recall_gate.commands.context import Console, Handler
-from recall_gate.judging.revision import resolve_judged
-from recall_gate.settings import write_settings_header
 from recall_gate.settings.values import positive_int
 
 __all__ = ["add_commands"]
@@ -45,6 +43,10 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _cmd_settings(args: argparse.Namespace, console: Console) -> int:
+    # Imported when it runs: `settings --help` loads the parser alone.
+    from recall_gate.judging.revision import resolve_judged
+    from recall_gate.settings import write_settings_header
+
     settings = resolve_judged(args, console)
     if args.json:
         console.stdout.write(json.dumps(settings.explained(), indent=2, sort_keys=True) + "\n")

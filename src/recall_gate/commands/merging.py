@@ -15,16 +15,17 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from recall_gate.adapters.artifacts import dump_artifacts
-from recall_gate.adapters.dataset import iter_artifacts, load_cases
-from recall_gate.adapters.query_snapshot import QuerySnapshot, read_snapshot, write_with_snapshot
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.core.records import Artifact, Coverage, Retriever
 from recall_gate.errors import InputError
-from recall_gate.retrievers.capture import fingerprint_case_set
-from recall_gate.settings import resolve_settings
+
+if TYPE_CHECKING:
+    from recall_gate.adapters.query_snapshot import QuerySnapshot
+    from recall_gate.core.records import Artifact, Coverage, Retriever
+
+# Each helper imports what it runs when it runs: `merge --help` loads the parser alone.
 
 _SHARD_FIX = "merge the files `recall-gate capture --shard I/N` wrote for one capture"
 
@@ -62,6 +63,8 @@ class _Shard:
 
 
 def _read_shard(path: Path, console: Console) -> _Shard:
+    from recall_gate.adapters.dataset import iter_artifacts
+
     name = display_path(path, console)
     coverage: Coverage | None = None
     retriever: Retriever | None = None
@@ -99,6 +102,8 @@ def _refuse_foreign_cases(
     for shard in shards:
         for artifact, number in zip(shard.artifacts, shard.lines, strict=True):
             if artifact.case_id not in order:
+                from recall_gate.settings import resolve_settings
+
                 settings = resolve_settings(args, console)
                 listed = ", ".join(display_path(p, console) for p in settings.cases)
                 raise InputError(
@@ -136,6 +141,10 @@ def _case_order(
 ) -> dict[str, int] | None:
     """Each case's position in the cases the shards were captured from (flag or config),
     or None when no cases are known. Cases of another set are refused."""
+    from recall_gate.adapters.dataset import load_cases
+    from recall_gate.retrievers.capture import fingerprint_case_set
+    from recall_gate.settings import resolve_settings
+
     settings = resolve_settings(args, console)
     if not settings.cases:
         return None
@@ -156,6 +165,8 @@ def _merged_snapshot(shards: list[_Shard], console: Console) -> QuerySnapshot | 
     """The shards' logged-query snapshots as one (each shard holds its part of the
     log), or None when no shard has one; a shard without one, while others have
     one, is refused."""
+    from recall_gate.adapters.query_snapshot import QuerySnapshot, read_snapshot
+
     found = [(shard, read_snapshot(shard.path)) for shard in shards]
     if all(snapshot is None for _, snapshot in found):
         return None
@@ -178,6 +189,9 @@ def _merged_snapshot(shards: list[_Shard], console: Console) -> QuerySnapshot | 
 
 
 def _cmd_merge(args: argparse.Namespace, console: Console) -> int:
+    from recall_gate.adapters.artifacts import dump_artifacts
+    from recall_gate.adapters.query_snapshot import write_with_snapshot
+
     shards = [_read_shard(path, console) for path in args.shards]
     first = shards[0]
     held: dict[int, Path] = {}

@@ -5,17 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from recall_gate.adapters.dataset import load_cases
-from recall_gate.adapters.files import atomic_write_text
-from recall_gate.adapters.query_log import load_query_log
-from recall_gate.adapters.query_snapshot import read_snapshot, snapshot_paths
-from recall_gate.adapters.queue_file import render_queue
 from recall_gate.commands.arguments import Parser, add_config
 from recall_gate.commands.context import Console, Handler, display_path
-from recall_gate.core.label_queue import rank_for_labelling
 from recall_gate.errors import InputError
-from recall_gate.judging.query_traffic import base_snapshot, card_titles
-from recall_gate.settings import resolve_settings
 from recall_gate.settings.values import positive_int
 
 __all__ = ["add_commands"]
@@ -48,6 +40,16 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> dict[str, Handler]:
 
 
 def _cmd_queue(args: argparse.Namespace, console: Console) -> int:
+    # Imported when it runs: `queue --help` loads the parser alone.
+    from recall_gate.adapters.dataset import load_cases
+    from recall_gate.adapters.files import atomic_write_text
+    from recall_gate.adapters.query_log import load_query_log
+    from recall_gate.adapters.query_snapshot import read_snapshot, snapshot_paths
+    from recall_gate.adapters.queue_file import render_queue
+    from recall_gate.core.label_queue import rank_for_labelling
+    from recall_gate.judging.query_traffic import base_snapshot, card_titles
+    from recall_gate.settings import resolve_settings
+
     settings = resolve_settings(args, console)
     config = settings.config
     if config is None or config.queries is None:
