@@ -519,6 +519,8 @@ def judge(repo: Path, artifacts: Path) -> Judged:
         (out / "stderr.log").write_text(scored.err, encoding="utf-8")
         argv = ["actions-report", "--error-log", str(out / "stderr.log"), "--what",
                 "the capture", "--comment-markdown", str(out / "comment.md")]  # fmt: skip
+        if scored.code == 1:
+            argv.append("--failed-gate")  # a gate failed before a comparison (integrity)
         if scored.code == 1:  # a gate failed before a comparison (dataset integrity)
             argv.append("--failed-gate")
     else:

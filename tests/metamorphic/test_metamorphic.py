@@ -54,7 +54,11 @@ def test_worse_pr_is_never_passed(worlds: dict[str, World], tmp_path: Path, name
     assert judged.exit_code in (1, 2), judged.why()
     # `recall-gate score` run by hand says the same as the job (3 would be a crash).
     assert judged.score_code in (1, 2), judged.why()
-    if judged.exit_code == 1:
+    if judged.exit_code == 1 and judged.comparison is None:
+        # A gate failed before any comparison: the dataset's integrity, and only it.
+        assert change.caught_by in ("integrity", REFUSED), judged.why()
+        assert "dataset integrity failed" in judged.log, judged.why()
+    elif judged.exit_code == 1:
         # Failed, naming why, by the gate that promises to see this change (others may too).
         assert judged.comparison is not None
         against = [g for g in _gates(judged.comparison) if g["outcome"] != "passes"]
@@ -100,6 +104,16 @@ def test_noop_pr_passes_with_zero_delta(
     worlds: dict[str, World], tmp_path: Path, name: str
 ) -> None:
     assert_unmoved(judge_pair(worlds, NOOP[name], tmp_path))
+
+
+def test_an_integrity_failure_is_a_failed_gate_never_an_error_of_the_capture(
+    worlds: dict[str, World], tmp_path: Path
+) -> None:
+    """A pull request whose KB loses a page a case cites fails the integrity gate
+    before any comparison: the job's verdict is `fail` (exit 1, as `score` itself
+    exits), not an `error` blaming the capture."""
+    judged = judge_pair(worlds, WORSE["pr-deletes-a-translation-and-answers-in-english"], tmp_path)
+    assert (judged.score_code, judged.exit_code, judged.verdict) == (1, 1, "fail"), judged.why()
 
 
 def test_every_worse_change_names_the_gate_that_must_catch_it() -> None:
