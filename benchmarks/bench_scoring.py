@@ -27,7 +27,8 @@ and the wall time of each model-free command's ``--help``); ranx's JIT is
 warmed up first. The tools' overall means must agree within 1e-6, or the run
 fails.
 
-Usage: ``python -m benchmarks scoring [--cases N [N ...] | --quick] [--repeat R]``.
+Usage: ``python -m benchmarks scoring [--cases N [N ...] | --quick | --startup-only]
+[--repeat R]``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import json
 import math
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -58,11 +60,10 @@ TARGET_JSON_RATIO = 0.5  # score --json ÷ pytrec_eval time, at every size
 TARGET_TOOLKIT_RATIO = 0.4  # score --json ÷ toolkit-rag-quality time, at every size
 TARGET_FLOOR_RATIO = 0.2  # the validation floor ÷ pytrec_eval time
 TARGET_RSS_MB = 150.0  # score --json peak RSS at 10^6 cases
-TARGET_STARTUP_S = 0.15  # `recall-gate score --help`, whole process
+TARGET_STARTUP_S = 0.15  # `recall-gate CMD --help` of every command, whole process
 TARGET_SMALL_SCORE_S = 0.3  # `recall-gate score` of a 100-case capture, whole process
 SMALL_CASES = 100
 MB = 1024 * 1024
-COMMANDS = ("score", "compare", "check", "baseline", "comment", "history")
 HEAVY = ("torch", "sentence_transformers", "chromadb", "bm25s")
 
 PATHS = (
@@ -435,11 +436,18 @@ def bench_size(args: argparse.Namespace, cases: int, parser: str) -> dict[str, A
     return {"cases": cases, "best": best, "walls": walls, "rss": rss, "worst": worst}
 
 
+def _every_command() -> list[str]:
+    """Every subcommand, from the CLI's own table (in the order of its ``--help``)."""
+    from recall_gate.cli import COMMAND_MODULES
+
+    return [command for commands in COMMAND_MODULES.values() for command in commands]
+
+
 def bench_startup(args: argparse.Namespace, repeat: int = 5) -> dict[str, Any]:
-    """Start-up of the model-free commands: wall time of ``recall-gate CMD --help``
-    (best of ``repeat``), of ``recall-gate score`` on a 100-case capture, the import
-    time of ``recall_gate.cli`` (``-X importtime``), and whether any model library
-    was imported."""
+    """Start-up of every command: wall and CPU time of ``recall-gate CMD --help``
+    (best of ``repeat``; a command that fails counts as infinite), of ``recall-gate
+    score`` on a 100-case capture, the import time of ``recall_gate.cli`` (``-X
+    importtime``), and whether any model library was imported."""
     entry = (
         "import sys; from recall_gate.cli import entry_point; "
         "sys.argv[0] = 'recall-gate'; entry_point()"
@@ -453,19 +461,28 @@ def bench_startup(args: argparse.Namespace, repeat: int = 5) -> dict[str, Any]:
         check=True,
         capture_output=True,
     )
-    walls: dict[str, float] = {}
-    for command in COMMANDS:
-        best = math.inf
-        for _ in range(repeat):
+    commands = _every_command()
+    walls = dict.fromkeys(commands, math.inf)
+    cpus = dict.fromkeys(commands, math.inf)
+    failed: set[str] = set()
+    for _ in range(repeat):  # interleaved, best of R: a burst of load spares the others
+        for command in commands:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             done = subprocess.run(
                 [sys.executable, "-c", entry, command, "--help"],
                 capture_output=True,
                 check=False,
             )
-            best = min(best, time.perf_counter() - started)
-        if done.returncode == 0:
-            walls[command] = best
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+            if done.returncode != 0:
+                failed.add(command)
+            walls[command] = min(walls[command], wall)
+            cpus[command] = min(cpus[command], cpu)
+    for command in failed:
+        walls[command] = cpus[command] = math.inf
     small = _data_file(args, SMALL_CASES)
     small_score = math.inf
     for _ in range(repeat):
@@ -500,6 +517,7 @@ def bench_startup(args: argparse.Namespace, repeat: int = 5) -> dict[str, Any]:
         bare = min(bare, time.perf_counter() - started)
     return {
         "walls": walls,
+        "cpus": cpus,
         "small_score_s": small_score,
         "import_s": cumulative_us / 1e6,
         "python_s": bare,
@@ -647,22 +665,22 @@ def _report(args: argparse.Namespace, sizes: list[dict[str, Any]], startup: dict
         "(time s: in-process, from opening the file to the report; interpreter start-up "
         "and imports excluded, see below. process wall s: the whole subprocess.)\n"
     )
-    walls = startup["walls"]
+    walls, cpus = startup["walls"], startup["cpus"]
     print(
         "start-up (best of 5, `recall-gate CMD --help`, whole process, byte-compiled "
         "as pip installs it; "
-        f"a bare `python -c pass`: {startup['python_s']:.2f} s): "
-        + ", ".join(f"{c} {w:.2f} s" for c, w in walls.items())
+        f"a bare `python -c pass`: {startup['python_s']:.2f} s), wall / CPU: "
+        + ", ".join(f"{c} {w:.2f} / {cpus[c]:.2f} s" for c, w in walls.items())
     )
     print(
         "import of recall_gate.cli (python -X importtime, cumulative): "
         f"{startup['import_s']:.3f} s; "
         f"model libraries imported: {', '.join(startup['heavy']) or 'none'}"
     )
-    if "score" in walls:
-        verdicts.append(
-            _verdict("score --help, whole process", walls["score"], TARGET_STARTUP_S, "s")
-        )
+    verdicts += [
+        _verdict(f"{command} --help, whole process", wall, TARGET_STARTUP_S, "s")
+        for command, wall in walls.items()
+    ]
     verdicts.append(
         _verdict(
             f"score of a {SMALL_CASES}-case capture, whole process",
@@ -731,8 +749,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--data", help="an existing artifacts JSONL to use instead of generating one")
     p.add_argument("--workdir", help="where generated data is cached (default: the temp dir)")
     p.add_argument("--json-out", help="also write the raw results here")
+    p.add_argument("--startup-only", action="store_true", help="only the start-up of every command")
     args = p.parse_args(argv)
-    if args.cases is None:
+    if args.startup_only:
+        args.cases = []
+    elif args.cases is None:
         args.cases = list(QUICK_CASES if args.quick else DEFAULT_CASES)
     if "score-json" in args.skip:
         p.error("score --json is the subject of the benchmark: it cannot be skipped")
