@@ -4,6 +4,7 @@ baseline, comment and history leave torch, sentence-transformers and chromadb
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import io
 import json
@@ -213,7 +214,7 @@ def run_help_probe(cwd: Path, command: str, *preload: str) -> dict[str, object]:
             sys.executable,
             "-c",
             HELP_SCRIPT,
-            json.dumps([command, "--help"]),
+            json.dumps([*command.split(), "--help"]),
             json.dumps([*READERS, *HEAVY]),
             json.dumps(HANDLER_PACKAGES),
             json.dumps(PARSER_PARTS),
@@ -238,9 +239,40 @@ def test_every_command_s_help_imports_no_reader_adapter_nor_judge(
     assert done["heavy"] == [], f"{command} --help imported {done['heavy']}"
 
 
+def _nested(parser: argparse.ArgumentParser) -> list[str]:
+    """The commands below a command (`baseline update`), from the whole parser."""
+    return [
+        f"{name} {inner}"
+        for name, child in _subcommands(parser).items()
+        for inner in _subcommands(child)
+    ]
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return {
+        name: child
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for name, child in action.choices.items()
+    }
+
+
+NESTED = _nested(cli._build_parser()[0])
+
+
+@pytest.mark.parametrize("command", NESTED)
+def test_a_nested_command_s_help_imports_no_reader_adapter_nor_judge(
+    workdir: Path, command: str
+) -> None:
+    done = run_help_probe(workdir, command)
+    assert done["code"] == 0
+    assert done["heavy"] == [], f"{command} --help imported {done['heavy']}"
+
+
 def test_every_command_of_the_table_is_probed() -> None:
     assert len(EVERY_COMMAND) == len(set(EVERY_COMMAND)) >= 16
     assert {"cards", "capture", "merge", "queue", "convert", "settings"} <= set(EVERY_COMMAND)
+    assert "baseline update" in NESTED
 
 
 def test_the_help_probe_sees_an_adapter_once_imported(workdir: Path) -> None:
