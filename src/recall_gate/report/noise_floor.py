@@ -58,6 +58,13 @@ def _group(label: str) -> str:
     return {"case_type": f"type {name}", "language": f"language {name}"}.get(kind, label)
 
 
+def _group_order(label: str) -> tuple[int, str]:
+    """Overall first, then the case types, then the languages, each by name: the
+    report's order, whatever order the document's mapping was read back in."""
+    kind, _, name = label.partition(":")
+    return ({"case_type": 1, "language": 2}.get(kind, 0), name)
+
+
 def calibration_line(c: CalibrationRecord, hit: str) -> str:
     """One sentence: how often this gate fails a no-op pull request at this n, and
     the smallest ``hit`` (``hit@5``) drop it catches 80 % of the time per group."""
@@ -74,7 +81,7 @@ def calibration_line(c: CalibrationRecord, hit: str) -> str:
         )
     drops = [
         f"{_group(label)} −{share:.3f}" if share is not None else f"{_group(label)} never"
-        for label, share in c.smallest_drop.items()
+        for label, share in sorted(c.smallest_drop.items(), key=lambda item: _group_order(item[0]))
     ]
     caught = (
         f"; smallest {hit} drop caught 80 % of the time: {', '.join(drops)} "
