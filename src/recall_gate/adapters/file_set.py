@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, NamedTuple
 
-from recall_gate.adapters.files import write_error
+from recall_gate.adapters.files import file_mode, write_error
 from recall_gate.errors import InputError
 
 __all__ = ["PLAN", "TEMP_FOLDER", "current_file", "settle_file_set", "write_file_set"]
@@ -63,16 +63,6 @@ def _fsync_folder(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _mode(path: Path) -> int:
-    """Keep an existing file's permissions; a new file gets 0644 less the umask."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o644 & ~umask
 
 
 def _temp_folder(folder: Path) -> Path:
@@ -200,7 +190,7 @@ def write_file_set(files: Sequence[tuple[Path, bytes]], *, remove: Sequence[Path
     target = folder
     try:
         for target, data in files:
-            made = _write_temp(temp, target.name, data, mode=_mode(target))
+            made = _write_temp(temp, target.name, data, mode=file_mode(target))
             renames.append((made.name, target.name))
         target = folder / PLAN
         plan = {"schema": _SCHEMA, "renames": renames, "removes": [p.name for p in remove]}

@@ -50,6 +50,7 @@ __all__ = [
     "dump_json",
     "encode_text",
     "ensure_readable",
+    "file_mode",
     "iter_jsonl_byte_chunks",
     "iter_jsonl_lines",
     "parse_json",
@@ -494,7 +495,7 @@ def dump_json(payload: Any) -> str:
     return json.dumps(_round_floats(payload), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def _file_mode(path: Path) -> int:
+def file_mode(path: Path) -> int:
     """Keep an existing file's permissions; a new file gets 0644 less the umask."""
     try:
         return path.stat().st_mode & 0o777
@@ -550,7 +551,7 @@ def atomic_file(path: Path, *, temp_dir: Path | None = None) -> Iterator[IO[byte
             handle.flush()
             os.fsync(handle.fileno())
         # mkstemp creates 0600; a report or baseline is meant to be shared.
-        os.chmod(tmp, _file_mode(path))
+        os.chmod(tmp, file_mode(path))
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
