@@ -412,6 +412,20 @@ def lower_the_baseline_to(capture: Callable[[World], Capture]) -> Callable[[Worl
     return lower
 
 
+def rewrite_the_snapshot_to(capture: Callable[[World], Capture]) -> Callable[[World, Path], None]:
+    """The pull request writes its own capture's answers to the query log over the
+    committed snapshot beside the baseline, and nothing else."""
+
+    def rewrite(world: World, repo: Path) -> None:
+        folder = repo.parent / "rewritten"
+        write_capture(world.layout, capture(world), folder)
+        shutil.copyfile(
+            folder / "capture.queries.jsonl", repo / "baselines" / "default.queries.jsonl"
+        )
+
+    return rewrite
+
+
 def delete_a_translation(world: World, repo: Path) -> None:
     """The pull request deletes the Chinese page of topic 3."""
     (repo / world.layout.path(("zh", 3))).unlink()
@@ -612,6 +626,11 @@ WORSE: dict[str, Change] = {
     "pr-rewrites-the-base-snapshot-and-moves-the-traffic": Change(
         logged_queries_moved,
         edit=lower_the_baseline_to(logged_queries_moved),
+        caught_by="traffic",
+    ),
+    "pr-rewrites-only-the-base-snapshot-and-moves-the-traffic": Change(
+        logged_queries_moved,
+        edit=rewrite_the_snapshot_to(logged_queries_moved),
         caught_by="traffic",
     ),
     "pr-deletes-the-baseline": Change(

@@ -412,6 +412,7 @@ class Judged:
     verdict: str  # the `verdict` output ("" when none was written)
     comparison: dict[str, Any] | None
     log: str  # stdout and stderr of the commands, for the assertion messages
+    comment: str = ""  # the PR comment the judge wrote ("" when none)
 
     def why(self) -> str:
         return f"verdict {self.verdict!r}, score exit {self.score_code}\n{self.log}"
@@ -537,4 +538,7 @@ def judge(repo: Path, artifacts: Path) -> Judged:
         verdict=verdict,
         comparison=comparison,
         log=log,
+        comment=comment.read_text(encoding="utf-8")
+        if (comment := out / "comment.md").exists()
+        else "",
     )

@@ -116,6 +116,21 @@ def test_an_integrity_failure_is_a_failed_gate_never_an_error_of_the_capture(
     assert (judged.score_code, judged.exit_code, judged.verdict) == (1, 1, "fail"), judged.why()
 
 
+def test_a_pr_that_rewrites_the_query_snapshot_is_told_so(
+    worlds: dict[str, World], tmp_path: Path
+) -> None:
+    """The committed snapshot is the traffic gate's baseline: a pull request that
+    rewrites it is judged by the base's and told so, as a baseline edit is, so a
+    reviewer sees the next pull request's bar move."""
+    judged = judge_pair(
+        worlds, WORSE["pr-rewrites-only-the-base-snapshot-and-moves-the-traffic"], tmp_path
+    )
+    assert judged.exit_code == 1, judged.why()
+    assert judged.comparison is not None
+    assert judged.comparison["traffic"]["snapshot_edited_in_pr"] == "changed"
+    assert "This pull request changes the query snapshot" in judged.comment, judged.comment
+
+
 def test_every_worse_change_names_the_gate_that_must_catch_it() -> None:
     assert [name for name, change in WORSE.items() if change.caught_by is None] == []
 

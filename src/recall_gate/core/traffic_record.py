@@ -13,6 +13,7 @@ not "it got worse".
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -80,6 +81,11 @@ class TrafficRecord(_Part):
     # answer: with the compared weight, the unanswered share by traffic. Absent
     # in older documents.
     not_captured_weight: float | None = None
+    # The pull request's own copy of the snapshot beside the baseline differs from
+    # the base's ("changed") or is gone ("deleted"): the base's judges this run,
+    # the pull request's after merge, so the report names it as it names a
+    # baseline edit. None: unchanged, or no base revision judges.
+    snapshot_edited_in_pr: Literal["changed", "deleted"] | None = None
 
 
 class UnansweredLog(_Part):
@@ -117,6 +123,7 @@ def traffic_record(
     max_moved_share: float | None,
     max_unanswered_share: float = DEFAULT_MAX_UNANSWERED_SHARE,
     k_asked: int | None = None,
+    snapshot_edited_in_pr: Literal["changed", "deleted"] | None = None,
 ) -> TrafficRecord:
     """The diff as recorded, its gate judged by
     :func:`~recall_gate.core.gates.traffic_rule` (``failed``: it did not pass: the
@@ -171,4 +178,5 @@ def traffic_record(
         failed=max_moved_share is not None and judged.outcome != "passes",
         k_asked=k_asked,
         not_captured_weight=round(diff.not_captured_weight, FLOAT_DIGITS),
+        snapshot_edited_in_pr=snapshot_edited_in_pr,
     )

@@ -7,6 +7,7 @@ baseline: a pull request that edits either is still judged by the base's."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from recall_gate.adapters.dataset import load_cards
 from recall_gate.adapters.query_log import load_query_log, load_query_log_at
@@ -104,7 +105,21 @@ def judge_traffic(
         max_moved_share=settings.value("max_moved_share"),
         max_unanswered_share=settings.value("max_unanswered_share"),
         k_asked=asked,
+        snapshot_edited_in_pr=_snapshot_edit(settings, base),
     )
+
+
+def _snapshot_edit(
+    settings: JudgedSettings, base: QuerySnapshot
+) -> Literal["changed", "deleted"] | None:
+    """Whether the pull request's copy of the snapshot beside the baseline (read
+    as data, within the snapshot's caps) differs from the base's, which judges."""
+    if settings.base is None:
+        return None
+    working = read_snapshot(settings.baseline)
+    if working is None:
+        return "deleted"
+    return "changed" if working != base else None
 
 
 def logged_top_cards(

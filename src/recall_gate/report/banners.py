@@ -144,6 +144,19 @@ def banner_blocks(doc: ComparisonDocument, style: Style, *, truncated: bool) -> 
                     + phrases.overall_change(edit.old_overall, edit.new_overall, edit.k or k)
                 )
             out.append(style.banner("IMPORTANT", lines))
+    snapshot_edit = doc.traffic.snapshot_edited_in_pr if doc.traffic is not None else None
+    if snapshot_edit is not None:
+        verb = "deletes" if snapshot_edit == "deleted" else "changes"
+        out.append(
+            style.banner(
+                "IMPORTANT",
+                [
+                    f"{style.bold(f'This pull request {verb} the query snapshot')} beside "
+                    f"{style.literal(path)}: the logged queries are compared with the base "
+                    "branch's snapshot; the pull request's applies after merge."
+                ],
+            )
+        )
     out += _pull_request_banners(doc, style)
     if baseline.status == "missing" and not (edit is not None and edit.action == "added"):
         command = (
