@@ -24,6 +24,7 @@ catch, and a no-op it must let pass.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ import pytest
 
 from git_repo import needs_git
 
-from .changes import NOOP, REFUSED, WORSE, judge_pair
+from .changes import NOOP, REFUSED, WORSE, Change, judge_pair
 from .pairs import (
     DEPTH,
     HIT_FLOOR,
@@ -129,6 +130,27 @@ def test_a_pr_that_rewrites_the_query_snapshot_is_told_so(
     assert judged.comparison is not None
     assert judged.comparison["traffic"]["snapshot_edited_in_pr"] == "changed"
     assert "This pull request changes the query snapshot" in judged.comment, judged.comment
+
+
+@pytest.mark.parametrize("name", ["cases.jsonl", "recall-gate.yaml", "queries.jsonl"])
+def test_a_pr_file_linked_to_a_file_outside_the_checkout_is_refused_unread(
+    worlds: dict[str, World], tmp_path: Path, name: str
+) -> None:
+    """The judge reads the pull request as data: a config, cases file or query log
+    that the pull request turns into a link to a file of the runner (a token in a
+    credentials file) is refused, and no line of that file reaches the log, the
+    comment or the comparison."""
+    secret = "ghs_planted0secret0value0123456789"
+    outside = tmp_path / "runner-credentials"
+    outside.write_text(f'{{"id": "x", "query": "{secret}"}}\n{secret}\n', encoding="utf-8")
+
+    def link(world: World, repo: Path) -> None:
+        (repo / name).unlink()
+        (repo / name).symlink_to(outside)
+
+    judged = judge_pair(worlds, Change(lambda world: world.capture, edit=link), tmp_path)
+    assert judged.exit_code != 0, judged.why()
+    assert secret not in judged.log + judged.comment + json.dumps(judged.comparison)
 
 
 def test_every_worse_change_names_the_gate_that_must_catch_it() -> None:
