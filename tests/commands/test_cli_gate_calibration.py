@@ -59,8 +59,9 @@ def test_the_report_says_how_often_this_gate_fails_a_no_op_and_what_it_catches(
     )  # fmt: skip
     assert run.code == 0, run.out + run.err  # 3 of 20 lost: within noise
     line = (
-        "This gate at this n: a no-op pull request fails at most 3 % of the time (12 gated "
-        "rows tested together); smallest hit@5 drop caught 80 % of the time: overall −"
+        "This gate at this n: a no-op pull request fails at most 5 % of the time (12 gated "
+        "rows tested together at the 3 % level); smallest hit@5 drop caught 80 % of the "
+        "time: overall −"
     )
     assert line in (tmp_path / "c.md").read_text()
     assert line in run.out

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from recall_gate.core.comparison_records import CalibrationRecord
 from recall_gate.core.gate_calibration import POWER, SuggestedTolerance
 from recall_gate.core.self_agreement import SelfAgreement
-from recall_gate.core.stats import FAMILY_LEVEL
+from recall_gate.core.stats import FAMILY_LEVEL, PROMISED_FALSE_FAIL
 from recall_gate.report.markup import table
 
 if TYPE_CHECKING:  # comparison.py imports this module
@@ -76,8 +76,8 @@ def calibration_line(c: CalibrationRecord, hit: str) -> str:
         )
     else:
         fails = (
-            f"a no-op pull request fails at most {c.false_fail * 100:.0f} % of the time "
-            f"({rows} tested together)"
+            f"a no-op pull request fails at most {PROMISED_FALSE_FAIL * 100:.0f} % of the "
+            f"time ({rows} tested together at the {c.false_fail * 100:.0f} % level)"
         )
     drops = [
         f"{_group(label)} −{share:.3f}" if share is not None else f"{_group(label)} never"

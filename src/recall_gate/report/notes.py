@@ -14,6 +14,7 @@ from recall_gate.core.records import KbCoverageCounts, Latency, LatencyStats, Ou
 from recall_gate.core.stats import (
     FAMILY_LEVEL,
     NORMAL_MIN_CHANGED,
+    PROMISED_FALSE_FAIL,
     RESAMPLES,
     min_detectable_lost,
 )
@@ -246,7 +247,8 @@ def notes_block(doc: ComparisonDocument, style: Style, *, legend: Sequence[str])
             f"p < 0.05; groups with n < {min_group_n} are not tested. The gate tests the "
             "rows it holds to a tolerance together (a one-sided report-level p, likely "
             f"real below {FAMILY_LEVEL:g}), so a no-op pull request fails at most "
-            f"{FAMILY_LEVEL * 100:.0f} % of the time."
+            f"{PROMISED_FALSE_FAIL * 100:.0f} % of the time (measured by the calibration "
+            "benchmark)."
         )
         overall = phrases.delta_for(doc, HIT)
         if doc.calibration is not None:
