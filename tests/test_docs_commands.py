@@ -48,6 +48,9 @@ NOT_RUN: dict[str, str] = {
     "python -m benchmarks scoring --json-out scoring.json": "the scoring benchmark takes "
     "minutes: `make bench` is its test",
     "python -m benchmarks pr-check": "the PR-check benchmark runs act for minutes",
+    "python -m benchmarks scoring --startup-only": "times every command's start-up in "
+    "fresh processes, several runs each: part of `make bench`; what it measures is held "
+    "by tests/commands/test_light_imports.py",
     "PYTHONPATH=src:. python -m benchmarks front-matter": "the front matter benchmark "
     "parses 10,000 pages 5 times (and 36 s with --full-yaml): `make bench` is its test",
     "pip install recall-gate": "installs from PyPI (the wheel's own test installs it)",
