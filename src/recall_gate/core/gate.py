@@ -39,6 +39,7 @@ from recall_gate.core.gates import (
     DEFAULT_MAX_UNANSWERED_SHARE,
     Outcome,
     Verdict,
+    beyond_tolerance,
     floor_rule,
 )
 from recall_gate.core.gates import decide as decide_verdict
@@ -77,9 +78,6 @@ __all__ = [
 REQUIRE_SIGNIFICANCE = True
 # Report-only mode says what would fail at this absolute drop (five points).
 REFERENCE_TOLERANCE = 0.05
-# Deltas are compared after rounding, so 0.90 → 0.85 is not "beyond 0.05" by a
-# float's last bit.
-_DIGITS = 9
 
 # Why a drop beyond the tolerance does not fail the gate.
 Exemption = Literal["small_n", "not_significant", "own_noise"]
@@ -376,7 +374,7 @@ def find_regressions(
         tolerance = tolerances.values.get(d.metric)
         if d.baseline is None or d.current is None or delta is None or tolerance is None:
             continue
-        if round(delta, _DIGITS) < -tolerance:
+        if beyond_tolerance(delta, tolerance):
             cases = _cases_behind(comparison, d)
             out.append(
                 Regression(
